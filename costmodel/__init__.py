@@ -1,0 +1,38 @@
+"""The white-box MapReduce cost model (Herodotou's phase model, vectorised).
+
+Pure: no file or network I/O, and no import of mrtune's other packages. Inputs are pydantic
+models (:class:`HadoopConfig`, :class:`JobProfile`, :class:`ClusterSpec`); a
+:class:`ConfigBatch` holds many configurations as arrays, and :func:`predict_job` evaluates all of
+them with numpy operations. :func:`simulate_schedule` replays one configuration task by task on a
+virtual cluster.
+"""
+
+from costmodel.batch import ConfigBatch
+from costmodel.cluster import ClusterSpec
+from costmodel.config import HadoopConfig
+from costmodel.job import JobPrediction, predict_job
+from costmodel.map_task import MapTaskResult, map_task, records_per_spill
+from costmodel.merger import MergeResult, simulate_merge, spill_merge_plan
+from costmodel.profile import CODEC_PRIORS, CodecStats, CostFactors, DataflowStats, JobProfile
+from costmodel.reduce_task import ReduceTaskResult, reduce_task
+
+__all__ = [
+    "CODEC_PRIORS",
+    "ClusterSpec",
+    "CodecStats",
+    "ConfigBatch",
+    "CostFactors",
+    "DataflowStats",
+    "HadoopConfig",
+    "JobPrediction",
+    "JobProfile",
+    "MapTaskResult",
+    "MergeResult",
+    "ReduceTaskResult",
+    "map_task",
+    "predict_job",
+    "records_per_spill",
+    "reduce_task",
+    "simulate_merge",
+    "spill_merge_plan",
+]

@@ -1,0 +1,144 @@
+"""``ConfigBatch``: an array of configurations, one numpy array per parameter.
+
+The cost model evaluates every configuration of a batch in one pass of numpy operations
+(DESIGN decision 5). A scalar prediction is a batch of length 1. Arrays are float64 or int64 and
+all have the same length; :meth:`ConfigBatch.from_configs` builds one from validated
+:class:`~costmodel.config.HadoopConfig` objects and :meth:`ConfigBatch.from_base` varies some
+parameters of one base configuration (what the optimizer and sweeps use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from costmodel.config import HadoopConfig
+from costmodel.properties import CODEC_CODES
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class ConfigBatch:
+    """Parameters of ``n`` configurations, each an ndarray of shape (n,).
+
+    Codec columns hold integer codes (:data:`costmodel.properties.CODEC_CODES`, 0 = no
+    compression). Memory columns are already resolved (heap bytes and container MB, reference
+    §8.3), so the model never parses JVM options.
+    """
+
+    hadoop1: NDArray[np.bool_]
+    io_sort_mb: FloatArray
+    spill_percent: FloatArray
+    record_percent: FloatArray
+    sort_factor: IntArray
+    combine_min_spills: IntArray
+    num_reducers: IntArray
+    slowstart: FloatArray
+    inmem_threshold: IntArray
+    shuffle_input_pct: FloatArray
+    shuffle_merge_pct: FloatArray
+    shuffle_limit_pct: FloatArray
+    reduce_input_pct: FloatArray
+    parallel_copies: IntArray
+    use_combiner: NDArray[np.bool_]
+    map_codec: IntArray
+    out_codec: IntArray
+    map_heap_bytes: FloatArray
+    reduce_heap_bytes: FloatArray
+    reduce_total_mem_bytes: FloatArray
+    map_container_mb: FloatArray
+    reduce_container_mb: FloatArray
+    map_vcores: IntArray
+    reduce_vcores: IntArray
+    split_size: FloatArray
+
+    def __len__(self) -> int:
+        return int(self.io_sort_mb.shape[0])
+
+    @staticmethod
+    def _columns_of(cfg: HadoopConfig) -> dict[str, float | int | bool]:
+        return {
+            "hadoop1": cfg.hadoop_version == 1,
+            "io_sort_mb": cfg.io_sort_mb,
+            "spill_percent": cfg.sort_spill_percent,
+            "record_percent": cfg.io_sort_record_percent,
+            "sort_factor": cfg.io_sort_factor,
+            "combine_min_spills": cfg.combine_min_spills,
+            "num_reducers": cfg.num_reducers,
+            "slowstart": cfg.reduce_slowstart,
+            "inmem_threshold": cfg.inmem_merge_threshold,
+            "shuffle_input_pct": cfg.shuffle_input_buffer_percent,
+            "shuffle_merge_pct": cfg.shuffle_merge_percent,
+            "shuffle_limit_pct": cfg.shuffle_memory_limit_percent,
+            "reduce_input_pct": cfg.reduce_input_buffer_percent,
+            "parallel_copies": cfg.shuffle_parallel_copies,
+            "use_combiner": cfg.use_combiner,
+            "map_codec": CODEC_CODES[cfg.map_output_codec] if cfg.map_output_compress else 0,
+            "out_codec": CODEC_CODES[cfg.output_codec] if cfg.output_compress else 0,
+            "map_heap_bytes": cfg.map_heap_bytes,
+            "reduce_heap_bytes": cfg.reduce_heap_bytes,
+            "reduce_total_mem_bytes": cfg.reduce_total_memory_bytes,
+            "map_container_mb": cfg.map_container_mb,
+            "reduce_container_mb": cfg.reduce_container_mb,
+            "map_vcores": cfg.map_vcores,
+            "reduce_vcores": cfg.reduce_vcores,
+            "split_size": cfg.split_size,
+        }
+
+    @classmethod
+    def _dtype(cls, name: str) -> type:
+        ann = {f.name: f.type for f in fields(cls)}[name]
+        if "bool" in str(ann):
+            return np.bool_
+        if "Int" in str(ann):
+            return np.int64
+        return np.float64
+
+    @classmethod
+    def from_configs(cls, configs: Sequence[HadoopConfig]) -> ConfigBatch:
+        """Stack validated configurations into a batch."""
+        if not configs:
+            raise ValueError("a ConfigBatch needs at least one configuration")
+        rows = [cls._columns_of(c) for c in configs]
+        cols = {
+            f.name: np.array([r[f.name] for r in rows], dtype=cls._dtype(f.name))
+            for f in fields(cls)
+        }
+        return cls(**cols)
+
+    @classmethod
+    def from_base(cls, base: HadoopConfig, n: int = 1, **arrays: object) -> ConfigBatch:
+        """``n`` copies of ``base`` with some columns replaced by arrays (broadcast to ``n``).
+
+        The caller is responsible for the values being valid (the optimizer draws them from
+        :mod:`search_spaces`, which enforces the constraints); lengths must agree.
+        """
+        row = cls._columns_of(base)
+        lengths = {np.size(v) for v in arrays.values() if np.ndim(v) > 0}
+        if lengths:
+            if len(lengths) > 1:
+                raise ValueError(f"arrays of different lengths: {sorted(lengths)}")
+            n = lengths.pop()
+        cols = {}
+        for f in fields(cls):
+            dt = cls._dtype(f.name)
+            if f.name in arrays:
+                cols[f.name] = np.broadcast_to(np.asarray(arrays[f.name], dtype=dt), (n,)).copy()
+            else:
+                cols[f.name] = np.full(n, row[f.name], dtype=dt)
+        unknown = set(arrays) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown ConfigBatch columns: {sorted(unknown)}")
+        return cls(**cols)
+
+    def take(self, index: NDArray[np.int64] | slice) -> ConfigBatch:
+        """The sub-batch at ``index``."""
+        return replace(self, **{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
+    def column_names(self) -> list[str]:
+        return [f.name for f in fields(self)]

@@ -1,0 +1,35 @@
+"""Per-configuration codec statistics as arrays (compression ratio and CPU costs).
+
+Configuration batches carry codecs as integer codes (0 = none); this module turns a code array
+into ratio / ns-per-byte arrays using the profile's measured values or documented priors
+(:data:`costmodel.profile.CODEC_PRIORS`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from costmodel.profile import JobProfile
+from costmodel.properties import CODEC_NAMES_BY_CODE
+
+
+def codec_arrays(
+    profile: JobProfile, codes: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``(ratio, compress_ns_per_uncompressed_byte, uncompress_ns_per_compressed_byte)``.
+
+    Code 0 (no compression) gives ratio 1 and zero CPU.
+    """
+    n_codes = max(CODEC_NAMES_BY_CODE) + 1
+    ratio = np.ones(n_codes)
+    comp = np.zeros(n_codes)
+    uncomp = np.zeros(n_codes)
+    for code, name in CODEC_NAMES_BY_CODE.items():
+        if code == 0:
+            continue
+        c = profile.codec(name)
+        ratio[code] = c.ratio
+        comp[code] = c.compress_ns_per_byte
+        uncomp[code] = c.uncompress_ns_per_byte
+    return ratio[codes], comp[codes], uncomp[codes]

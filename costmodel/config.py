@@ -1,0 +1,304 @@
+"""``HadoopConfig``: the Hadoop parameters of reference Table 1, validated.
+
+Field names are Python identifiers; each field's alias is its Hadoop 2/3 property name, so a
+configuration round-trips to ``mapred-site.xml`` names. :meth:`HadoopConfig.from_properties`
+accepts a plain ``{property: value}`` dict that may use Hadoop 1 names (reference §8.5): they are
+mapped to the new names, unknown properties are kept in :attr:`HadoopConfig.other_properties` but
+ignored by the model, and an old and a new name that disagree are an error.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from costmodel.properties import DEPRECATED_NAMES, LONG_MAX, codec_name
+
+MB = 2**20
+
+_XMX = re.compile(r"-Xmx(\d+)([kKmMgGtT]?)\b")
+_UNIT = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def parse_xmx(opts: str | None) -> int | None:
+    """Heap bytes from the last ``-Xmx`` in JVM options (Hadoop ``JobConf.parseMaximumHeapSizeMB``)."""
+    if not opts:
+        return None
+    found = _XMX.findall(opts)
+    if not found:
+        return None
+    num, unit = found[-1]
+    return int(num) * _UNIT[unit.lower()]
+
+
+def _to_bool(v: Any) -> Any:
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in {"true", "1", "yes", "on"}:
+            return True
+        if s in {"false", "0", "no", "off", ""}:
+            return False
+    return v
+
+
+class HadoopConfig(BaseModel):
+    """The job configuration the cost model reads (reference Table 1, defaults of §8.4).
+
+    ``hadoop_version`` selects the semantics: ``1`` is Hadoop 1 (``io.sort.record.percent``
+    buffer, slots, ``ReduceCopier``), ``2`` and ``3`` are YARN with MAPREDUCE-64's unified sort
+    buffer and ``MergeManagerImpl`` (DESIGN decision 1; reference §8).
+    """
+
+    model_config = ConfigDict(populate_by_name=True, extra="forbid", frozen=True)
+
+    hadoop_version: Literal[1, 2, 3] = Field(
+        3, description="1 = Hadoop 1 semantics (slots, record percent); 2 or 3 = YARN semantics"
+    )
+    io_sort_mb: int = Field(100, alias="mapreduce.task.io.sort.mb", ge=1, le=2047)
+    sort_spill_percent: float = Field(0.80, alias="mapreduce.map.sort.spill.percent", gt=0, le=1)
+    io_sort_record_percent: float = Field(
+        0.05,
+        alias="io.sort.record.percent",
+        gt=0,
+        lt=1,
+        description="Hadoop 1 only: share of io.sort.mb for record metadata (removed by MAPREDUCE-64)",
+    )
+    io_sort_factor: int = Field(10, alias="mapreduce.task.io.sort.factor", ge=2, le=10000)
+    combine_min_spills: int = Field(3, alias="mapreduce.map.combine.minspills", ge=1, le=10000)
+    num_reducers: int = Field(1, alias="mapreduce.job.reduces", ge=0, le=1_000_000)
+    num_maps_hint: int = Field(2, alias="mapreduce.job.maps", ge=1)
+    reduce_slowstart: float = Field(
+        0.05, alias="mapreduce.job.reduce.slowstart.completedmaps", ge=0, le=1
+    )
+    inmem_merge_threshold: int = Field(1000, alias="mapreduce.reduce.merge.inmem.threshold", ge=0)
+    shuffle_input_buffer_percent: float = Field(
+        0.70, alias="mapreduce.reduce.shuffle.input.buffer.percent", gt=0, le=1
+    )
+    shuffle_merge_percent: float = Field(
+        0.66, alias="mapreduce.reduce.shuffle.merge.percent", gt=0, le=1
+    )
+    shuffle_memory_limit_percent: float = Field(
+        0.25, alias="mapreduce.reduce.shuffle.memory.limit.percent", gt=0, le=1
+    )
+    reduce_input_buffer_percent: float = Field(
+        0.0, alias="mapreduce.reduce.input.buffer.percent", ge=0, le=1
+    )
+    shuffle_parallel_copies: int = Field(5, alias="mapreduce.reduce.shuffle.parallelcopies", ge=1)
+    memtomem_enabled: bool = Field(False, alias="mapreduce.reduce.merge.memtomem.enabled")
+    combine_class: str | None = Field(None, alias="mapreduce.job.combine.class")
+    map_output_compress: bool = Field(False, alias="mapreduce.map.output.compress")
+    map_output_codec: str = Field("default", alias="mapreduce.map.output.compress.codec")
+    output_compress: bool = Field(False, alias="mapreduce.output.fileoutputformat.compress")
+    output_codec: str = Field("default", alias="mapreduce.output.fileoutputformat.compress.codec")
+    output_compress_type: Literal["NONE", "RECORD", "BLOCK"] = Field(
+        "RECORD", alias="mapreduce.output.fileoutputformat.compress.type"
+    )
+    map_memory_mb: int = Field(-1, alias="mapreduce.map.memory.mb", ge=-1)
+    reduce_memory_mb: int = Field(-1, alias="mapreduce.reduce.memory.mb", ge=-1)
+    map_java_opts: str | None = Field(None, alias="mapreduce.map.java.opts")
+    reduce_java_opts: str | None = Field(None, alias="mapreduce.reduce.java.opts")
+    child_java_opts: str | None = Field(None, alias="mapred.child.java.opts")
+    heap_memory_mb_ratio: float = Field(
+        0.8, alias="mapreduce.job.heap.memory-mb.ratio", gt=0, le=1
+    )
+    map_vcores: int = Field(1, alias="mapreduce.map.cpu.vcores", ge=1)
+    reduce_vcores: int = Field(1, alias="mapreduce.reduce.cpu.vcores", ge=1)
+    reduce_memory_totalbytes: int | None = Field(
+        None, alias="mapreduce.reduce.memory.totalbytes", gt=0
+    )
+    split_minsize: int = Field(0, alias="mapreduce.input.fileinputformat.split.minsize", ge=0)
+    split_maxsize: int = Field(
+        LONG_MAX, alias="mapreduce.input.fileinputformat.split.maxsize", ge=1
+    )
+    dfs_blocksize: int = Field(134217728, alias="dfs.blocksize", ge=1)
+    other_properties: dict[str, str] = Field(
+        default_factory=dict, description="properties the model does not read, kept verbatim"
+    )
+
+    @field_validator("map_output_compress", "output_compress", "memtomem_enabled", mode="before")
+    @classmethod
+    def _bools(cls, v: Any) -> Any:
+        return _to_bool(v)
+
+    @field_validator("map_output_codec", "output_codec", mode="before")
+    @classmethod
+    def _codec(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return codec_name(v)
+        return v
+
+    @field_validator("hadoop_version", mode="before")
+    @classmethod
+    def _version(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            s = v.strip().split(".")[0]
+            if s.isdigit():
+                return int(s)
+        return v
+
+    @field_validator("combine_class", "map_java_opts", "reduce_java_opts", "child_java_opts")
+    @classmethod
+    def _empty_is_none(cls, v: str | None) -> str | None:
+        return v if v and v.strip() else None
+
+    @field_validator("io_sort_mb", mode="before")
+    @classmethod
+    def _mb_int(cls, v: Any) -> Any:
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        return v
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> HadoopConfig:
+        # MergeManagerImpl refuses to start when maxSingleShuffleLimit >= mergeThreshold
+        # (reference §7): the single-segment limit must be below the merge threshold.
+        if self.hadoop_version >= 2 and not (
+            self.shuffle_memory_limit_percent < self.shuffle_merge_percent
+        ):
+            raise ValueError(
+                "mapreduce.reduce.shuffle.memory.limit.percent must be below "
+                "mapreduce.reduce.shuffle.merge.percent (MergeManagerImpl: 'Invalid configuration'), "
+                f"got {self.shuffle_memory_limit_percent} >= {self.shuffle_merge_percent}"
+            )
+        heap = self.map_heap_bytes
+        if self.io_sort_mb * MB >= heap:
+            raise ValueError(
+                f"mapreduce.task.io.sort.mb={self.io_sort_mb} must be below the map task heap "
+                f"({heap // MB} MB); allowed 1..{min(2047, heap // MB - 1)}"
+            )
+        return self
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_properties(
+        cls, props: dict[str, Any], *, hadoop_version: int | None = None, source: str | None = None
+    ) -> HadoopConfig:
+        """Build from ``{property: value}``, mapping Hadoop 1 names (reference §8.5).
+
+        Raises ``ValueError`` when an old and a new name give different values.
+        """
+        by_alias = {f.alias: name for name, f in cls.model_fields.items() if f.alias}
+        values: dict[str, Any] = {}
+        origin: dict[str, str] = {}
+        other: dict[str, str] = {}
+        for key, raw in props.items():
+            key = key.strip()
+            new = DEPRECATED_NAMES.get(key, key)
+            if key == "io.sort.record.percent":
+                new = key
+            if key == "hadoop_version":
+                values["hadoop_version"] = raw
+                continue
+            if new in by_alias:
+                field = by_alias[new]
+                if field in values and str(values[field]).strip() != str(raw).strip():
+                    where = f"{source}: " if source else ""
+                    raise ValueError(
+                        f"{where}{origin[field]}={values[field]!r} and {key}={raw!r} set the same "
+                        f"property ({new}) to different values"
+                    )
+                values[field] = raw.strip() if isinstance(raw, str) else raw
+                origin[field] = key
+            else:
+                other[key] = str(raw)
+        if hadoop_version is not None:
+            values["hadoop_version"] = hadoop_version
+        return cls(**values, other_properties=other)
+
+    def to_properties(self, *, only_set: bool = False) -> dict[str, str]:
+        """Hadoop 2/3 property names → string values (what ``mapred-site.xml`` holds)."""
+        out: dict[str, str] = {}
+        data = self.model_dump(exclude_unset=only_set)
+        for name, field in type(self).model_fields.items():
+            if not field.alias or name not in data:
+                continue
+            v = data[name]
+            if v is None:
+                continue
+            out[field.alias] = format_property_value(name, v)
+        return out
+
+    def with_changes(self, changes: dict[str, Any]) -> HadoopConfig:
+        """A copy with ``changes`` applied (property names, old or new, or field names)."""
+        props = {k: v for k, v in self.model_dump(by_alias=True).items() if v is not None}
+        props.pop("other_properties", None)
+        by_alias = {f.alias: n for n, f in type(self).model_fields.items() if f.alias}
+        merged = dict(props)
+        for key, value in changes.items():
+            if key in type(self).model_fields:
+                alias = type(self).model_fields[key].alias or key
+            else:
+                alias = DEPRECATED_NAMES.get(key, key)
+                if key == "io.sort.record.percent":
+                    alias = key
+            merged[alias] = value
+        known = {k: v for k, v in merged.items() if k in by_alias or k == "hadoop_version"}
+        new = type(self).model_validate(known)
+        if self.other_properties:
+            new = new.model_copy(update={"other_properties": dict(self.other_properties)})
+        return new
+
+    # ------------------------------------------------------------------ derived values
+    @property
+    def use_combiner(self) -> bool:
+        return self.combine_class is not None
+
+    def _container_mb(self, memory_mb: int, opts: str | None) -> int:
+        # Hadoop 3 JobConf.getMemoryRequired: memory.mb <= 0 means ceil(Xmx / ratio), else 1024.
+        if memory_mb > 0:
+            return memory_mb
+        xmx = parse_xmx(opts or self.child_java_opts)
+        if xmx is not None:
+            return math.ceil(xmx / MB / self.heap_memory_mb_ratio)
+        return 1024
+
+    def _heap_bytes(self, memory_mb: int, opts: str | None) -> int:
+        xmx = parse_xmx(opts or self.child_java_opts)
+        if xmx is not None:
+            return xmx
+        if self.hadoop_version == 1:
+            return 200 * MB  # Hadoop 1 mapred.child.java.opts default -Xmx200m
+        # Hadoop 3 JobConf.getTaskJavaOpts: Xmx = ceil(memory.mb * ratio) MB.
+        return math.ceil(self._container_mb(memory_mb, opts) * self.heap_memory_mb_ratio) * MB
+
+    @property
+    def map_container_mb(self) -> int:
+        return self._container_mb(self.map_memory_mb, self.map_java_opts)
+
+    @property
+    def reduce_container_mb(self) -> int:
+        return self._container_mb(self.reduce_memory_mb, self.reduce_java_opts)
+
+    @property
+    def map_heap_bytes(self) -> int:
+        return self._heap_bytes(self.map_memory_mb, self.map_java_opts)
+
+    @property
+    def reduce_heap_bytes(self) -> int:
+        return self._heap_bytes(self.reduce_memory_mb, self.reduce_java_opts)
+
+    @property
+    def reduce_total_memory_bytes(self) -> int:
+        """What MergeManagerImpl multiplies by the shuffle percent (Runtime.maxMemory() or override)."""
+        return self.reduce_memory_totalbytes or self.reduce_heap_bytes
+
+    @property
+    def split_size(self) -> int:
+        """New-API FileInputFormat: max(minSize, min(maxSize, blockSize)) (reference §8.4)."""
+        return max(max(self.split_minsize, 1), min(self.split_maxsize, self.dfs_blocksize))
+
+
+def format_property_value(field: str, value: Any) -> str:
+    """Hadoop's string form of a value (booleans lower case, codecs as class names)."""
+    from costmodel.properties import CODEC_CLASSES
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if field in {"map_output_codec", "output_codec"}:
+        return CODEC_CLASSES[value]
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

@@ -1,0 +1,274 @@
+"""Job level (reference §6.1): input splits, map and reduce tasks, waves, overlap, totals.
+
+``predict_job`` is the analytic, vectorised job model: it evaluates every configuration of a
+:class:`~costmodel.batch.ConfigBatch` with numpy operations only. The splits follow the new-API
+``FileInputFormat`` (``SPLIT_SLOP`` = 1.1): each input file gives ``k`` full splits and one tail
+split, which are modelled as two classes of map tasks so that per-map dataflow stays exact.
+Task slots come from YARN container packing (memory and vcores per node, the MRAppMaster's
+container taken out), Hadoop 1 slots, or local mode. The first reduce wave overlaps its shuffle
+with the map stage from the slow-start point on (reference §6.2's rule), and reducers launched
+early hold containers that maps can no longer use (the AM's reduce ramp-up, at most half the
+cluster while maps are pending).
+
+The per-task event simulation of the same job is :mod:`costmodel.scheduler`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from costmodel.batch import ConfigBatch
+from costmodel.cluster import ClusterSpec
+from costmodel.map_task import MapTaskResult, map_task
+from costmodel.profile import JobProfile
+from costmodel.reduce_task import ReduceTaskResult, reduce_task
+
+F64 = NDArray[np.float64]
+SPLIT_SLOP = 1.1
+#: ``yarn.app.mapreduce.am.job.reduce.rampup.limit``: share of the cluster reducers may take
+#: while maps are still pending.
+REDUCE_RAMPUP_LIMIT = 0.5
+
+
+def split_layout(profile: JobProfile, split_size: F64) -> tuple[F64, F64, F64, F64]:
+    """``(full_per_file, full_split_bytes, tail_split_bytes, files)`` (new-API FileInputFormat)."""
+    files = float(profile.input_files)
+    file_size = profile.input_bytes / files
+    if not profile.input_splittable:
+        k = np.zeros_like(split_size)
+        return (
+            k,
+            np.full_like(split_size, file_size),
+            np.full_like(split_size, file_size),
+            np.full_like(split_size, files),
+        )
+    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
+    tail = file_size - k * split_size
+    return k, np.minimum(split_size, file_size), tail, np.full_like(split_size, files)
+
+
+def container_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.int64]) -> F64:
+    """Concurrent containers of one size on the cluster (memory and vcores; AM taken out)."""
+    alloc = np.ceil(container_mb / cluster.min_allocation_mb) * cluster.min_allocation_mb
+    per_node = np.minimum(
+        np.floor(cluster.node_memory_mb / alloc), np.floor(cluster.node_vcores / vcores)
+    )
+    am = np.ceil(cluster.am_memory_mb / alloc) if cluster.am_memory_mb > 0 else 0.0
+    return np.maximum(per_node * cluster.num_nodes - am, 1.0)
+
+
+@dataclass
+class JobPrediction:
+    """The analytic job model's answer for each configuration (ndarrays of shape (n,))."""
+
+    num_maps: F64
+    num_full_maps: F64
+    num_tail_maps: F64
+    num_reducers: F64
+    full_split_bytes: F64
+    tail_split_bytes: F64
+    map_full: MapTaskResult
+    map_tail: MapTaskResult
+    reduce: ReduceTaskResult
+    map_slots: F64
+    reduce_slots: F64
+    map_waves: F64
+    reduce_waves: F64
+    map_stage_ms: F64
+    reduce_start_ms: F64
+    shuffle_end_ms: F64
+    job_ms: F64
+    total_task_ms: F64
+    container_gb_s: F64
+    counters: dict[str, F64]
+
+    @property
+    def map_task_ms(self) -> F64:
+        """Average map task time (full and tail splits weighted by their counts)."""
+        n = np.maximum(self.num_maps, 1.0)
+        return (
+            self.num_full_maps * self.map_full.task_ms + self.num_tail_maps * self.map_tail.task_ms
+        ) / n
+
+    @property
+    def reduce_task_ms(self) -> F64:
+        return np.where(self.num_reducers > 0, self.reduce.task_ms, 0.0)
+
+    @property
+    def map_phase_ms(self) -> dict[str, F64]:
+        n = np.maximum(self.num_maps, 1.0)
+        full, tail = self.map_full.phase_ms, self.map_tail.phase_ms
+        return {k: (self.num_full_maps * full[k] + self.num_tail_maps * tail[k]) / n for k in full}
+
+    @property
+    def reduce_phase_ms(self) -> dict[str, F64]:
+        return {
+            k: np.where(self.num_reducers > 0, v, 0.0) for k, v in self.reduce.phase_ms.items()
+        }
+
+    def __len__(self) -> int:
+        return int(self.job_ms.shape[0])
+
+
+def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -> JobPrediction:
+    """Predict job time, dataflow, total cost and resource use for every configuration."""
+    n = len(batch)
+    if profile.map_only:
+        batch = batch.take(slice(None))
+        object.__setattr__(batch, "num_reducers", np.zeros(n, dtype=np.int64))
+    k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
+    mf = map_task(profile, batch, full_bytes)
+    mt = map_task(profile, batch, tail_bytes)
+    n_full = k_full * files
+    n_tail = files.copy()
+    n_maps = n_full + n_tail
+    R = batch.num_reducers.astype(np.float64)
+    has_red = R > 0
+
+    # ---- reduce input: one segment per map per reducer (uniform partitioning, §4.1)
+    Rn = np.maximum(R, 1.0)
+    tot_final = n_full * mf.final_records + n_tail * mt.final_records
+    tot_raw = n_full * mf.output_records + n_tail * mt.output_records
+    seg_recs = tot_final / (n_maps * Rn)
+    seg_raw = tot_raw / (n_maps * Rn)
+    rd = reduce_task(profile, batch, n_maps, seg_recs, seg_raw, mf.final_pair_width)
+
+    # ---- slots
+    startup = cluster.task_startup_ms + cluster.heartbeat_ms
+    if cluster.local_mode:
+        map_slots = np.full(n, float(cluster.max_concurrent_maps or 1))
+        red_slots = np.full(n, float(cluster.max_concurrent_reduces or 1))
+    else:
+        yarn_map = container_slots(cluster, batch.map_container_mb, batch.map_vcores)
+        yarn_red = container_slots(cluster, batch.reduce_container_mb, batch.reduce_vcores)
+        map_slots = np.where(
+            batch.hadoop1, float(cluster.num_nodes * cluster.map_slots_per_node), yarn_map
+        )
+        red_slots = np.where(
+            batch.hadoop1, float(cluster.num_nodes * cluster.reduce_slots_per_node), yarn_red
+        )
+    t_full = mf.task_ms + startup
+    t_tail = mt.task_ms + startup
+    t_map_avg = (n_full * t_full + n_tail * t_tail) / n_maps
+    t_red = rd.task_ms + startup
+
+    # ---- map stage with the reducers' ramp-up taking containers (not in local mode / H1)
+    map_waves = np.ceil(n_maps / map_slots)
+    slow_k = np.maximum(1.0, np.ceil(batch.slowstart * n_maps))
+    reduce_start = np.ceil(slow_k / map_slots) * t_map_avg
+    shared = (~batch.hadoop1) & has_red & (not cluster.local_mode)
+    early_reds = np.minimum(
+        R,
+        np.floor(
+            REDUCE_RAMPUP_LIMIT
+            * map_slots
+            * batch.map_container_mb
+            / np.maximum(batch.reduce_container_mb, 1.0)
+        ),
+    )
+    lost = np.where(
+        shared,
+        np.ceil(early_reds * batch.reduce_container_mb / np.maximum(batch.map_container_mb, 1.0)),
+        0.0,
+    )
+    done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
+    slots_after = np.maximum(map_slots - lost, 1.0)
+    map_stage_plain = map_waves * t_map_avg
+    map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_map_avg
+    map_stage = np.where(
+        shared & (reduce_start < map_stage_plain), map_stage_shared, map_stage_plain
+    )
+    map_stage = np.maximum(map_stage, np.maximum(t_full * (n_full > 0), t_tail))
+
+    # ---- reduce stage (first wave overlaps the map stage from slow-start on)
+    shuffle_ms = rd.phase_ms["shuffle"]
+    after_shuffle = t_red - shuffle_ms
+    overlap_ok = (not cluster.local_mode) & has_red & (reduce_start < map_stage)
+    red_start = np.where(overlap_ok, reduce_start, map_stage)
+    shuffle_end = np.where(
+        overlap_ok,
+        np.maximum(red_start + startup + shuffle_ms, map_stage + shuffle_ms / n_maps),
+        map_stage + startup + shuffle_ms,
+    )
+    red_waves = np.where(has_red, np.ceil(R / red_slots), 0.0)
+    first_wave_end = shuffle_end + after_shuffle - startup
+    job = np.where(has_red, first_wave_end + (red_waves - 1.0) * t_red, map_stage)
+
+    # ---- totals: the seed's total cost (sum of task times) and container GB-seconds
+    total_map_ms = n_full * mf.task_ms + n_tail * mt.task_ms
+    total_red_ms = np.where(has_red, R * rd.task_ms, 0.0)
+    first_wave = np.minimum(R, red_slots)
+    held_first = np.where(has_red, first_wave * (first_wave_end - red_start), 0.0)
+    held_rest = np.where(has_red, (R - first_wave) * t_red, 0.0)
+    gb_s = (
+        (
+            (n_full * t_full + n_tail * t_tail) * batch.map_container_mb
+            + (held_first + held_rest) * batch.reduce_container_mb
+        )
+        / 1024.0
+        / 1000.0
+    )
+
+    counters = {
+        "MAP_INPUT_RECORDS": n_full * mf.input_records + n_tail * mt.input_records,
+        "MAP_OUTPUT_RECORDS": np.where(
+            has_red, tot_raw, n_full * mf.output_records + n_tail * mt.output_records
+        ),
+        "MAP_OUTPUT_BYTES": n_full * mf.output_bytes + n_tail * mt.output_bytes,
+        "MAP_OUTPUT_MATERIALIZED_BYTES": n_full * mf.materialized_bytes
+        + n_tail * mt.materialized_bytes,
+        "SPILLED_RECORDS": n_full * mf.spilled_records
+        + n_tail * mt.spilled_records
+        + np.where(has_red, R * rd.spilled_records, 0.0),
+        "MAP_SPILLED_RECORDS": n_full * mf.spilled_records + n_tail * mt.spilled_records,
+        "REDUCE_SPILLED_RECORDS": np.where(has_red, R * rd.spilled_records, 0.0),
+        "COMBINE_INPUT_RECORDS": n_full * mf.combine_input_records
+        + n_tail * mt.combine_input_records
+        + np.where(has_red, R * rd.combine_input_records, 0.0),
+        "COMBINE_OUTPUT_RECORDS": n_full * mf.combine_output_records
+        + n_tail * mt.combine_output_records
+        + np.where(has_red, R * rd.combine_output_records, 0.0),
+        "REDUCE_SHUFFLE_BYTES": np.where(has_red, R * rd.shuffle_bytes, 0.0),
+        "REDUCE_INPUT_RECORDS": np.where(has_red, R * rd.input_records, 0.0),
+        "REDUCE_INPUT_GROUPS": np.where(has_red, R * rd.input_groups, 0.0),
+        "REDUCE_OUTPUT_RECORDS": np.where(has_red, R * rd.output_records, 0.0),
+        "SHUFFLED_MAPS": np.where(has_red, R * n_maps, 0.0),
+        "HDFS_BYTES_READ": n_full * mf.hdfs_bytes_read + n_tail * mt.hdfs_bytes_read,
+        "HDFS_BYTES_WRITTEN": np.where(
+            has_red,
+            R * rd.hdfs_bytes_written,
+            n_full * mf.hdfs_bytes_written + n_tail * mt.hdfs_bytes_written,
+        ),
+        "FILE_BYTES_WRITTEN": n_full * mf.file_bytes_written
+        + n_tail * mt.file_bytes_written
+        + np.where(has_red, R * rd.file_bytes_written, 0.0),
+        "FILE_BYTES_READ": n_full * mf.file_bytes_read
+        + n_tail * mt.file_bytes_read
+        + np.where(has_red, R * rd.file_bytes_read, 0.0),
+        "MAP_SPILLS": n_full * mf.spills + n_tail * mt.spills,
+    }
+    return JobPrediction(
+        num_maps=n_maps,
+        num_full_maps=n_full,
+        num_tail_maps=n_tail,
+        num_reducers=R,
+        full_split_bytes=full_bytes,
+        tail_split_bytes=tail_bytes,
+        map_full=mf,
+        map_tail=mt,
+        reduce=rd,
+        map_slots=map_slots,
+        reduce_slots=red_slots,
+        map_waves=map_waves,
+        reduce_waves=red_waves,
+        map_stage_ms=map_stage,
+        reduce_start_ms=np.where(has_red, red_start, 0.0),
+        shuffle_end_ms=np.where(has_red, shuffle_end, 0.0),
+        job_ms=job,
+        total_task_ms=total_map_ms + total_red_ms,
+        container_gb_s=gb_s,
+        counters=counters,
+    )

@@ -1,0 +1,312 @@
+"""Hadoop's ``Merger`` (reference §3): an exact simulation and the §2.4 closed forms.
+
+``simulate_merge`` follows ``Merger.MergeQueue.merge(factor, inMem)`` of Hadoop 1.2 and 2/3:
+segments ordered smallest first, a first pass sized by ``getPassFactor`` so that every later pass
+merges exactly ``F`` segments, in-memory segments consumed by the first pass, merged runs
+re-inserted at their sorted position, and a final pass that streams (no write). The closed forms
+(``first_pass_size`` …) are the fast path for N ≤ F² equal spills; a property test proves them
+equal to the simulation.
+
+For the vectorised model the map-side merge is summarised by :func:`spill_merge_plan`: with
+``N − 1`` full spills and one smaller last spill, the bytes and records read by intermediate
+passes are ``a·full + b·last`` where the integers ``(passes, a, b)`` depend only on ``(N, F)``
+(the last spill is the smallest segment, so the order of every comparison is fixed).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+def pass_factor(factor: int, pass_no: int, num_segments: int) -> int:
+    """``Merger.MergeQueue.getPassFactor``: the first pass makes later passes full."""
+    if pass_no > 1 or num_segments <= factor or factor == 1:
+        return factor
+    mod = (num_segments - 1) % (factor - 1)
+    return factor if mod == 0 else mod + 1
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What one ``Merger.merge`` call does.
+
+    ``intermediate_*`` count the passes that write an ``intermediate.N`` file; the final pass
+    streams ``final_read_*`` to its consumer (the map's ``file.out`` writer or reduce()).
+    ``disk_read_records`` counts records read from file-backed segments over all passes (what
+    the reduce side adds to SPILLED_RECORDS through Merger's ``readsCounter``).
+    """
+
+    passes: int
+    intermediate_read_bytes: float
+    intermediate_read_records: float
+    intermediate_written_bytes: float
+    intermediate_written_records: float
+    final_segments: int
+    final_read_bytes: float
+    final_read_records: float
+    disk_read_records: float
+    disk_read_bytes: float
+
+
+def simulate_merge(
+    segments: list[tuple[float, float]],
+    factor: int,
+    in_memory: list[tuple[float, float]] | None = None,
+) -> MergeResult:
+    """Simulate ``Merger.merge`` on disk ``segments`` of (bytes, records) plus ``in_memory`` ones.
+
+    In-memory segments sit at the front of the list and are always consumed by the first pass
+    (reference §3.1). Empty segments are dropped, as Hadoop does.
+    """
+    if factor < 2:
+        raise ValueError(f"merge factor must be >= 2, got {factor}")
+    mem = [s for s in (in_memory or []) if s[1] > 0 or s[0] > 0]
+    # Sorted list of (bytes, tiebreak, records, on_disk).
+    order = 0
+    disk: list[tuple[float, int, float, bool]] = []
+    for size, recs in segments:
+        if size > 0 or recs > 0:
+            disk.append((size, order, recs, True))
+            order += 1
+    disk.sort(key=lambda s: (s[0], s[1]))
+    passes = 0
+    ir_b = ir_r = iw_b = iw_r = 0.0
+    dr_r = dr_b = 0.0
+    pass_no = 1
+    while True:
+        n = len(disk)
+        f = pass_factor(factor, pass_no, n)
+        take = disk[:f]
+        rest = disk[f:]
+        taken_mem = mem if pass_no == 1 else []
+        total_segments = len(disk) + len(taken_mem)
+        f_with_mem = f + len(taken_mem)
+        size = sum(s[0] for s in take) + sum(s[0] for s in taken_mem)
+        recs = sum(s[2] for s in take) + sum(s[1] for s in taken_mem)
+        dr_r += sum(s[2] for s in take)
+        dr_b += sum(s[0] for s in take)
+        if total_segments <= f_with_mem:
+            passes += 1 if total_segments > 1 else 0
+            return MergeResult(
+                passes=passes,
+                intermediate_read_bytes=ir_b,
+                intermediate_read_records=ir_r,
+                intermediate_written_bytes=iw_b,
+                intermediate_written_records=iw_r,
+                final_segments=total_segments,
+                final_read_bytes=size,
+                final_read_records=recs,
+                disk_read_records=dr_r,
+                disk_read_bytes=dr_b,
+            )
+        ir_b += sum(s[0] for s in take)
+        ir_r += sum(s[2] for s in take)
+        iw_b += size
+        iw_r += recs
+        passes += 1
+        pass_no += 1
+        merged = (size, order, recs, True)
+        order += 1
+        keys = [(s[0], s[1]) for s in rest]
+        pos = bisect.bisect_left(keys, (merged[0], -1))
+        rest.insert(pos, merged)
+        disk = rest
+
+
+# ---------------------------------------------------------------------- closed forms (§2.4)
+def first_pass_size(n: int, f: int) -> int:
+    """``calcNumSpillsFirstPass``."""
+    if n <= f:
+        return n
+    if (n - 1) % (f - 1) == 0:
+        return f
+    return (n - 1) % (f - 1) + 1
+
+
+def interm_merge_spills(n: int, f: int) -> int:
+    """``calcNumSpillsIntermMerge`` (valid for N ≤ F²): spills read by intermediate passes."""
+    if n <= f:
+        return 0
+    p = first_pass_size(n, f)
+    return p + ((n - p) // f) * f
+
+
+def final_merge_spills(n: int, f: int) -> int:
+    """``calcNumSpillsFinalMerge`` (valid for N ≤ F²): segments in the final pass."""
+    if n <= f:
+        return n
+    p = first_pass_size(n, f)
+    s = interm_merge_spills(n, f)
+    return 1 + (n - p) // f + (n - s)
+
+
+def num_merge_passes(n: int, f: int) -> int:
+    """Merge passes for N equal spills (valid for N ≤ F²)."""
+    if n <= 1:
+        return 0
+    if n <= f:
+        return 1
+    p = first_pass_size(n, f)
+    return 2 + (n - p) // f
+
+
+# ---------------------------------------------------------------------- vectorised map merge
+@lru_cache(maxsize=65536)
+def _spill_plan_simulated(n: int, f: int) -> tuple[int, int, int]:
+    """(passes, a, b) by simulation, with the last spill slightly smaller than the others."""
+    if n <= 1:
+        return (0, 0, 0)
+    # Sizes as exact integers: full = n+1 units... use (full, last) counts, ordered by
+    # total then by more 'last' content first (the last spill is smaller).
+    segs: list[tuple[int, int, int]] = [(1, 0, i) for i in range(n - 1)]  # (full, last, id)
+    segs.append((0, 1, n - 1))
+
+    def key(s: tuple[int, int, int]) -> tuple[int, int, int]:
+        return (s[0] + s[1], -s[1], s[2])
+
+    segs.sort(key=key)
+    a = b = passes = 0
+    pass_no = 1
+    next_id = n
+    while True:
+        m = len(segs)
+        fp = pass_factor(f, pass_no, m)
+        take, rest = segs[:fp], segs[fp:]
+        if m <= fp:
+            return (passes + 1, a, b)
+        fa = sum(s[0] for s in take)
+        fb = sum(s[1] for s in take)
+        a += fa
+        b += fb
+        passes += 1
+        pass_no += 1
+        merged = (fa, fb, next_id)
+        next_id += 1
+        keys = [key(s)[:2] for s in rest]
+        pos = bisect.bisect_left(keys, key(merged)[:2])
+        rest.insert(pos, merged)
+        segs = rest
+
+
+def spill_merge_plan(
+    n: NDArray[np.int64], f: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Vectorised ``(passes, a, b)`` of the map-side merge of ``n`` spills with factor ``f``.
+
+    Intermediate passes read (and write) ``a`` full spills' and ``b`` last spills' worth of data;
+    the final pass reads everything once. Closed forms for N ≤ F² (reference §2.4); a cached
+    exact simulation per distinct (N, F) pair beyond that (reference §3).
+    """
+    n = np.asarray(n, dtype=np.int64)
+    f = np.asarray(f, dtype=np.int64)
+    fm1 = np.maximum(f - 1, 1)
+    mod = (n - 1) % fm1
+    p = np.where(n <= f, n, np.where(mod == 0, f, mod + 1))
+    s = np.where(n <= f, 0, p + ((n - p) // np.maximum(f, 1)) * f)
+    passes = np.where(n <= 1, 0, np.where(n <= f, 1, 2 + (n - p) // np.maximum(f, 1)))
+    a = np.where(s > 0, s - 1, 0)
+    b = (s > 0).astype(np.int64)
+    big = n > f * f
+    if np.any(big):
+        pairs = np.stack([n[big], f[big]], axis=1)
+        uniq, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        sims = np.array([_spill_plan_simulated(int(x), int(y)) for x, y in uniq], dtype=np.int64)
+        sims = sims[inverse.reshape(-1)]
+        passes = passes.copy()
+        a = a.copy()
+        b = b.copy()
+        passes[big] = sims[:, 0]
+        a[big] = sims[:, 1]
+        b[big] = sims[:, 2]
+    return passes, a, b
+
+
+# ---------------------------------------------------------------------- reduce-side plan
+@dataclass(frozen=True)
+class ReduceDiskPlan:
+    """Plan of the reduce side's disk merges for equal disk files (reference §7).
+
+    Sizes are in two units: ``d`` = one disk file as the shuffle left it (a fetched map output
+    or an in-memory merge's output) and ``m`` = one in-memory segment evicted at the final merge.
+    ``shuffle_*``: on-disk merges during the shuffle (each takes the F smallest files once
+    2F − 1 are on disk: ``MergeManagerImpl.OnDiskMerger`` / Hadoop 1 ``LocalFSMerger``, assumed
+    to finish before the next file arrives). ``final_*``: ``Merger.merge`` over the remaining
+    files plus the evicted segments as its in-memory first-pass segments.
+    """
+
+    shuffle_merges: int
+    shuffle_units: int
+    final_files: int
+    final_passes: int
+    interm_read_d: float
+    interm_read_m: float
+    interm_written_d: float
+    interm_written_m: float
+    final_disk_d: float
+    final_disk_m: float
+
+
+@lru_cache(maxsize=65536)
+def reduce_disk_plan(
+    files: int, factor: int, in_mem: int, mem_ratio: float = 0.5
+) -> ReduceDiskPlan:
+    """Simulate on-disk merging for ``files`` equal files and ``in_mem`` evicted segments.
+
+    ``mem_ratio`` is the size of one evicted segment relative to one disk file; it only decides
+    the order of segments of different kinds (rounded by the caller so the cache stays small).
+    """
+    sizes: list[int] = []
+    merges = units = 0
+    for _ in range(files):
+        bisect.insort(sizes, 1)
+        if len(sizes) >= 2 * factor - 1:
+            take, sizes = sizes[:factor], sizes[factor:]
+            merged = sum(take)
+            units += merged
+            merges += 1
+            bisect.insort(sizes, merged)
+    # Final Merger.merge: disk segments as (d, m) pairs, ordered by d + mem_ratio·m.
+    segs: list[tuple[float, float, float, int]] = [
+        (float(x), float(x), 0.0, i) for i, x in enumerate(sizes)
+    ]
+    next_id = len(segs)
+    passes = 0
+    ird = irm = iwd = iwm = 0.0
+    pass_no = 1
+    while True:
+        n = len(segs)
+        f = pass_factor(factor, pass_no, n)
+        mem = in_mem if pass_no == 1 else 0
+        take, rest = segs[:f], segs[f:]
+        if n + mem <= f + mem:
+            passes += 1 if n + mem > 1 else 0
+            return ReduceDiskPlan(
+                shuffle_merges=merges,
+                shuffle_units=units,
+                final_files=len(sizes),
+                final_passes=passes,
+                interm_read_d=ird,
+                interm_read_m=irm,
+                interm_written_d=iwd,
+                interm_written_m=iwm,
+                final_disk_d=sum(t[1] for t in take),
+                final_disk_m=sum(t[2] for t in take),
+            )
+        td = sum(t[1] for t in take)
+        tm = sum(t[2] for t in take)
+        ird += td
+        irm += tm
+        iwd += td
+        iwm += tm + mem
+        merged = (td + mem_ratio * (tm + mem), td, tm + mem, next_id)
+        next_id += 1
+        pos = bisect.bisect_left([(t[0], t[3]) for t in rest], (merged[0], -1))
+        rest.insert(pos, merged)
+        segs = rest
+        passes += 1
+        pass_no += 1

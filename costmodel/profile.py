@@ -1,0 +1,201 @@
+"""``JobProfile``: what the model knows about one job (reference Tables 2 and 3).
+
+A profile holds the job's dataflow statistics (Table 2), its cost factors in nanoseconds per
+byte or per record (Table 3), its input, and per-codec compression statistics. Every number
+records whether it was *measured* from the job's history or *defaulted* (and why) in
+:attr:`JobProfile.provenance`, so a user can tell a calibrated prediction from a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from costmodel.properties import CODEC_CLASSES
+
+CodecName = Literal["default", "gzip", "bzip2", "snappy", "lz4", "zstd"]
+
+
+class CodecStats(BaseModel):
+    """Compression ratio (compressed ÷ uncompressed) and CPU cost of one codec for this job's data."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ratio: float = Field(gt=0, le=1.5, description="compressed size / uncompressed size")
+    compress_ns_per_byte: float = Field(ge=0, description="ns per uncompressed byte")
+    uncompress_ns_per_byte: float = Field(ge=0, description="ns per compressed byte")
+    source: str = Field("prior", description="'measured: …' or 'prior: …'")
+
+
+#: Documented priors used when a profile has no measurement for a codec. Ratios are typical for
+#: text-like MapReduce intermediate data; CPU costs are single-core throughputs of the Java / JNI
+#: codecs Hadoop uses. Sources: the lzbench and Squash compression benchmarks (zlib level 6,
+#: bzip2 -9, snappy, lz4 fast, zstd level 1–3 on the Silesia corpus: ratios ~0.36/0.26/0.48/0.48/
+#: 0.34, compression ~35/14/500/700/450 MB/s, decompression ~380/45/1500/4000/1200 MB/s), divided
+#: by ~2 for the JVM stream overheads Hadoop adds (IFile checksums, codec pools, small buffers).
+CODEC_PRIORS: dict[str, CodecStats] = {
+    "default": CodecStats(
+        ratio=0.36,
+        compress_ns_per_byte=57.0,
+        uncompress_ns_per_byte=5.3,
+        source="prior: zlib level 6 (lzbench/Squash, Silesia), JVM overhead x2",
+    ),
+    "gzip": CodecStats(
+        ratio=0.36,
+        compress_ns_per_byte=58.0,
+        uncompress_ns_per_byte=5.5,
+        source="prior: zlib level 6 + gzip header (lzbench/Squash, Silesia), JVM overhead x2",
+    ),
+    "bzip2": CodecStats(
+        ratio=0.26,
+        compress_ns_per_byte=143.0,
+        uncompress_ns_per_byte=44.0,
+        source="prior: bzip2 -9 (lzbench/Squash, Silesia), JVM overhead x2",
+    ),
+    "snappy": CodecStats(
+        ratio=0.48,
+        compress_ns_per_byte=4.0,
+        uncompress_ns_per_byte=1.3,
+        source="prior: snappy (lzbench/Squash, Silesia), snappy-java JNI overhead x2",
+    ),
+    "lz4": CodecStats(
+        ratio=0.48,
+        compress_ns_per_byte=2.9,
+        uncompress_ns_per_byte=0.5,
+        source="prior: lz4 fast (lzbench/Squash, Silesia), lz4-java overhead x2",
+    ),
+    "zstd": CodecStats(
+        ratio=0.34,
+        compress_ns_per_byte=4.4,
+        uncompress_ns_per_byte=1.7,
+        source="prior: zstd level 3 (lzbench/Squash, Silesia), JNI overhead x2",
+    ),
+}
+
+
+class DataflowStats(BaseModel):
+    """Reference Table 2 (dataflow statistics). Defaults are Starfish's (``MRStatistics``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input_pair_width: float = Field(100.0, gt=0, description="MAP_INPUT_BYTES / MAP_INPUT_RECORDS")
+    map_size_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_BYTES / MAP_INPUT_BYTES")
+    map_pairs_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
+    reduce_size_sel: float = Field(1.0, ge=0, description="reduce output / input bytes")
+    reduce_pairs_sel: float = Field(1.0, ge=0, description="reduce output / input records")
+    reduce_pairs_per_group: float = Field(1.0, ge=1, description="REDUCE_INPUT_RECORDS / GROUPS")
+    combine_pairs_sel: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="COMBINE_OUTPUT / COMBINE_INPUT records, at the profiled spill",
+    )
+    combine_size_sel: float = Field(1.0, gt=0, le=1.5, description="combine output / input bytes")
+    combine_profiled_input_records: float | None = Field(
+        None, gt=0, description="records one combine call saw when combine_pairs_sel was measured"
+    )
+    combiner_heaps_beta: float = Field(
+        0.6,
+        gt=0,
+        le=1,
+        description="exponent of the distinct-keys law D(n) = K n^beta (DESIGN decision 4)",
+    )
+    max_distinct_keys: float | None = Field(
+        None, gt=0, description="upper bound on distinct map output keys, when known"
+    )
+    input_compress_ratio: float = Field(1.0, gt=0, le=1.5, description="HDFS_BYTES_READ / input")
+    out_compress_ratio: float | None = Field(
+        None, gt=0, le=1.5, description="measured output ratio for the profiled codec, if any"
+    )
+    ifile_record_overhead: float = Field(
+        2.0,
+        ge=0,
+        le=20,
+        description="bytes IFile adds per record (two vint lengths): 2 for keys and values < 128 B",
+    )
+
+
+class CostFactors(BaseModel):
+    """Reference Table 3: ns per byte (I/O, network) or ns per record (CPU)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hdfs_read: float = Field(20.0, ge=0, description="ns per HDFS byte read")
+    hdfs_write: float = Field(60.0, ge=0, description="ns per HDFS byte written (all replicas)")
+    local_read: float = Field(8.0, ge=0, description="ns per local-disk byte read")
+    local_write: float = Field(12.0, ge=0, description="ns per local-disk byte written")
+    network: float = Field(15.0, ge=0, description="ns per shuffled byte")
+    map_cpu: float = Field(500.0, ge=0, description="ns per map input record")
+    reduce_cpu: float = Field(500.0, ge=0, description="ns per reduce input record")
+    combine_cpu: float = Field(300.0, ge=0, description="ns per combiner input record")
+    partition_cpu: float = Field(100.0, ge=0, description="ns per map output record")
+    serde_cpu: float = Field(200.0, ge=0, description="ns per map output record")
+    sort_cpu: float = Field(30.0, ge=0, description="ns per comparison: n·log2(max(2, n/R))")
+    merge_cpu: float = Field(60.0, ge=0, description="ns per merged record")
+    input_uncompress: float = Field(5.0, ge=0, description="ns per compressed input byte")
+    setup_ms: float = Field(0.0, ge=0, description="task setup() time, ms")
+    cleanup_ms: float = Field(0.0, ge=0, description="task cleanup() time, ms")
+    task_overhead_ms: float = Field(
+        0.0, ge=0, description="per-task fixed time not in any phase (JVM start, commit), ms"
+    )
+
+
+class TaskTiming(BaseModel):
+    """Observed phase times of one successful attempt (ms), for the profile summary and fitting."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    attempt_id: str
+    kind: Literal["map", "reduce"]
+    start_ms: int
+    finish_ms: int
+    phases_ms: dict[str, float] = Field(default_factory=dict)
+    counters: dict[str, float] = Field(default_factory=dict)
+
+
+class JobProfile(BaseModel):
+    """Everything the cost model needs to know about a job, independent of its configuration."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    job_id: str = "job"
+    job_name: str = ""
+    input_bytes: float = Field(gt=0, description="total input bytes as stored (compressed if so)")
+    input_files: int = Field(1, ge=1, description="number of input files (assumed equal in size)")
+    input_compressed: bool = False
+    input_splittable: bool = True
+    has_combiner: bool = False
+    combine_class: str | None = None
+    map_only: bool = Field(False, description="the job has no reduce phase (reduces = 0)")
+    stats: DataflowStats = Field(default_factory=DataflowStats)
+    costs: CostFactors = Field(default_factory=CostFactors)
+    codecs: dict[str, CodecStats] = Field(default_factory=dict)
+    provenance: dict[str, str] = Field(
+        default_factory=dict, description="'stats.x' / 'costs.y' → 'measured: …' or 'defaulted: …'"
+    )
+    source_properties: dict[str, str] = Field(
+        default_factory=dict, description="the profiled job's configuration (Hadoop properties)"
+    )
+    cluster_facts: dict[str, float | str] = Field(default_factory=dict)
+    observed: list[TaskTiming] = Field(default_factory=list)
+    observed_counters: dict[str, float] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check(self) -> JobProfile:
+        unknown = set(self.codecs) - set(CODEC_CLASSES)
+        if unknown:
+            raise ValueError(
+                f"codecs: unknown codec(s) {sorted(unknown)}; allowed: {sorted(CODEC_CLASSES)}"
+            )
+        if self.has_combiner is False and self.combine_class:
+            object.__setattr__(self, "has_combiner", True)
+        return self
+
+    def codec(self, name: str) -> CodecStats:
+        """Measured statistics for ``name`` if the profile has them, else the documented prior."""
+        return self.codecs.get(name) or CODEC_PRIORS[name]
+
+    def provenance_of(self, key: str) -> str:
+        return self.provenance.get(key, "defaulted: Starfish/mrtune default")

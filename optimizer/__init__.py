@@ -1,0 +1,1 @@
+"""mrtune package."""
