@@ -218,6 +218,8 @@ class HadoopConfig(BaseModel):
             v = data[name]
             if v is None:
                 continue
+            if name == "io_sort_record_percent" and self.hadoop_version != 1:
+                continue
             out[field.alias] = format_property_value(name, v)
         return out
 

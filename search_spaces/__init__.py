@@ -1,1 +1,16 @@
-"""mrtune package."""
+"""The tunable Hadoop settings: one registry (:data:`KNOBS`), constraints, and search spaces."""
+
+from search_spaces.constraints import CONSTRAINTS, Constraint
+from search_spaces.knobs import KNOBS, KNOBS_BY_NAME, Knob, find_knob
+from search_spaces.space import SearchSpace, knob_to_properties
+
+__all__ = [
+    "CONSTRAINTS",
+    "KNOBS",
+    "KNOBS_BY_NAME",
+    "Constraint",
+    "Knob",
+    "SearchSpace",
+    "find_knob",
+    "knob_to_properties",
+]

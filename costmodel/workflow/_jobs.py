@@ -10,6 +10,11 @@ ones) into those two durations, in four ways:
 ``lower`` / ``upper`` / ``average``
     The ARIA makespan bounds of :mod:`costmodel.workflow._bounds` and their mean, the seed's
     choice (footnote 7).
+``model``
+    The job model's own split (:func:`costmodel.job.predict_job`): ``T^M`` its map stage,
+    ``T^R`` the rest of the job (reduce waves after the part of the first wave's shuffle that
+    overlaps the maps), so the basic model adds up exactly the predicted job times. Jobs that
+    do not come from the cost model fall back to ``waves``.
 
 With one task time per job (the analytical model predicts the same time for every task) the
 longest task equals the mean unless a measured spread (``max / mean``) is supplied.
@@ -24,8 +29,8 @@ import numpy as np
 
 from costmodel.workflow._bounds import StageBounds, makespan_bounds, wave_time
 
-Estimate = Literal["waves", "lower", "upper", "average"]
-ESTIMATES: tuple[str, ...] = ("waves", "lower", "upper", "average")
+Estimate = Literal["waves", "lower", "upper", "average", "model"]
+ESTIMATES: tuple[str, ...] = ("waves", "lower", "upper", "average", "model")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class JobTasks:
     reduce_slots: int
     map_max_ms: float | None = None
     reduce_max_ms: float | None = None
+    model_map_stage_ms: float | None = None
+    model_reduce_stage_ms: float | None = None
 
     def __post_init__(self) -> None:
         if self.n_maps < 1:
@@ -77,7 +84,9 @@ class JobTasks:
 
     def stage_durations(self, estimate: str = "average") -> tuple[float, float]:
         """``(T^M, T^R)`` in ms under ``estimate`` (one of :data:`ESTIMATES`)."""
-        if estimate == "waves":
+        if estimate == "model" and self.model_map_stage_ms is not None:
+            return self.model_map_stage_ms, self.model_reduce_stage_ms or 0.0
+        if estimate in ("waves", "model"):
             return self.map_waves_ms, self.reduce_waves_ms
         if estimate not in ESTIMATES:
             raise ValueError(f"unknown estimate {estimate!r}; allowed: {', '.join(ESTIMATES)}")
@@ -101,15 +110,17 @@ def stage_durations_batch(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised :meth:`JobTasks.stage_durations` for a batch of configurations of one job.
 
-    ``*_spread`` is the ratio longest / mean task time (1.0 when all tasks are equal).
+    ``*_spread`` is the ratio longest / mean task time (1.0 when all tasks are equal). The
+    ``model`` estimate needs the job model's split and is computed by the caller.
     """
     if estimate == "waves":
         return (
             wave_time(n_maps, map_task_ms, map_slots),
             wave_time(n_reduces, reduce_task_ms, reduce_slots),
         )
-    if estimate not in ESTIMATES:
-        raise ValueError(f"unknown estimate {estimate!r}; allowed: {', '.join(ESTIMATES)}")
+    if estimate not in ESTIMATES or estimate == "model":
+        allowed = ", ".join(e for e in ESTIMATES if e != "model")
+        raise ValueError(f"unknown estimate {estimate!r}; allowed here: {allowed}")
     mt = np.asarray(map_task_ms, dtype=np.float64)
     rt = np.asarray(reduce_task_ms, dtype=np.float64)
     mb = makespan_bounds(n_maps, mt, mt * map_spread, map_slots)

@@ -38,6 +38,8 @@ class TaskArrays:
     reduce_task_ms: NDArray[np.float64]
     map_slots: NDArray[np.int64]
     reduce_slots: NDArray[np.int64]
+    map_stage_ms: NDArray[np.float64] | None = None
+    job_ms: NDArray[np.float64] | None = None
     map_spread: float = 1.0
     reduce_spread: float = 1.0
 
@@ -48,6 +50,11 @@ class TaskArrays:
         self, estimate: str = "average"
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``(T^M, T^R)`` for every configuration, each of shape (n,)."""
+        if estimate == "model":
+            if self.map_stage_ms is None or self.job_ms is None:
+                estimate = "waves"  # not from the cost model: its own waves
+            else:
+                return self.map_stage_ms, np.maximum(self.job_ms - self.map_stage_ms, 0.0)
         return stage_durations_batch(
             self.n_maps,
             self.n_reduces,
@@ -72,6 +79,10 @@ class TaskArrays:
             reduce_slots=int(self.reduce_slots[i]),
             map_max_ms=float(self.map_task_ms[i]) * self.map_spread,
             reduce_max_ms=float(self.reduce_task_ms[i]) * self.reduce_spread,
+            model_map_stage_ms=None if self.map_stage_ms is None else float(self.map_stage_ms[i]),
+            model_reduce_stage_ms=None
+            if self.job_ms is None or self.map_stage_ms is None
+            else max(float(self.job_ms[i] - self.map_stage_ms[i]), 0.0),
         )
 
 
@@ -95,8 +106,13 @@ def predict_tasks(
     reduce_capacity: int | None = None,
     use_observed_spread: bool = True,
 ) -> TaskArrays:
-    """Task counts and times of ``profile`` under each configuration (one cost-model call)."""
-    from costmodel import ConfigBatch, predict_job  # the job model lives beside this package
+    """Task counts and times of ``profile`` under each configuration (one cost-model call).
+
+    Task times include the cluster's per-task start-up and scheduling delay, as the job model's
+    waves do (``ClusterSpec.task_startup_ms + heartbeat_ms``).
+    """
+    from costmodel.batch import ConfigBatch
+    from costmodel.job import predict_job
 
     batch = configs if isinstance(configs, ConfigBatch) else ConfigBatch.from_configs(configs)
     res = predict_job(profile, batch, cluster)
@@ -105,8 +121,9 @@ def predict_tasks(
     def column(values: object, dtype: type) -> NDArray:
         return np.broadcast_to(np.asarray(values, dtype=dtype), (n,)).copy()
 
+    startup = cluster.task_startup_ms + cluster.heartbeat_ms
     n_reduces = column(res.num_reducers, np.int64)
-    reduce_ms = np.where(n_reduces > 0, column(res.reduce_task_ms, np.float64), 0.0)
+    reduce_ms = np.where(n_reduces > 0, column(res.reduce_task_ms, np.float64) + startup, 0.0)
     map_slots = column(res.map_slots if map_capacity is None else map_capacity, np.int64)
     reduce_slots = column(
         res.reduce_slots if reduce_capacity is None else reduce_capacity, np.int64
@@ -114,10 +131,12 @@ def predict_tasks(
     return TaskArrays(
         n_maps=column(res.num_maps, np.int64),
         n_reduces=n_reduces,
-        map_task_ms=column(res.map_task_ms, np.float64),
+        map_task_ms=column(res.map_task_ms, np.float64) + startup,
         reduce_task_ms=reduce_ms,
         map_slots=np.maximum(map_slots, 1),
         reduce_slots=np.maximum(reduce_slots, 1),
+        map_stage_ms=column(res.map_stage_ms, np.float64),
+        job_ms=column(res.job_ms, np.float64),
         map_spread=observed_spread(profile, "map") if use_observed_spread else 1.0,
         reduce_spread=observed_spread(profile, "reduce") if use_observed_spread else 1.0,
     )

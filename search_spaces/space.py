@@ -1,0 +1,261 @@
+"""``SearchSpace``: the knobs that apply to one job, their encoding, and batch construction.
+
+Which knobs apply depends on the job and the mode: a map-only job has no reduce-side knobs, the
+combiner switch exists only where the job has a combiner, ``io.sort.record.percent`` only in
+Hadoop 1, container sizes only when the user allows memory changes. Every numeric strategy sees
+the space as a unit cube (:meth:`SearchSpace.from_unit`), the exhaustive strategy as a grid, and
+all of them turn values into a :class:`~costmodel.batch.ConfigBatch` through
+:meth:`SearchSpace.to_batch`, which applies the constraint repairs first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from costmodel.batch import ConfigBatch
+from costmodel.cluster import ClusterSpec
+from costmodel.config import MB, HadoopConfig, parse_xmx
+from costmodel.profile import JobProfile
+from search_spaces.constraints import CONSTRAINTS
+from search_spaces.knobs import KNOBS, Knob, find_knob
+
+Values = dict[str, np.ndarray]
+
+#: Knobs searched by default (container memory only with ``allow_memory``).
+DEFAULT_EXCLUDED = {"mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb"}
+#: Knobs the cost model gives no effect (the reference models no fetch concurrency), so
+#: searching them would only add noise; they can still be set in what-if questions.
+NO_MODELLED_EFFECT = {"mapreduce.reduce.shuffle.parallelcopies"}
+
+
+@dataclass
+class SearchSpace:
+    """The knobs that apply to ``profile`` under ``base``, and how to evaluate values of them."""
+
+    profile: JobProfile
+    base: HadoopConfig
+    cluster: ClusterSpec
+    knobs: list[Knob] = field(default_factory=list)
+
+    @classmethod
+    def for_job(
+        cls,
+        profile: JobProfile,
+        base: HadoopConfig,
+        cluster: ClusterSpec | None = None,
+        *,
+        allow_memory: bool = False,
+        only: Iterable[str] | None = None,
+        exclude: Iterable[str] = (),
+        local_mode_honoured: bool = False,
+    ) -> SearchSpace:
+        """Select the applicable knobs (see the module docstring)."""
+        cluster = cluster or ClusterSpec()
+        wanted = {find_knob(n).name for n in only} if only is not None else None
+        excluded = {find_knob(n).name for n in exclude}
+        if not allow_memory:
+            excluded |= DEFAULT_EXCLUDED
+        if wanted is None:
+            excluded |= NO_MODELLED_EFFECT
+        map_only = profile.map_only or base.num_reducers == 0
+        knobs = []
+        for k in KNOBS:
+            if wanted is not None and k.name not in wanted:
+                continue
+            if k.name in excluded:
+                continue
+            if k.hadoop1_only and base.hadoop_version != 1:
+                continue
+            if base.hadoop_version == 1 and k.name in {
+                "mapreduce.map.memory.mb",
+                "mapreduce.reduce.memory.mb",
+                "mapreduce.reduce.shuffle.memory.limit.percent",
+            }:
+                continue
+            if map_only and k.side == "reduce":
+                continue
+            if map_only and k.name in {
+                "mapreduce.map.output.compress.codec",
+                "mapreduce.job.combine.class",
+                "mapreduce.map.combine.minspills",
+                "mapreduce.task.io.sort.mb",
+                "mapreduce.map.sort.spill.percent",
+                "mapreduce.task.io.sort.factor",
+                "mapreduce.job.reduce.slowstart.completedmaps",
+                "io.sort.record.percent",
+            }:
+                continue
+            if not profile.has_combiner and k.name in {
+                "mapreduce.job.combine.class",
+                "mapreduce.map.combine.minspills",
+            }:
+                continue
+            if local_mode_honoured and k.name in {
+                "mapreduce.reduce.shuffle.parallelcopies",
+                "mapreduce.job.reduce.slowstart.completedmaps",
+                "mapreduce.map.memory.mb",
+                "mapreduce.reduce.memory.mb",
+            }:
+                continue
+            knobs.append(k)
+        return cls(profile=profile, base=base, cluster=cluster, knobs=knobs)
+
+    # ------------------------------------------------------------------ values
+    @property
+    def names(self) -> list[str]:
+        return [k.name for k in self.knobs]
+
+    def current_values(self) -> dict[str, float | int | bool | str]:
+        """The base configuration's value of every knob."""
+        out: dict[str, float | int | bool | str] = {}
+        row = ConfigBatch._columns_of(self.base)
+        for k in self.knobs:
+            out[k.name] = k.decode(float(row[k.column]))
+        return out
+
+    def context(self) -> dict[str, float]:
+        b = self.base
+        return {
+            "heap_ratio": b.heap_memory_mb_ratio,
+            "map_heap_mb": b.map_heap_bytes / MB,
+            "explicit_map_xmx": float(parse_xmx(b.map_java_opts or b.child_java_opts) is not None),
+            "shuffle_limit": b.shuffle_memory_limit_percent,
+            "shuffle_merge": b.shuffle_merge_percent,
+            "node_memory_mb": float(self.cluster.node_memory_mb),
+            "hadoop1": float(b.hadoop_version == 1),
+        }
+
+    def repair(self, values: Values) -> Values:
+        """Clip values into the feasible region (round ints, apply every constraint's repair)."""
+        v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
+        for k in self.knobs:
+            if k.name in v and k.kind in {"int", "float"}:
+                v[k.name] = np.clip(v[k.name], k.low, k.high)
+                if k.kind == "int":
+                    v[k.name] = np.round(v[k.name])
+        ctx = self.context()
+        for c in CONSTRAINTS:
+            v = c.repair(v, ctx)
+        for k in self.knobs:
+            if k.name in v and k.kind == "int":
+                v[k.name] = np.floor(v[k.name])
+        return v
+
+    def feasible(self, values: Values) -> np.ndarray:
+        """Mask of configurations that satisfy every constraint and every knob's bounds."""
+        v = {k: np.asarray(values[k], dtype=np.float64) for k in values}
+        ctx = self.context()
+        ok = np.ones(len(next(iter(v.values()))), dtype=bool)
+        for k in self.knobs:
+            if k.name in v and k.kind in {"int", "float"}:
+                ok &= (v[k.name] >= k.low) & (v[k.name] <= k.high)
+        for c in CONSTRAINTS:
+            ok &= c.check(v, ctx)
+        return ok
+
+    def to_batch(self, values: Values, *, repair: bool = True) -> ConfigBatch:
+        """Knob values (encoded, arrays of equal length) → a ConfigBatch on top of ``base``."""
+        v = self.repair(values) if repair else values
+        cols: dict[str, np.ndarray] = {}
+        for name, arr in v.items():
+            knob = find_knob(name)
+            cols[knob.column] = np.asarray(arr)
+        b = self.base
+        ratio = b.heap_memory_mb_ratio
+        explicit_map = parse_xmx(b.map_java_opts or b.child_java_opts) is not None
+        explicit_red = parse_xmx(b.reduce_java_opts or b.child_java_opts) is not None
+        if "map_container_mb" in cols and not explicit_map:
+            cols["map_heap_bytes"] = np.ceil(cols["map_container_mb"] * ratio) * MB
+        if "reduce_container_mb" in cols and not explicit_red:
+            cols["reduce_heap_bytes"] = np.ceil(cols["reduce_container_mb"] * ratio) * MB
+            if b.reduce_memory_totalbytes is None:
+                cols["reduce_total_mem_bytes"] = cols["reduce_heap_bytes"]
+        return ConfigBatch.from_base(b, **cols)
+
+    # ------------------------------------------------------------------ encodings
+    def from_unit(self, u: np.ndarray) -> Values:
+        """Points of the unit cube, shape (n, d), → knob values (log scale where declared)."""
+        u = np.clip(np.atleast_2d(np.asarray(u, dtype=np.float64)), 0.0, 1.0)
+        out: Values = {}
+        for j, k in enumerate(self.knobs):
+            x = u[:, j]
+            if k.kind == "bool":
+                out[k.name] = (x >= 0.5).astype(np.float64)
+            elif k.kind == "categorical":
+                idx = np.minimum((x * len(k.choices)).astype(np.int64), len(k.choices) - 1)
+                codes = np.array([k.encode(c) for c in k.choices])
+                out[k.name] = codes[idx]
+            else:
+                lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]
+                if k.log and lo > 0:
+                    val = np.exp(np.log(lo) + x * (np.log(hi) - np.log(lo)))
+                else:
+                    val = lo + x * (hi - lo)
+                out[k.name] = np.round(val) if k.kind == "int" else val
+        return out
+
+    def to_unit(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Inverse of :meth:`from_unit` (categoricals to the centre of their bin)."""
+        cols = []
+        for k in self.knobs:
+            x = np.asarray(values[k.name], dtype=np.float64)
+            if k.kind == "bool":
+                cols.append(np.where(x > 0.5, 0.75, 0.25))
+            elif k.kind == "categorical":
+                codes = [k.encode(c) for c in k.choices]
+                idx = np.array([codes.index(float(v)) for v in np.atleast_1d(x)])
+                cols.append((idx + 0.5) / len(k.choices))
+            else:
+                lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]
+                if k.log and lo > 0:
+                    cols.append(
+                        (np.log(np.maximum(x, lo)) - math.log(lo)) / (math.log(hi) - math.log(lo))
+                    )
+                else:
+                    cols.append((x - lo) / (hi - lo) if hi > lo else np.zeros_like(x))
+        return np.clip(np.stack(cols, axis=1), 0.0, 1.0)
+
+    def values_to_config(self, row: Mapping[str, float]) -> HadoopConfig:
+        """One row of knob values → a validated HadoopConfig (the recommendation)."""
+        changes: dict[str, object] = {}
+        for name, number in row.items():
+            k = find_knob(name)
+            value = k.decode(float(number))
+            changes.update(knob_to_properties(k, value, self.base, self.profile))
+        return self.base.with_changes(changes)
+
+
+def knob_to_properties(
+    knob: Knob, value: float | int | bool | str, base: HadoopConfig, profile: JobProfile
+) -> dict[str, object]:
+    """The Hadoop properties that realise ``knob = value`` (codecs and splits need two)."""
+    if knob.name == "mapreduce.map.output.compress.codec":
+        if value == "none":
+            return {"mapreduce.map.output.compress": False}
+        return {"mapreduce.map.output.compress": True, knob.name: value}
+    if knob.name == "mapreduce.output.fileoutputformat.compress.codec":
+        if value == "none":
+            return {"mapreduce.output.fileoutputformat.compress": False}
+        return {"mapreduce.output.fileoutputformat.compress": True, knob.name: value}
+    if knob.name == "mapreduce.job.combine.class":
+        return {
+            knob.name: (profile.combine_class or base.combine_class or "combiner") if value else ""
+        }
+    if knob.name == "mapreduce.input.fileinputformat.split.maxsize":
+        size = int(value)
+        if size >= base.dfs_blocksize:
+            return {
+                "mapreduce.input.fileinputformat.split.minsize": size,
+                "mapreduce.input.fileinputformat.split.maxsize": max(size, base.split_maxsize)
+                if base.split_maxsize < 2**62
+                else base.split_maxsize,
+            }
+        return {
+            "mapreduce.input.fileinputformat.split.maxsize": size,
+            "mapreduce.input.fileinputformat.split.minsize": min(base.split_minsize, size),
+        }
+    return {knob.name: value}
