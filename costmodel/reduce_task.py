@@ -148,7 +148,6 @@ def reduce_task(
         np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / np.maximum(seg_u, 1.0)), mem_left),
         0.0,
     )
-    mem_remaining = mem_left - evicted
     # Eviction goes to one disk file when fewer than F files are on disk after the shuffle
     # merges; the plan below tells how many files remain.
     f = batch.sort_factor
@@ -226,11 +225,9 @@ def reduce_task(
     sh_merge_d = sh_units * file_d
     sh_merge_u = sh_units * file_u
     interm_d = ird * file_d + irm * seg_c
-    interm_u = ird * file_u + irm * seg_u
     interm_wd = iwd * file_d + iwm * seg_c
     interm_wu = iwd * file_u + iwm * seg_u
     final_disk_bytes = fdd * file_d + fdm * seg_c + np.where(ev_to_disk, ev_d, 0.0)
-    final_disk_u = fdd * file_u + fdm * seg_u + np.where(ev_to_disk, ev_u, 0.0)
     file_written = (
         disk_fetch_bytes
         + inmem_written_d

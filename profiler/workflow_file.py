@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from costmodel.cluster import ClusterSpec
 from costmodel.profile import JobProfile
@@ -287,7 +294,9 @@ def _read_mapping(path: Path) -> dict[str, Any]:
         else:  # YAML is a superset of JSON, so any other extension is parsed as YAML
             data = yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"not valid YAML/JSON: {exc}".replace("\n", " "), path=str(path)) from None
+        raise InputError(
+            f"not valid YAML/JSON: {exc}".replace("\n", " "), path=str(path)
+        ) from None
     if not isinstance(data, dict):
         raise InputError(
             "a workflow file must be a mapping with a 'jobs' list",
