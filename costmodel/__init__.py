@@ -10,7 +10,7 @@ virtual cluster.
 from costmodel.batch import ConfigBatch
 from costmodel.cluster import ClusterSpec
 from costmodel.config import HadoopConfig
-from costmodel.job import JobPrediction, predict_job
+from costmodel.job import JobPrediction, evaluate, predict_job
 from costmodel.map_task import MapTaskResult, map_task, records_per_spill
 from costmodel.merger import MergeResult, simulate_merge, spill_merge_plan
 from costmodel.profile import CODEC_PRIORS, CodecStats, CostFactors, DataflowStats, JobProfile
@@ -29,6 +29,7 @@ __all__ = [
     "MapTaskResult",
     "MergeResult",
     "ReduceTaskResult",
+    "evaluate",
     "map_task",
     "predict_job",
     "records_per_spill",

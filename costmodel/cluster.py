@@ -27,7 +27,10 @@ class ClusterSpec(BaseModel):
         2, ge=1, description="Hadoop 1 reduce slots per TaskTracker"
     )
     task_startup_ms: float = Field(
-        1000.0, ge=0, description="container allocation + JVM start per task (ms)"
+        0.0,
+        ge=0,
+        description="extra delay per task on this cluster (ms), on top of the profile's "
+        "task_overhead_ms (which already holds container launch and JVM start)",
     )
     heartbeat_ms: float = Field(
         0.0, ge=0, description="scheduling delay before each task starts (Starfish: 1500 ms)"

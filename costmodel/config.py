@@ -151,6 +151,18 @@ class HadoopConfig(BaseModel):
             return int(v)
         return v
 
+    @model_validator(mode="before")
+    @classmethod
+    def _hadoop1_block_size(cls, data: Any) -> Any:
+        # Hadoop 1's dfs.block.size default is 64 MB (reference §1.1), Hadoop 2/3's 128 MB.
+        if isinstance(data, dict):
+            version = data.get("hadoop_version")
+            if str(version).split(".")[0] == "1" and not (
+                "dfs_blocksize" in data or "dfs.blocksize" in data
+            ):
+                data = {**data, "dfs.blocksize": 64 * MB}
+        return data
+
     @model_validator(mode="after")
     def _cross_checks(self) -> HadoopConfig:
         # MergeManagerImpl refuses to start when maxSingleShuffleLimit >= mergeThreshold

@@ -16,6 +16,7 @@ The per-task event simulation of the same job is :mod:`costmodel.scheduler`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -83,7 +84,89 @@ class JobPrediction:
     job_ms: F64
     total_task_ms: F64
     container_gb_s: F64
-    counters: dict[str, F64]
+
+    @cached_property
+    def _total_raw(self) -> F64:
+        return (
+            self.num_full_maps * self.map_full.output_records
+            + self.num_tail_maps * self.map_tail.output_records
+        )
+
+    @cached_property
+    def counters(self) -> dict[str, F64]:
+        """Job-total Hadoop counters (computed on first access; searches never need them)."""
+        counters = {
+            "MAP_INPUT_RECORDS": self.num_full_maps * self.map_full.input_records
+            + self.num_tail_maps * self.map_tail.input_records,
+            "MAP_OUTPUT_RECORDS": np.where(
+                (self.num_reducers > 0),
+                self._total_raw,
+                self.num_full_maps * self.map_full.output_records
+                + self.num_tail_maps * self.map_tail.output_records,
+            ),
+            "MAP_OUTPUT_BYTES": self.num_full_maps * self.map_full.output_bytes
+            + self.num_tail_maps * self.map_tail.output_bytes,
+            "MAP_OUTPUT_MATERIALIZED_BYTES": self.num_full_maps * self.map_full.materialized_bytes
+            + self.num_tail_maps * self.map_tail.materialized_bytes,
+            "SPILLED_RECORDS": self.num_full_maps * self.map_full.spilled_records
+            + self.num_tail_maps * self.map_tail.spilled_records
+            + np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.spilled_records, 0.0
+            ),
+            "MAP_SPILLED_RECORDS": self.num_full_maps * self.map_full.spilled_records
+            + self.num_tail_maps * self.map_tail.spilled_records,
+            "REDUCE_SPILLED_RECORDS": np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.spilled_records, 0.0
+            ),
+            "COMBINE_INPUT_RECORDS": self.num_full_maps * self.map_full.combine_input_records
+            + self.num_tail_maps * self.map_tail.combine_input_records
+            + np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.combine_input_records, 0.0
+            ),
+            "COMBINE_OUTPUT_RECORDS": self.num_full_maps * self.map_full.combine_output_records
+            + self.num_tail_maps * self.map_tail.combine_output_records
+            + np.where(
+                (self.num_reducers > 0),
+                self.num_reducers * self.reduce.combine_output_records,
+                0.0,
+            ),
+            "REDUCE_SHUFFLE_BYTES": np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.shuffle_bytes, 0.0
+            ),
+            "REDUCE_INPUT_RECORDS": np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.input_records, 0.0
+            ),
+            "REDUCE_INPUT_GROUPS": np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.input_groups, 0.0
+            ),
+            "REDUCE_OUTPUT_RECORDS": np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.output_records, 0.0
+            ),
+            "SHUFFLED_MAPS": np.where(
+                (self.num_reducers > 0), self.num_reducers * self.num_maps, 0.0
+            ),
+            "HDFS_BYTES_READ": self.num_full_maps * self.map_full.hdfs_bytes_read
+            + self.num_tail_maps * self.map_tail.hdfs_bytes_read,
+            "HDFS_BYTES_WRITTEN": np.where(
+                (self.num_reducers > 0),
+                self.num_reducers * self.reduce.hdfs_bytes_written,
+                self.num_full_maps * self.map_full.hdfs_bytes_written
+                + self.num_tail_maps * self.map_tail.hdfs_bytes_written,
+            ),
+            "FILE_BYTES_WRITTEN": self.num_full_maps * self.map_full.file_bytes_written
+            + self.num_tail_maps * self.map_tail.file_bytes_written
+            + np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.file_bytes_written, 0.0
+            ),
+            "FILE_BYTES_READ": self.num_full_maps * self.map_full.file_bytes_read
+            + self.num_tail_maps * self.map_tail.file_bytes_read
+            + np.where(
+                (self.num_reducers > 0), self.num_reducers * self.reduce.file_bytes_read, 0.0
+            ),
+            "MAP_SPILLS": self.num_full_maps * self.map_full.spills
+            + self.num_tail_maps * self.map_tail.spills,
+        }
+        return counters
 
     @property
     def map_task_ms(self) -> F64:
@@ -212,44 +295,6 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
         / 1000.0
     )
 
-    counters = {
-        "MAP_INPUT_RECORDS": n_full * mf.input_records + n_tail * mt.input_records,
-        "MAP_OUTPUT_RECORDS": np.where(
-            has_red, tot_raw, n_full * mf.output_records + n_tail * mt.output_records
-        ),
-        "MAP_OUTPUT_BYTES": n_full * mf.output_bytes + n_tail * mt.output_bytes,
-        "MAP_OUTPUT_MATERIALIZED_BYTES": n_full * mf.materialized_bytes
-        + n_tail * mt.materialized_bytes,
-        "SPILLED_RECORDS": n_full * mf.spilled_records
-        + n_tail * mt.spilled_records
-        + np.where(has_red, R * rd.spilled_records, 0.0),
-        "MAP_SPILLED_RECORDS": n_full * mf.spilled_records + n_tail * mt.spilled_records,
-        "REDUCE_SPILLED_RECORDS": np.where(has_red, R * rd.spilled_records, 0.0),
-        "COMBINE_INPUT_RECORDS": n_full * mf.combine_input_records
-        + n_tail * mt.combine_input_records
-        + np.where(has_red, R * rd.combine_input_records, 0.0),
-        "COMBINE_OUTPUT_RECORDS": n_full * mf.combine_output_records
-        + n_tail * mt.combine_output_records
-        + np.where(has_red, R * rd.combine_output_records, 0.0),
-        "REDUCE_SHUFFLE_BYTES": np.where(has_red, R * rd.shuffle_bytes, 0.0),
-        "REDUCE_INPUT_RECORDS": np.where(has_red, R * rd.input_records, 0.0),
-        "REDUCE_INPUT_GROUPS": np.where(has_red, R * rd.input_groups, 0.0),
-        "REDUCE_OUTPUT_RECORDS": np.where(has_red, R * rd.output_records, 0.0),
-        "SHUFFLED_MAPS": np.where(has_red, R * n_maps, 0.0),
-        "HDFS_BYTES_READ": n_full * mf.hdfs_bytes_read + n_tail * mt.hdfs_bytes_read,
-        "HDFS_BYTES_WRITTEN": np.where(
-            has_red,
-            R * rd.hdfs_bytes_written,
-            n_full * mf.hdfs_bytes_written + n_tail * mt.hdfs_bytes_written,
-        ),
-        "FILE_BYTES_WRITTEN": n_full * mf.file_bytes_written
-        + n_tail * mt.file_bytes_written
-        + np.where(has_red, R * rd.file_bytes_written, 0.0),
-        "FILE_BYTES_READ": n_full * mf.file_bytes_read
-        + n_tail * mt.file_bytes_read
-        + np.where(has_red, R * rd.file_bytes_read, 0.0),
-        "MAP_SPILLS": n_full * mf.spills + n_tail * mt.spills,
-    }
     return JobPrediction(
         num_maps=n_maps,
         num_full_maps=n_full,
@@ -270,5 +315,31 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
         job_ms=job,
         total_task_ms=total_map_ms + total_red_ms,
         container_gb_s=gb_s,
-        counters=counters,
     )
+
+
+#: Configurations per numpy pass in :func:`evaluate`: small enough that the working arrays stay
+#: in the CPU cache, large enough that numpy's per-call overhead is amortised.
+EVALUATE_CHUNK = 4096
+
+
+def evaluate(
+    profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec, *, chunk: int = EVALUATE_CHUNK
+) -> tuple[F64, F64]:
+    """``(job_ms, container_gb_s)`` for every configuration: the optimizer's hot path.
+
+    Same model as :func:`predict_job`, evaluated in cache-sized chunks and returning only the
+    two objectives, which is what searches over millions of configurations need.
+    """
+    n = len(batch)
+    if n <= chunk:
+        pred = predict_job(profile, batch, cluster)
+        return pred.job_ms, pred.container_gb_s
+    job = np.empty(n)
+    gbs = np.empty(n)
+    for start in range(0, n, chunk):
+        part = slice(start, min(start + chunk, n))
+        pred = predict_job(profile, batch.take(part), cluster)
+        job[part] = pred.job_ms
+        gbs[part] = pred.container_gb_s
+    return job, gbs

@@ -15,6 +15,7 @@ Phases are serial (the reference's no-overlap assumption).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +50,8 @@ def records_per_spill(batch: ConfigBatch, pair_width: F64 | float) -> F64:
     mb_bytes = batch.io_sort_mb * MB
     buf = np.floor(mb_bytes / METADATA_BYTES) * METADATA_BYTES
     h2 = np.floor(np.floor(buf * batch.spill_percent) / (pair_width + METADATA_BYTES))
+    if not batch.hadoop1.any():
+        return np.maximum(h2, 1.0)
     rec_cap = np.floor(np.floor(mb_bytes * batch.record_percent) / METADATA_BYTES)
     soft_rec = np.floor(rec_cap * batch.spill_percent)
     soft_buf = np.floor((mb_bytes - rec_cap * METADATA_BYTES) * batch.spill_percent)
@@ -96,11 +99,11 @@ class MapTaskResult:
     phase_cpu_ms: dict[str, F64] = field(default_factory=dict)
     fixed_ms: F64 | float = 0.0
 
-    @property
+    @cached_property
     def phase_ms(self) -> dict[str, F64]:
         return {k: self.phase_io_ms[k] + self.phase_cpu_ms[k] for k in self.phase_io_ms}
 
-    @property
+    @cached_property
     def task_ms(self) -> F64:
         total = self.fixed_ms + sum(self.phase_ms.values())
         return np.asarray(total, dtype=np.float64)

@@ -16,6 +16,7 @@ passes are ``a·full + b·last`` where the integers ``(passes, a, b)`` depend on
 from __future__ import annotations
 
 import bisect
+import heapq
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -66,31 +67,30 @@ def simulate_merge(
     if factor < 2:
         raise ValueError(f"merge factor must be >= 2, got {factor}")
     mem = [s for s in (in_memory or []) if s[1] > 0 or s[0] > 0]
-    # Sorted list of (bytes, tiebreak, records, on_disk).
+    # Min-heap of (bytes, order, records): smallest first, ties by arrival (Hadoop inserts a
+    # merged run at its sorted position; the order among equal sizes changes no total).
+    heap: list[tuple[float, int, float]] = []
     order = 0
-    disk: list[tuple[float, int, float, bool]] = []
     for size, recs in segments:
         if size > 0 or recs > 0:
-            disk.append((size, order, recs, True))
+            heap.append((size, order, recs))
             order += 1
-    disk.sort(key=lambda s: (s[0], s[1]))
+    heapq.heapify(heap)
     passes = 0
     ir_b = ir_r = iw_b = iw_r = 0.0
     dr_r = dr_b = 0.0
     pass_no = 1
     while True:
-        n = len(disk)
+        n = len(heap)
         f = pass_factor(factor, pass_no, n)
-        take = disk[:f]
-        rest = disk[f:]
+        take = [heapq.heappop(heap) for _ in range(min(f, n))]
         taken_mem = mem if pass_no == 1 else []
-        total_segments = len(disk) + len(taken_mem)
-        f_with_mem = f + len(taken_mem)
-        size = sum(s[0] for s in take) + sum(s[0] for s in taken_mem)
-        recs = sum(s[2] for s in take) + sum(s[1] for s in taken_mem)
-        dr_r += sum(s[2] for s in take)
-        dr_b += sum(s[0] for s in take)
-        if total_segments <= f_with_mem:
+        total_segments = n + len(taken_mem)
+        size = sum(t[0] for t in take) + sum(t[0] for t in taken_mem)
+        recs = sum(t[2] for t in take) + sum(t[1] for t in taken_mem)
+        dr_r += sum(t[2] for t in take)
+        dr_b += sum(t[0] for t in take)
+        if n <= f:
             passes += 1 if total_segments > 1 else 0
             return MergeResult(
                 passes=passes,
@@ -104,18 +104,14 @@ def simulate_merge(
                 disk_read_records=dr_r,
                 disk_read_bytes=dr_b,
             )
-        ir_b += sum(s[0] for s in take)
-        ir_r += sum(s[2] for s in take)
+        ir_b += sum(t[0] for t in take)
+        ir_r += sum(t[2] for t in take)
         iw_b += size
         iw_r += recs
         passes += 1
         pass_no += 1
-        merged = (size, order, recs, True)
+        heapq.heappush(heap, (size, order, recs))
         order += 1
-        keys = [(s[0], s[1]) for s in rest]
-        pos = bisect.bisect_left(keys, (merged[0], -1))
-        rest.insert(pos, merged)
-        disk = rest
 
 
 # ---------------------------------------------------------------------- closed forms (§2.4)
@@ -158,39 +154,71 @@ def num_merge_passes(n: int, f: int) -> int:
 # ---------------------------------------------------------------------- vectorised map merge
 @lru_cache(maxsize=65536)
 def _spill_plan_simulated(n: int, f: int) -> tuple[int, int, int]:
-    """(passes, a, b) by simulation, with the last spill slightly smaller than the others."""
+    """(passes, a, b) by simulating ``Merger`` with the last spill slightly smaller.
+
+    Segments are (full spills, last spills) contents ordered by total size and then by holding
+    the last spill (it is smaller): the order Hadoop's size comparisons give for any last-spill
+    size below a full one. Runs of identical passes (the F smallest segments all of one size)
+    are applied in bulk, so the cost grows with the number of distinct sizes, not with N.
+    """
     if n <= 1:
         return (0, 0, 0)
-    # Sizes as exact integers: full = n+1 units... use (full, last) counts, ordered by
-    # total then by more 'last' content first (the last spill is smaller).
-    segs: list[tuple[int, int, int]] = [(1, 0, i) for i in range(n - 1)]  # (full, last, id)
-    segs.append((0, 1, n - 1))
-
-    def key(s: tuple[int, int, int]) -> tuple[int, int, int]:
-        return (s[0] + s[1], -s[1], s[2])
-
-    segs.sort(key=key)
+    # distinct segment kinds: key (total, -last) -> [full, last, count]
+    kinds: dict[tuple[int, int], list[int]] = {(1, 0): [1, 0, n - 1], (1, -1): [0, 1, 1]}
+    if n - 1 == 0:
+        del kinds[(1, 0)]
+    heap = list(kinds)
+    heapq.heapify(heap)
+    total = n
     a = b = passes = 0
-    pass_no = 1
-    next_id = n
-    while True:
-        m = len(segs)
-        fp = pass_factor(f, pass_no, m)
-        take, rest = segs[:fp], segs[fp:]
-        if m <= fp:
-            return (passes + 1, a, b)
-        fa = sum(s[0] for s in take)
-        fb = sum(s[1] for s in take)
+
+    def add(full: int, last: int, count: int) -> None:
+        key = (full + last, -last)
+        if key in kinds:
+            kinds[key][2] += count
+        else:
+            kinds[key] = [full, last, count]
+            heapq.heappush(heap, key)
+
+    def take_one_pass(fp: int) -> None:
+        nonlocal a, b, total, passes
+        need, fa, fb = fp, 0, 0
+        while need:
+            key = heap[0]
+            full, last, count = kinds[key]
+            k = min(count, need)
+            fa += full * k
+            fb += last * k
+            need -= k
+            if k == count:
+                heapq.heappop(heap)
+                del kinds[key]
+            else:
+                kinds[key][2] -= k
         a += fa
         b += fb
+        total -= fp - 1
         passes += 1
-        pass_no += 1
-        merged = (fa, fb, next_id)
-        next_id += 1
-        keys = [key(s)[:2] for s in rest]
-        pos = bisect.bisect_left(keys, key(merged)[:2])
-        rest.insert(pos, merged)
-        segs = rest
+        add(fa, fb, 1)
+
+    take_one_pass(pass_factor(f, 1, n))
+    while total > f:
+        key = heap[0]
+        full, last, count = kinds[key]
+        bulk = min(count // f, -(-(total - f) // (f - 1)))
+        if bulk >= 1:
+            kinds[key][2] -= bulk * f
+            if kinds[key][2] == 0:
+                heapq.heappop(heap)
+                del kinds[key]
+            a += full * f * bulk
+            b += last * f * bulk
+            total -= (f - 1) * bulk
+            passes += bulk
+            add(full * f, last * f, bulk)
+        else:
+            take_one_pass(f)
+    return (passes + 1, a, b)
 
 
 def spill_merge_plan(
@@ -252,6 +280,23 @@ class ReduceDiskPlan:
 
 
 @lru_cache(maxsize=65536)
+def _shuffle_disk_merges(files: int, factor: int) -> tuple[tuple[int, ...], int, int]:
+    """On-disk merges during the shuffle: (file sizes left, merges, units merged)."""
+    sizes: list[int] = []
+    merges = units = 0
+    threshold = 2 * factor - 1
+    for _ in range(files):
+        bisect.insort(sizes, 1)
+        if len(sizes) >= threshold:
+            take, sizes = sizes[:factor], sizes[factor:]
+            merged = sum(take)
+            units += merged
+            merges += 1
+            bisect.insort(sizes, merged)
+    return tuple(sizes), merges, units
+
+
+@lru_cache(maxsize=65536)
 def reduce_disk_plan(
     files: int, factor: int, in_mem: int, mem_ratio: float = 0.5
 ) -> ReduceDiskPlan:
@@ -260,16 +305,8 @@ def reduce_disk_plan(
     ``mem_ratio`` is the size of one evicted segment relative to one disk file; it only decides
     the order of segments of different kinds (rounded by the caller so the cache stays small).
     """
-    sizes: list[int] = []
-    merges = units = 0
-    for _ in range(files):
-        bisect.insort(sizes, 1)
-        if len(sizes) >= 2 * factor - 1:
-            take, sizes = sizes[:factor], sizes[factor:]
-            merged = sum(take)
-            units += merged
-            merges += 1
-            bisect.insort(sizes, merged)
+    sizes, merges, units = _shuffle_disk_merges(files, factor)
+    sizes = list(sizes)
     # Final Merger.merge: disk segments as (d, m) pairs, ordered by d + mem_ratio·m.
     segs: list[tuple[float, float, float, int]] = [
         (float(x), float(x), 0.0, i) for i, x in enumerate(sizes)

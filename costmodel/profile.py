@@ -136,8 +136,16 @@ class CostFactors(BaseModel):
     input_uncompress: float = Field(5.0, ge=0, description="ns per compressed input byte")
     setup_ms: float = Field(0.0, ge=0, description="task setup() time, ms")
     cleanup_ms: float = Field(0.0, ge=0, description="task cleanup() time, ms")
+    reduce_includes_final_merge: bool = Field(
+        False,
+        description="reduce_cpu was measured on the final-merge + reduce() loop (Starfish's "
+        "REDUCE_CPU_COST), so the final merge's CPU is not charged again",
+    )
     task_overhead_ms: float = Field(
-        0.0, ge=0, description="per-task fixed time not in any phase (JVM start, commit), ms"
+        1000.0,
+        ge=0,
+        description="per-task fixed time not in any phase (container launch, JVM start, commit), "
+        "ms; default ~1 s, a typical YARN container launch; measured from histories",
     )
 
 

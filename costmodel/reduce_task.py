@@ -21,6 +21,7 @@ SPILLED_RECORDS on the reduce side counts records read from file-backed segments
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -67,14 +68,14 @@ class ReduceTaskResult:
     phase_net_ms: dict[str, F64] = field(default_factory=dict)
     fixed_ms: float = 0.0
 
-    @property
+    @cached_property
     def phase_ms(self) -> dict[str, F64]:
         return {
             k: self.phase_io_ms[k] + self.phase_cpu_ms[k] + self.phase_net_ms.get(k, 0.0)
             for k in self.phase_io_ms
         }
 
-    @property
+    @cached_property
     def task_ms(self) -> F64:
         return np.asarray(self.fixed_ms + sum(self.phase_ms.values()), dtype=np.float64)
 
@@ -107,8 +108,9 @@ def reduce_task(
     seg_c = on_disk_bytes(seg_u, ratio, one)  # bytes shuffled and stored on disk
 
     # ---- memory limits (reference §7)
+    # Hadoop 1 ReduceCopier: (int)min(total mem, Integer.MAX_VALUE); Hadoop 2/3: no cap on M.
     total_mem = np.where(
-        h1, np.minimum(batch.reduce_heap_bytes, INT_MAX), batch.reduce_total_mem_bytes
+        h1, np.minimum(batch.reduce_total_mem_bytes, INT_MAX), batch.reduce_total_mem_bytes
     )
     mem_limit = np.floor(total_mem * batch.shuffle_input_pct)
     single_limit = np.where(
@@ -119,7 +121,12 @@ def reduce_task(
 
     # ---- in-memory merges during the shuffle
     per_merge = np.maximum(np.ceil(merge_thr / np.maximum(seg_u, 1.0)), 1.0)
-    per_merge_h1 = np.maximum(per_merge, 2.0)
+    # Hadoop 1 ShuffleRamManager.reserve blocks while size + request > maxSize, so a merge
+    # that ceil(T/u) segments would overflow starts with floor(T/u) of them.
+    fits = per_merge * seg_u <= mem_limit
+    per_merge_h1 = np.maximum(
+        np.where(fits, per_merge, np.floor(merge_thr / np.maximum(seg_u, 1.0))), 2.0
+    )
     per_merge_h1 = np.where(
         batch.inmem_threshold > 0, np.minimum(per_merge_h1, batch.inmem_threshold), per_merge_h1
     )
@@ -141,7 +148,11 @@ def reduce_task(
     file_r = np.where(to_mem, mf_recs, q)
 
     # ---- final merge: eviction to reduce.input.buffer.percent (reference §7)
-    max_inmem_reduce = np.where(h1, batch.reduce_heap_bytes, mem_limit) * batch.reduce_input_pct
+    max_inmem_reduce = np.where(
+        h1,
+        np.minimum(batch.reduce_heap_bytes * batch.reduce_input_pct, INT_MAX),
+        mem_limit * batch.reduce_input_pct,
+    )
     mem_bytes = mem_left * seg_u
     evicted = np.where(
         mem_bytes > max_inmem_reduce,
@@ -166,7 +177,10 @@ def reduce_task(
     fdm = np.zeros(n)
     hard = ~simple
     if np.any(hard):
-        mem_ratio = np.round(np.where(file_d > 0, seg_c / np.maximum(file_d, 1.0), 0.5), 2)
+        # The size ratio only orders evicted segments against files: irrelevant without any.
+        mem_ratio = np.where(
+            evicted > 0, np.round(np.where(file_d > 0, seg_c / np.maximum(file_d, 1.0), 0.5), 2), 0
+        )
         keys = np.stack(
             [files_i[hard], f[hard], ev_i[hard], np.rint(mem_ratio[hard] * 100).astype(np.int64)],
             axis=1,
@@ -174,7 +188,7 @@ def reduce_task(
         uniq, inv = np.unique(keys, axis=0, return_inverse=True)
         plans = []
         for d_, f_, e_, r_ in uniq:
-            shuffle_only = reduce_disk_plan(int(d_), int(f_), 0, r_ / 100.0)
+            shuffle_only = reduce_disk_plan(int(d_), int(f_), 0, 0.0)
             # evicted segments stay in memory iff F or more files are on disk (finalMerge)
             e_kept = int(e_) if shuffle_only.final_files >= f_ else 0
             p = reduce_disk_plan(int(d_), int(f_), e_kept, r_ / 100.0)
@@ -271,7 +285,12 @@ def reduce_task(
         + interm_wu * comp_ns
     )
     reduce_io = final_disk_bytes * c.local_read
-    reduce_cpu = in_records * (c.reduce_cpu + c.merge_cpu) + final_disk_bytes * uncomp_ns
+    # The final merge streams into reduce(): its CPU is charged here unless the profile's
+    # reduce cost factor was calibrated on the merge-and-reduce loop (Starfish, reference §4.3).
+    if c.reduce_includes_final_merge:
+        reduce_cpu = in_records * c.reduce_cpu
+    else:
+        reduce_cpu = in_records * (c.reduce_cpu + c.merge_cpu) + final_disk_bytes * uncomp_ns
     write_io = hdfs_written * c.hdfs_write
     write_cpu = out_bytes * out_comp
 

@@ -66,7 +66,7 @@ def make_estimator(algorithm: str, seed: int) -> RegressorMixin:
             transformer=StandardScaler(),
         )
     if algorithm == "random_forest":
-        return RandomForestRegressor(n_estimators=100, random_state=seed, n_jobs=1)
+        return RandomForestRegressor(n_estimators=50, random_state=seed, n_jobs=1)
     if algorithm == "decision_tree":
         return DecisionTreeRegressor(random_state=seed, min_samples_leaf=2)
     raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")

@@ -60,6 +60,13 @@ DRIVER_UNITS: dict[str, str] = {
 }
 
 
+_X_LOG_X: dict[str, str] = {
+    "M_d_log_M_d": "M_d",
+    "S_d_log_S_d": "S_d",
+    "M_sel_log_M_sel": "M_sel",
+}
+
+
 def _x_log_x(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     safe = np.where(x > 0, x, 1.0)
@@ -108,12 +115,8 @@ def compute_drivers(base: Mapping[str, object], names: tuple[str, ...] | list[st
             out = _override(base, "S_d", np.where(r_t > 0, per_reducer, 0.0))
         elif name == "R_d":
             out = _override(base, "R_d", get("S_d") * get("R_sel") / 100.0)
-        elif name.endswith("_log_" + name.split("_log_")[0]) and name.split("_log_")[0] in (
-            "M_d",
-            "S_d",
-            "M_sel",
-        ):
-            out = _x_log_x(get(name.split("_log_")[0]))
+        elif name in _X_LOG_X:
+            out = _x_log_x(get(_X_LOG_X[name]))
         elif name in base:
             out = np.asarray(base[name], dtype=float)
         else:

@@ -20,6 +20,17 @@ from costmodel.regression._model import PhaseModel, RegressionModel
 from costmodel.regression._phases import DEFAULT_FORMS
 
 
+def _finite_or_none(obj: object) -> object:
+    """Replace NaN and infinities (not valid JSON) by ``None``, recursively."""
+    if isinstance(obj, float):
+        return obj if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite_or_none(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite_or_none(v) for v in obj]
+    return obj
+
+
 @dataclass(frozen=True)
 class PhaseReport:
     """Everything fitted for one phase.
@@ -48,11 +59,13 @@ class PhaseReport:
             phase=self.phase,
             intercept=self.fit.intercept.coef,
             coefficients=self.fit.coefficients,
-            p_values={t.name: t.p_value for t in self.fit.terms},
-            metrics=metrics,
+            p_values={t.name: t.p_value for t in self.fit.terms if np.isfinite(t.p_value)},
+            metrics={k: v for k, v in metrics.items() if np.isfinite(v)},
         )
 
     def as_dict(self) -> dict:
+        """Plain JSON-ready values; an undefined statistic (NaN) becomes ``None``."""
+
         def term(t) -> dict:  # type: ignore[no-untyped-def]
             return {
                 "name": t.name,
@@ -62,18 +75,20 @@ class PhaseReport:
                 "ci95": [t.ci_low, t.ci_high],
             }
 
-        return {
-            "phase": self.phase,
-            "candidates": list(self.candidates),
-            "n_obs": self.fit.n_obs,
-            "intercept": term(self.fit.intercept),
-            "terms": [term(t) for t in self.fit.terms],
-            "dropped": [{"name": d.name, "p_value": d.p_value} for d in self.fit.dropped],
-            "r2": self.fit.r2,
-            "adj_r2": self.fit.adj_r2,
-            "rmse_ms": self.fit.rmse,
-            "cv": {name: score.as_dict() for name, score in self.cv.items()},
-        }
+        return _finite_or_none(
+            {
+                "phase": self.phase,
+                "candidates": list(self.candidates),
+                "n_obs": self.fit.n_obs,
+                "intercept": term(self.fit.intercept),
+                "terms": [term(t) for t in self.fit.terms],
+                "dropped": [{"name": d.name, "p_value": d.p_value} for d in self.fit.dropped],
+                "r2": self.fit.r2,
+                "adj_r2": self.fit.adj_r2,
+                "rmse_ms": self.fit.rmse,
+                "cv": {name: score.as_dict() for name, score in self.cv.items()},
+            }
+        )
 
 
 @dataclass(frozen=True)

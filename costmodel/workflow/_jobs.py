@@ -13,8 +13,9 @@ ones) into those two durations, in four ways:
 ``model``
     The job model's own split (:func:`costmodel.job.predict_job`): ``T^M`` its map stage,
     ``T^R`` the rest of the job (reduce waves after the part of the first wave's shuffle that
-    overlaps the maps), so the basic model adds up exactly the predicted job times. Jobs that
-    do not come from the cost model fall back to ``waves``.
+    overlaps the maps), so the basic model adds up exactly the predicted job times. It runs on
+    the cost model's cluster (its own slot/container count), not on a workflow capacity given
+    separately. Jobs that do not come from the cost model fall back to ``waves``.
 
 With one task time per job (the analytical model predicts the same time for every task) the
 longest task equals the mean unless a measured spread (``max / mean``) is supplied.

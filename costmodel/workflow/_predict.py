@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from costmodel.batch import ConfigBatch
+from costmodel.job import predict_job
 from costmodel.workflow._jobs import JobTasks, stage_durations_batch
 
 if TYPE_CHECKING:
-    from costmodel.batch import ConfigBatch
     from costmodel.cluster import ClusterSpec
     from costmodel.config import HadoopConfig
     from costmodel.profile import JobProfile
@@ -111,9 +112,6 @@ def predict_tasks(
     Task times include the cluster's per-task start-up and scheduling delay, as the job model's
     waves do (``ClusterSpec.task_startup_ms + heartbeat_ms``).
     """
-    from costmodel.batch import ConfigBatch
-    from costmodel.job import predict_job
-
     batch = configs if isinstance(configs, ConfigBatch) else ConfigBatch.from_configs(configs)
     res = predict_job(profile, batch, cluster)
     n = len(batch)

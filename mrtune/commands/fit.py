@@ -11,26 +11,41 @@ named preset (``ceesay2019``: the paper's eqs. 19-24) for the inputs of the pape
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import numpy as np
 import typer
+from pydantic import ValidationError
 from rich.table import Table
 
 from costmodel.regression import (
     ALGORITHMS,
+    DERIVED_DRIVERS,
+    PHASES,
     PRESETS,
+    ErrorStats,
     FitReport,
     JobInputs,
+    PhaseObservations,
     PhaseReport,
+    PredictionErrors,
     RegressionDataError,
     RegressionModel,
     fit_phases,
+    held_out_regression_predictions,
+    prediction_errors,
 )
 from mrtune.console import OutputFormat, cli_errors, console, emit_json
 from mrtune.errors import InputError
-from profiler.phase_data import load_phase_data, rows_to_csv
+from profiler.phase_data import (
+    job_inputs_from_run_record,
+    load_phase_data,
+    measured_runs_from_records,
+    parse_run_records,
+    rows_to_csv,
+)
 
 _ALGORITHM_LABELS = {
     "linear": "Linear regression",
@@ -121,10 +136,68 @@ def _residual_plot(r: PhaseReport, path: Path) -> None:
     fig.savefig(path, dpi=100)
 
 
+def _held_out_errors(
+    paths: list[Path], observations: PhaseObservations, folds: int, seed: int, alpha: float
+) -> PredictionErrors:
+    """Grouped K-fold held-out errors of the regression predictor on harness run records."""
+    records = []
+    for path in paths:
+        if path.suffix.lower() not in (".jsonl", ".json"):
+            raise InputError(
+                "--held-out needs harness run records (.jsonl/.json)",
+                path=str(path),
+                allowed="JSONL files written by the real-Hadoop harness",
+            )
+        records += [
+            r for r in parse_run_records(path.read_text(encoding="utf-8"), str(path)) if r.success
+        ]
+    inputs = {r.run_id: job_inputs_from_run_record(r) for r in records}
+    try:
+        predicted = held_out_regression_predictions(
+            observations, inputs, folds=folds, seed=seed, alpha=alpha
+        )
+    except RegressionDataError as exc:
+        sources = ", ".join(str(p) for p in paths)
+        raise InputError(str(exc), path=sources, field=exc.field, value=exc.value) from None
+    return prediction_errors(measured_runs_from_records(records), predicted)
+
+
+def _errors_dict(errors: PredictionErrors | None) -> dict | None:
+    if errors is None:
+        return None
+
+    def clean(stats: ErrorStats) -> dict:
+        return {k: (v if np.isfinite(v) else None) for k, v in asdict(stats).items()}
+
+    return {
+        "phases": {p: clean(s) for p, s in errors.phases.items()},
+        "job": clean(errors.job) if errors.job else None,
+    }
+
+
+def _held_out_table(errors: PredictionErrors, folds: int) -> Table:
+    table = Table(title=f"Held-out runs ({folds}-fold by run): regression predictor errors")
+    for col in ("Phase", "runs", "RMSE ms", "MAE ms", "MAPE %", "bias ms"):
+        table.add_column(col, justify="left" if col == "Phase" else "right")
+    items = list(errors.phases.items()) + ([("job", errors.job)] if errors.job else [])
+    for name, s in items:
+        table.add_row(
+            name, str(s.n), _fmt(s.rmse_ms), _fmt(s.mae_ms), f"{s.mape_pct:.1f}", _fmt(s.bias_ms)
+        )
+    return table
+
+
 def _load_model(spec: str) -> RegressionModel:
     path = Path(spec)
     if path.is_file():
-        return RegressionModel.from_json(path.read_text(encoding="utf-8"))
+        try:
+            return RegressionModel.from_json(path.read_text(encoding="utf-8"))
+        except ValidationError as exc:
+            from mrtune.cli import format_validation_error
+
+            raise InputError(
+                f"not a regression model: {format_validation_error(exc)}", path=spec
+            ) from None
     if spec in PRESETS:
         return PRESETS[spec]
     raise InputError(
@@ -133,6 +206,23 @@ def _load_model(spec: str) -> RegressionModel:
         value=spec,
         allowed=f"a JSON file written by `mrtune fit -o`, or one of: {', '.join(PRESETS)}",
     )
+
+
+def parse_forms(specs: list[str]) -> dict[str, tuple[str, ...]]:
+    """``phase=driver+driver`` options as model forms (an empty right side: intercept only)."""
+    forms: dict[str, tuple[str, ...]] = {}
+    for spec in specs:
+        phase, sep, drivers = spec.partition("=")
+        phase = phase.strip()
+        if not sep or phase not in PHASES:
+            raise InputError(
+                "expected PHASE=DRIVER+DRIVER",
+                field="--form",
+                value=spec,
+                allowed=", ".join(PHASES),
+            )
+        forms[phase] = tuple(d.strip() for d in drivers.split("+") if d.strip())
+    return forms
 
 
 def parse_inputs(spec: str) -> dict[str, object]:
@@ -189,14 +279,40 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--export-csv", help="Also write the phase rows as long-format CSV."),
         ] = None,
+        form: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--form",
+                help=(
+                    "Candidate drivers of a phase, e.g. --form merge=M_d+M_d_log_M_d (repeatable;"
+                    f" drivers: {', '.join(DERIVED_DRIVERS)} or any numeric data column)."
+                ),
+            ),
+        ] = None,
+        held_out: Annotated[
+            int | None,
+            typer.Option(
+                "--held-out",
+                min=2,
+                help=(
+                    "With run records: predict every run from models fitted on the other runs "
+                    "(grouped K-fold) and report per-phase and per-job errors."
+                ),
+            ),
+        ] = None,
         fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
     ) -> None:
         """Fit per-phase regression models to measured phase times (Ceesay et al., sec. V)."""
         rows, observations = load_phase_data(data)
         sources = ", ".join(str(p) for p in data)
+        files: dict[str, str] = {}
+        if export_csv is not None:  # before fitting, so the rows are kept even if a fit fails
+            export_csv.write_text(rows_to_csv(rows), encoding="utf-8")
+            files["csv"] = str(export_csv)
         try:
             result = fit_phases(
                 observations,
+                parse_forms(form or []),
                 alpha=alpha,
                 folds=folds,
                 seed=seed,
@@ -205,13 +321,14 @@ def register(app: typer.Typer) -> None:
         except RegressionDataError as exc:
             raise InputError(str(exc), path=sources, field=exc.field, value=exc.value) from None
         model = result.to_model(name, description=f"fitted on {sources}")
-        files: dict[str, str] = {}
+        held_out_errors = (
+            _held_out_errors(data, observations, held_out, seed, alpha)
+            if held_out is not None
+            else None
+        )
         if output is not None:
             output.write_text(model.to_json() + "\n", encoding="utf-8")
             files["model"] = str(output)
-        if export_csv is not None:
-            export_csv.write_text(rows_to_csv(rows), encoding="utf-8")
-            files["csv"] = str(export_csv)
         if report is not None:
             report.mkdir(parents=True, exist_ok=True)
             for phase, r in result.phases.items():
@@ -227,6 +344,7 @@ def register(app: typer.Typer) -> None:
                     "rows": len(rows),
                     "report": result.as_dict(),
                     "model": model.model_dump(),
+                    "held_out": _errors_dict(held_out_errors),
                     "files": files,
                 }
             )
@@ -236,6 +354,8 @@ def register(app: typer.Typer) -> None:
         console.print(_metrics_table(result))
         if compare:
             console.print(_comparison_table(result))
+        if held_out_errors is not None:
+            console.print(_held_out_table(held_out_errors, held_out))
         for kind, path in files.items():
             console.print(f"wrote {kind}: {path}")
 

@@ -1,0 +1,277 @@
+"""The search-strategy contract (:class:`BaseStrategy`) and its result (:class:`SearchResult`).
+
+Style: optuna's ``samplers/_base.py``: one abstract base whose docstring states the contract,
+one private module per algorithm, and shared helpers here so that no strategy re-implements the
+bookkeeping (timing, evaluation counting, the final repair-and-check of the answer).
+"""
+
+from __future__ import annotations
+
+import abc
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from optimizer.objective import Objective
+    from search_spaces import SearchSpace
+
+Values = dict[str, np.ndarray]
+Row = dict[str, float]
+
+
+@dataclass
+class SearchResult:
+    """What a strategy found.
+
+    Attributes:
+        best_values: the best configuration as *encoded* knob values (codec knobs as integer
+            codes, bools as 0/1), repaired and feasible (``space.feasible`` holds).
+        best_cost: the objective's cost of ``best_values`` (job ms, or container GB-s for
+            ``ObjectiveKind.resources``), evaluated once more on exactly those values.
+        n_evaluations: configurations the cost model evaluated for this search (all phases,
+            including screening and the final check).
+        wall_time_s: wall-clock time of :meth:`BaseStrategy.optimize`.
+        history: best cost so far after each trial (Optuna, RRS, SciPy) or each evaluated
+            block (exhaustive); non-increasing.
+        pareto: for multi-objective strategies, the non-dominated configurations as
+            ``(values, job_ms, container_gb_s)``, sorted by job time; ``None`` otherwise.
+        strategy: the registry name of the strategy that produced the result.
+        notes: how the result was obtained (phases, budgets, exactness), for reports.
+    """
+
+    best_values: dict[str, float]
+    best_cost: float
+    n_evaluations: int
+    wall_time_s: float
+    history: list[float] = field(default_factory=list)
+    pareto: list[tuple[dict[str, float], float, float]] | None = None
+    strategy: str = ""
+    notes: str = ""
+
+
+@dataclass
+class SearchOutcome:
+    """What :meth:`BaseStrategy._search` hands back to the template method."""
+
+    best_values: Mapping[str, float]
+    history: list[float] = field(default_factory=list)
+    pareto: list[tuple[dict[str, float], float, float]] | None = None
+    notes: str = ""
+
+
+class BaseStrategy(abc.ABC):
+    """Base class of every search strategy.
+
+    Contract:
+
+    * :meth:`optimize` is the only public entry point. It is a template method: it validates
+      the arguments, starts the clock, calls the strategy's :meth:`_search`, then **repairs**
+      the returned values with :meth:`SearchSpace.repair`, checks them with
+      :meth:`SearchSpace.feasible` (a strategy that returns an infeasible configuration is a
+      bug and raises ``AssertionError``), evaluates the final configuration once more so that
+      ``best_cost`` is exactly the model's cost of ``best_values``, and fills in
+      ``n_evaluations`` (from :attr:`Objective.evaluations`) and ``wall_time_s``.
+    * :meth:`_search` must evaluate configurations only through the given
+      :class:`~optimizer.objective.Objective` (vectorised: pass many configurations per call;
+      the cost model is built for arrays) and only propose values that are repaired before
+      they are evaluated, so every configuration it scores is one Hadoop would accept.
+    * Values are dicts ``{knob name: ndarray}`` of encoded numbers (see
+      :meth:`SearchSpace.from_unit`); a single configuration is ``{knob name: float}``.
+    * Randomness comes only from ``seed``: each call builds its own generators from it, so the
+      same ``(space, objective kind, n_trials, seed)`` gives the same result, and two
+      strategies (or two copies of one) never share random state. ``seed=None`` is
+      non-deterministic.
+    * ``storage``/``study_name``/``resume`` are honoured by strategies whose
+      :attr:`uses_storage` is true (the Optuna ones: RDB storage, any SQLAlchemy URL or a
+      SQLite file path). Other strategies ignore ``storage`` (and say so in ``notes``) and
+      refuse ``resume=True`` with ``ValueError``.
+    * Thread safety: a strategy instance holds only its settings, so one instance may be used
+      from several threads or processes at once; the objective must not be shared.
+    """
+
+    #: Registry name (``get_strategy(name)``).
+    name: ClassVar[str] = ""
+    #: Whether the strategy persists its trials in Optuna storage and can resume.
+    uses_storage: ClassVar[bool] = False
+    #: Whether the strategy searches job time and GB-seconds together (fills ``pareto``).
+    multi_objective: ClassVar[bool] = False
+
+    def optimize(
+        self,
+        space: SearchSpace,
+        objective: Objective,
+        *,
+        n_trials: int,
+        seed: int | None,
+        storage: str | None = None,
+        study_name: str | None = None,
+        resume: bool = False,
+    ) -> SearchResult:
+        """Search ``space`` for the configuration of lowest ``objective`` cost.
+
+        Args:
+            space: the knobs to tune and the job they apply to.
+            objective: the vectorised cost (its ``kind`` says time or resources).
+            n_trials: the strategy's budget, in its own unit (trials for Optuna and RRS,
+                function evaluations for SciPy; the exhaustive strategy ignores it).
+            seed: seed of every random choice; ``None`` for a fresh one.
+            storage: Optuna storage URL or SQLite file path (Optuna strategies only).
+            study_name: name of the stored study; a default is derived from the job.
+            resume: continue the stored study ``study_name`` up to ``n_trials`` trials.
+
+        Returns:
+            The :class:`SearchResult`; its ``best_values`` satisfy every constraint.
+
+        Raises:
+            ValueError: ``n_trials < 1``, a space without knobs, or ``resume`` with a strategy
+                that does not store its trials.
+        """
+        if n_trials < 1:
+            raise ValueError(f"n_trials must be >= 1, got {n_trials=}")
+        if not space.knobs:
+            raise ValueError("the search space has no knobs to tune")
+        if resume and not self.uses_storage:
+            raise ValueError(
+                f"strategy {self.name!r} does not store its trials, so it cannot resume; "
+                "use an Optuna strategy (tpe, cmaes, nsga2, grid) with a storage"
+            )
+        start = time.perf_counter()
+        before = objective.evaluations
+        outcome = self._search(
+            space,
+            objective,
+            n_trials=n_trials,
+            seed=seed,
+            storage=storage,
+            study_name=study_name,
+            resume=resume,
+        )
+        best = finalize_row(space, outcome.best_values)
+        cost = float(objective(as_values([best]))[0])
+        notes = outcome.notes
+        if storage is not None and not self.uses_storage:
+            notes = (notes + "; " if notes else "") + "storage not used by this strategy"
+        history = list(np.minimum.accumulate(np.asarray(outcome.history, dtype=np.float64)))
+        return SearchResult(
+            best_values=best,
+            best_cost=cost,
+            n_evaluations=objective.evaluations - before,
+            wall_time_s=time.perf_counter() - start,
+            history=[float(h) for h in history],
+            pareto=outcome.pareto,
+            strategy=self.name,
+            notes=notes,
+        )
+
+    @abc.abstractmethod
+    def _search(
+        self,
+        space: SearchSpace,
+        objective: Objective,
+        *,
+        n_trials: int,
+        seed: int | None,
+        storage: str | None,
+        study_name: str | None,
+        resume: bool,
+    ) -> SearchOutcome:
+        """Run the search; return the best values found (repair happens afterwards)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in sorted(vars(self).items()))
+        return f"{type(self).__name__}({params})"
+
+
+# ---------------------------------------------------------------------- shared helpers
+def as_values(rows: Sequence[Mapping[str, float]]) -> Values:
+    """A list of single configurations → one dict of arrays (keys of the first row)."""
+    names = list(rows[0])
+    return {n: np.array([float(r[n]) for r in rows], dtype=np.float64) for n in names}
+
+
+def row_of(values: Mapping[str, np.ndarray], i: int) -> Row:
+    """Configuration ``i`` of a dict of arrays, as ``{name: float}``."""
+    return {n: float(np.asarray(v)[i]) for n, v in values.items()}
+
+
+def take(values: Mapping[str, np.ndarray], index: np.ndarray | slice) -> Values:
+    """The configurations at ``index``."""
+    return {n: np.asarray(v)[index] for n, v in values.items()}
+
+
+def concat(parts: Sequence[Mapping[str, np.ndarray]]) -> Values:
+    """Stack several dicts of arrays with the same keys."""
+    return {n: np.concatenate([np.asarray(p[n]) for p in parts]) for n in parts[0]}
+
+
+def finalize_row(space: SearchSpace, row: Mapping[str, float]) -> Row:
+    """Complete ``row`` with current values, repair it, and insist that it is feasible."""
+    cur = space.current_values()
+    full = {k.name: float(row.get(k.name, k.encode(cur[k.name]))) for k in space.knobs}
+    repaired = space.repair(as_values([full]))
+    if not bool(space.feasible(repaired)[0]):
+        raise AssertionError(f"strategy returned an infeasible configuration: {full}")
+    return row_of(repaired, 0)
+
+
+def current_row(space: SearchSpace) -> Row:
+    """The base configuration's encoded value of every knob (repaired)."""
+    cur = space.current_values()
+    row = {k.name: k.encode(cur[k.name]) for k in space.knobs}
+    return row_of(space.repair(as_values([row])), 0)
+
+
+def pareto_mask(f1: np.ndarray, f2: np.ndarray) -> np.ndarray:
+    """Mask of the points not dominated in (f1, f2), both minimised; duplicates keep one."""
+    f1 = np.asarray(f1, dtype=np.float64)
+    f2 = np.asarray(f2, dtype=np.float64)
+    order = np.lexsort((f2, f1))
+    keep = np.zeros(len(f1), dtype=bool)
+    best_f2 = np.inf
+    for i in order:
+        if f2[i] < best_f2:
+            keep[i] = True
+            best_f2 = f2[i]
+    return keep
+
+
+def grid_of(space: SearchSpace) -> dict[str, np.ndarray]:
+    """Each knob's encoded grid (:meth:`Knob.grid_values`), without values no setting allows.
+
+    ``io.sort.mb`` values above its cap (a share of the map heap, see
+    :mod:`search_spaces.constraints`) are dropped when the map container is not searched: the
+    repair would map them all onto the cap, which is not a grid value. Other infeasible
+    combinations (e.g. a single-shuffle limit above the merge percent) depend on two knobs and
+    are filtered per configuration.
+    """
+    grids: dict[str, np.ndarray] = {}
+    cur = current_row(space)
+    for k in space.knobs:
+        g = np.unique(k.grid_values().astype(np.float64))
+        if k.name == "mapreduce.task.io.sort.mb" and "mapreduce.map.memory.mb" not in space.names:
+            probe = {n: np.full(len(g), cur[n]) for n in space.names}
+            probe[k.name] = g
+            ok = space.feasible(probe)
+            g = g[ok] if ok.any() else np.array([cur[k.name]])
+        grids[k.name] = g
+    return grids
+
+
+def snap_to_grid(space: SearchSpace, values: Mapping[str, float]) -> Row:
+    """The nearest value of each knob's grid (in log distance for log-scale knobs)."""
+    grids = grid_of(space)
+    out: Row = {}
+    for k in space.knobs:
+        g = grids[k.name]
+        x = float(values[k.name])
+        if k.log and g.min() > 0 and x > 0:
+            d = np.abs(np.log(g) - np.log(x))
+        else:
+            d = np.abs(g - x)
+        out[k.name] = float(g[int(np.argmin(d))])
+    return out

@@ -1,0 +1,540 @@
+"""Optuna strategies: TPE (the default, warm-started), CMA-ES, NSGA-II and grid.
+
+All of them run an Optuna study with the ask-and-tell interface in batches: ``study.ask`` a
+batch of trials, evaluate the whole batch in one call of the vectorised cost model, then
+``study.tell`` each result. Studies live in Optuna's RDB storage when ``storage`` is given (a
+SQLAlchemy URL, or a file path taken as SQLite), so a search can be resumed by name
+(DESIGN decision 7).
+
+Each trial's parameters are the knobs' Hadoop property names (encoded numbers: codec codes,
+0/1 for the combiner switch), so a stored study reads like a configuration. Proposed values
+are repaired (:meth:`SearchSpace.repair`) before they are evaluated; the value told to Optuna is
+the cost of the repaired configuration, and the answer is the repaired configuration.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import optuna
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+from optuna.trial import TrialState
+
+from optimizer.objective import ObjectiveKind
+from optimizer.strategies._base import (
+    BaseStrategy,
+    SearchOutcome,
+    Values,
+    as_values,
+    current_row,
+    grid_of,
+    pareto_mask,
+    row_of,
+    snap_to_grid,
+    take,
+)
+from optimizer.strategies._grid_tools import (
+    block_descent,
+    distinct_best,
+    evaluate_feasible,
+    product_size,
+    random_grid_points,
+)
+from search_spaces.constraints import SORT_BUFFER_HEAP_SHARE
+
+if TYPE_CHECKING:
+    from optimizer.objective import Objective
+    from search_spaces import SearchSpace
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+SORT_MB = "mapreduce.task.io.sort.mb"
+
+
+def storage_url(storage: str) -> str:
+    """A SQLAlchemy URL as is; anything else is a SQLite file path."""
+    return storage if "://" in storage else f"sqlite:///{storage}"
+
+
+def knob_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
+    """One Optuna distribution per knob, over the knob's full range (not only its grid).
+
+    ``io.sort.mb`` is capped at its share of the map heap when the map container is fixed, so
+    that the sampler does not waste trials on values the repair would all move to the cap.
+    """
+    dists: dict[str, BaseDistribution] = {}
+    ctx = space.context()
+    for k in space.knobs:
+        if k.kind == "bool":
+            dists[k.name] = CategoricalDistribution((0, 1))
+        elif k.kind == "categorical":
+            dists[k.name] = CategoricalDistribution(tuple(int(k.encode(c)) for c in k.choices))
+        elif k.kind == "int":
+            high = int(k.high)  # type: ignore[arg-type]
+            if k.name == SORT_MB and "mapreduce.map.memory.mb" not in space.names:
+                high = max(int(k.low), min(high, int(SORT_BUFFER_HEAP_SHARE * ctx["map_heap_mb"])))  # type: ignore[arg-type]
+            dists[k.name] = IntDistribution(int(k.low), high, log=k.log)  # type: ignore[arg-type]
+        else:
+            lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]
+            dists[k.name] = FloatDistribution(lo, hi, log=k.log and lo > 0)
+    return dists
+
+
+def _param(dist: BaseDistribution, value: float) -> Any:
+    """An encoded value as the Python value Optuna's distribution holds."""
+    if isinstance(dist, CategoricalDistribution):
+        return min(dist.choices, key=lambda c: abs(float(c) - value))  # type: ignore[arg-type]
+    if isinstance(dist, IntDistribution):
+        return int(min(max(round(value), dist.low), dist.high))
+    assert isinstance(dist, FloatDistribution)
+    return float(min(max(value, dist.low), dist.high))
+
+
+class OptunaStrategy(BaseStrategy):
+    """Shared study handling and the batched ask/evaluate/tell loop.
+
+    Subclasses give the sampler, the parameter distributions, and how trial parameters map to
+    knob values; optionally a warm start (trials to enqueue before sampling).
+    """
+
+    uses_storage: ClassVar[bool] = True
+
+    def __init__(self, *, batch_size: int = 16) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size=}")
+        self.batch_size = batch_size
+
+    # ------------------------------------------------------------------ hooks
+    def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
+        raise NotImplementedError
+
+    def distributions(self, space: SearchSpace) -> dict[str, BaseDistribution]:
+        return knob_distributions(space)
+
+    def params_to_values(self, space: SearchSpace, params: Sequence[Mapping[str, Any]]) -> Values:
+        return {n: np.array([float(p[n]) for p in params]) for n in space.names}
+
+    def warm_start(
+        self, space: SearchSpace, objective: Objective, seed: int | None
+    ) -> tuple[list[dict[str, float]], str]:
+        """Configurations to enqueue before sampling starts, and a note."""
+        return [], ""
+
+    # ------------------------------------------------------------------ study handling
+    def _directions(self) -> list[str]:
+        return ["minimize", "minimize"] if self.multi_objective else ["minimize"]
+
+    def open_study(
+        self,
+        space: SearchSpace,
+        objective: Objective,
+        sampler: optuna.samplers.BaseSampler,
+        storage: str | None,
+        study_name: str | None,
+        resume: bool,
+    ) -> optuna.Study:
+        """Create (or with ``resume`` load, creating it if absent) the study.
+
+        Without ``resume`` an existing study of the default name is not overwritten: the new
+        study gets the next free ``-2``, ``-3`` … suffix; ``resume`` continues the newest one.
+        A name the caller gave explicitly must be new unless ``resume`` is set.
+        """
+        default = f"mrtune-{space.profile.job_id}-{self.name}-{objective.kind}"
+        name = study_name or default
+        if storage is None:
+            if resume:
+                raise ValueError("resume=True needs a storage that holds the study")
+            return optuna.create_study(
+                study_name=name, directions=self._directions(), sampler=sampler
+            )
+        url = storage_url(storage)
+        existing = set(optuna.get_all_study_names(url)) if _db_exists(url) else set()
+        if not study_name:
+            taken = [n for n in existing if n == name or _is_suffixed(n, name)]
+            if taken:
+                newest = max(taken, key=lambda n: _suffix(n, name))
+                name = newest if resume else f"{name}-{_suffix(newest, name) + 1}"
+        elif name in existing and not resume:
+            raise ValueError(
+                f"study {name!r} already exists in {url}; pass resume=True to continue it "
+                "or choose another study name"
+            )
+        study = optuna.create_study(
+            study_name=name,
+            storage=url,
+            directions=self._directions(),
+            sampler=sampler,
+            load_if_exists=resume,
+        )
+        stored = study.user_attrs.get("knobs")
+        if stored is None:
+            study.set_user_attr("knobs", space.names)
+            study.set_user_attr("strategy", self.name)
+            study.set_user_attr("objective", str(objective.kind))
+        elif list(stored) != space.names:
+            raise ValueError(
+                f"study {name!r} was run over other knobs ({len(stored)} stored, "
+                f"{len(space.names)} now); resume it with the same search space"
+            )
+        return study
+
+    # ------------------------------------------------------------------ the loop
+    def _search(
+        self,
+        space: SearchSpace,
+        objective: Objective,
+        *,
+        n_trials: int,
+        seed: int | None,
+        storage: str | None,
+        study_name: str | None,
+        resume: bool,
+    ) -> SearchOutcome:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            probe = self.make_sampler(space, seed)
+            study = self.open_study(space, objective, probe, storage, study_name, resume)
+            done = _completed(study)
+            if done:
+                # A resumed study continues with a generator that differs from the first run's.
+                study.sampler = self.make_sampler(space, None if seed is None else seed + done)
+            notes = [f"study {study.study_name!r}" + (f" resumed at {done} trials" if done else "")]
+            dists = self.distributions(space)
+            if not done and not study.trials:
+                warm, note = self.warm_start(space, objective, seed)
+                for row in warm[:n_trials]:
+                    study.enqueue_trial({n: _param(dists[n], row[n]) for n in dists})
+                if note:
+                    notes.append(note)
+            remaining = max(n_trials - done, 0)
+            batch = self.batch(space)
+            while remaining > 0:
+                k = min(batch, remaining)
+                trials = [study.ask(dists) for _ in range(k)]
+                values = space.repair(self.params_to_values(space, [t.params for t in trials]))
+                if self.multi_objective:
+                    t_ms, gb_s = objective.both(values)
+                    for t, a, b in zip(trials, t_ms, gb_s, strict=True):
+                        study.tell(t, [float(a), float(b)])
+                else:
+                    cost = objective(values)
+                    for t, c in zip(trials, cost, strict=True):
+                        study.tell(t, float(c))
+                remaining -= k
+            notes.append(f"{self.describe()}, {n_trials} trials in batches of {batch}")
+            return self._outcome(space, objective, study, "; ".join(notes))
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def batch(self, space: SearchSpace) -> int:
+        """Trials asked (and evaluated in one model call) per round."""
+        return self.batch_size
+
+    def _outcome(
+        self, space: SearchSpace, objective: Objective, study: optuna.Study, notes: str
+    ) -> SearchOutcome:
+        trials = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE]
+        values = space.repair(self.params_to_values(space, [t.params for t in trials]))
+        if self.multi_objective:
+            t_ms = np.array([t.values[0] for t in trials])
+            gb_s = np.array([t.values[1] for t in trials])
+            front = np.nonzero(pareto_mask(t_ms, gb_s))[0]
+            front = front[np.argsort(t_ms[front], kind="stable")]
+            pareto = [(row_of(values, int(i)), float(t_ms[i]), float(gb_s[i])) for i in front]
+            cost = gb_s if objective.kind == ObjectiveKind.resources else t_ms
+            i = int(np.argmin(cost))
+            return SearchOutcome(
+                best_values=row_of(values, i), history=list(cost), pareto=pareto, notes=notes
+            )
+        cost = np.array([t.value for t in trials])
+        i = int(np.argmin(cost))
+        return SearchOutcome(best_values=row_of(values, i), history=list(cost), notes=notes)
+
+
+def _db_exists(url: str) -> bool:
+    if url.startswith("sqlite:///"):
+        import os
+
+        path = url[len("sqlite:///") :]
+        return path == ":memory:" or os.path.exists(path)
+    return True
+
+
+def _is_suffixed(candidate: str, base: str) -> bool:
+    tail = candidate[len(base) :]
+    return candidate.startswith(base + "-") and tail[1:].isdigit()
+
+
+def _suffix(candidate: str, base: str) -> int:
+    return int(candidate[len(base) + 1 :]) if _is_suffixed(candidate, base) else 1
+
+
+def _completed(study: optuna.Study) -> int:
+    return sum(1 for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE)
+
+
+# ---------------------------------------------------------------------- TPE (default)
+class TPEStrategy(OptunaStrategy):
+    """Optuna's TPE, warm-started by a vectorised screening of the grid (the default).
+
+    What runs, in order:
+
+    1. **Screening** (``warm_start=True``): ``n_screen`` random points of the knobs' grids and
+       the current configuration go through the cost model in one vectorised call.
+    2. **Grid polish**: coordinate descent on the grid from the ``n_warm`` best distinct
+       screening points (every knob's whole grid, all starts per call) until no single-knob
+       change improves, then the pairs of knobs that the model couples most (sort buffer
+       with spill percent, split size with sort buffer, reducers with the shuffle buffer).
+    3. **TPE**: the polished points are enqueued (``study.enqueue_trial``) as the first trials;
+       multivariate TPE with the constant liar then samples the knobs' *full* ranges (not only
+       the grid) for the rest of the ``n_trials``, ``batch_size`` trials per model call.
+
+    With ``warm_start=False`` it is plain TPE (``"tpe-plain"`` in the registry).
+    """
+
+    name = "tpe"
+
+    def __init__(
+        self,
+        *,
+        warm_start: bool = True,
+        n_screen: int = 3_000,
+        n_warm: int = 6,
+        batch_size: int = 16,
+        n_startup_trials: int = 10,
+    ) -> None:
+        super().__init__(batch_size=batch_size)
+        self.warm = warm_start
+        self.n_screen = n_screen
+        self.n_warm = n_warm
+        self.n_startup_trials = n_startup_trials
+
+    def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
+        return optuna.samplers.TPESampler(
+            seed=seed,
+            multivariate=True,
+            constant_liar=True,
+            n_startup_trials=self.n_startup_trials,
+        )
+
+    def describe(self) -> str:
+        return "multivariate TPE" + (" warm-started by screening + grid polish" if self.warm else "")
+
+    def warm_start(
+        self, space: SearchSpace, objective: Objective, seed: int | None
+    ) -> tuple[list[dict[str, float]], str]:
+        if not self.warm:
+            return [], ""
+        rows, evaluated = screen_and_polish(
+            space, objective, n_screen=self.n_screen, n_keep=self.n_warm, seed=seed
+        )
+        return rows, f"warm start: {evaluated} screening/polish evaluations"
+
+
+class PlainTPEStrategy(TPEStrategy):
+    """Plain multivariate TPE (no screening warm start), for comparisons."""
+
+    name = "tpe-plain"
+
+    def __init__(self, *, batch_size: int = 16, n_startup_trials: int = 10) -> None:
+        super().__init__(
+            warm_start=False, batch_size=batch_size, n_startup_trials=n_startup_trials
+        )
+
+
+#: Pairs of knobs the model couples strongly (searched jointly by the grid polish).
+COUPLED_PAIRS = (
+    ("mapreduce.task.io.sort.mb", "mapreduce.map.sort.spill.percent"),
+    ("mapreduce.task.io.sort.mb", "mapreduce.input.fileinputformat.split.maxsize"),
+    ("mapreduce.input.fileinputformat.split.maxsize", "mapreduce.job.reduces"),
+    ("mapreduce.job.reduces", "mapreduce.reduce.shuffle.input.buffer.percent"),
+    ("mapreduce.reduce.shuffle.merge.percent", "mapreduce.reduce.shuffle.memory.limit.percent"),
+    ("mapreduce.reduce.shuffle.input.buffer.percent", "mapreduce.reduce.input.buffer.percent"),
+    ("mapreduce.job.combine.class", "mapreduce.map.combine.minspills"),
+    ("mapreduce.map.output.compress.codec", "mapreduce.job.reduces"),
+    ("mapreduce.task.io.sort.factor", "mapreduce.job.reduces"),
+)
+
+
+def fine_grids(space: SearchSpace, points: int) -> dict[str, np.ndarray]:
+    """Each knob's grid refined to ``points`` values over its whole range (log scale where
+    declared), plus its registry grid; categoricals and booleans keep all their values."""
+    dists = knob_distributions(space)
+    coarse = grid_of(space)
+    out: dict[str, np.ndarray] = {}
+    for k in space.knobs:
+        d = dists[k.name]
+        if isinstance(d, (IntDistribution, FloatDistribution)):
+            lo, hi = float(d.low), float(d.high)
+            if d.log and lo > 0:
+                g = np.exp(np.linspace(np.log(lo), np.log(hi), points))
+            else:
+                g = np.linspace(lo, hi, points)
+            if isinstance(d, IntDistribution):
+                g = np.round(g)
+            out[k.name] = np.unique(np.concatenate([g, coarse[k.name]]))
+        else:
+            out[k.name] = coarse[k.name]
+    return out
+
+
+def screen_and_polish(
+    space: SearchSpace,
+    objective: Objective,
+    *,
+    n_screen: int,
+    n_keep: int,
+    seed: int | None,
+    fine_points: int = 64,
+    pair_points: int = 16,
+) -> tuple[list[dict[str, float]], int]:
+    """Random grid screening, then coordinate descent from the best ``n_keep`` points.
+
+    The descent runs on the registry grids first (single knobs, then the coupled pairs), then
+    on finer grids over each knob's whole range (``fine_points`` values per knob, the coupled
+    pairs at ``pair_points`` × ``pair_points``), since the cost model often rewards values
+    between grid points (e.g. the sort buffer that just holds one spill).
+    """
+    before = objective.evaluations
+    rng = np.random.default_rng(seed)
+    grids = grid_of(space)
+    pts = random_grid_points(grids, n_screen, rng)
+    cur = snap_to_grid(space, current_row(space))
+    pts = {n: np.append(pts[n], cur[n]) for n in grids}
+    cost, _ = evaluate_feasible(space, objective, pts)
+    idx = distinct_best(pts, cost, n_keep)
+    best, best_cost = take(pts, idx), cost[idx]
+    fine = fine_grids(space, fine_points)
+    fine_pair = fine_grids(space, pair_points)
+    for g, gp in ((grids, grids), (fine, fine_pair)):
+        names = [n for n in space.names if len(g[n]) > 1]
+        pairs = [
+            list(p)
+            for p in COUPLED_PAIRS
+            if p[0] in names and p[1] in names and product_size({n: gp[n] for n in p}) <= 4096
+        ]
+        singles = [[n] for n in names]
+        best, best_cost = block_descent(space, objective, best, best_cost, g, singles)
+        for _ in range(4):
+            before_cost = best_cost.copy()
+            best, best_cost = block_descent(
+                space, objective, best, best_cost, gp, pairs, max_cycles=1
+            )
+            best, best_cost = block_descent(space, objective, best, best_cost, g, singles)
+            if np.all(best_cost >= before_cost * (1.0 - 1e-12)):
+                break
+    order = np.argsort(best_cost, kind="stable")
+    rows = [row_of(best, int(i)) for i in order]
+    return rows, objective.evaluations - before
+
+
+# ---------------------------------------------------------------------- CMA-ES
+class CmaEsStrategy(OptunaStrategy):
+    """Optuna's CMA-ES on the unit cube of the knobs (:meth:`SearchSpace.from_unit`).
+
+    CMA-ES needs continuous parameters, so every knob is a ``[0, 1]`` coordinate (log scale
+    where the knob has one, categoricals by equal bins): the one encoder every numeric
+    strategy shares. It starts from the current configuration with ``sigma0``; one batch is
+    one CMA-ES generation (``popsize`` candidates).
+    """
+
+    name = "cmaes"
+
+    def __init__(self, *, sigma0: float = 0.25, popsize: int | None = None) -> None:
+        super().__init__(batch_size=popsize or 16)
+        self.sigma0 = sigma0
+        self.popsize = popsize
+
+    def _popsize(self, space: SearchSpace) -> int:
+        return self.popsize or 4 + int(3 * math.log(len(space.knobs)))
+
+    def batch(self, space: SearchSpace) -> int:
+        return self._popsize(space)
+
+    def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
+        x0 = dict(zip(space.names, space.to_unit(as_values([current_row(space)]))[0], strict=True))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return optuna.samplers.CmaEsSampler(
+                x0={n: float(v) for n, v in x0.items()},
+                sigma0=self.sigma0,
+                seed=seed,
+                popsize=self._popsize(space),
+                n_startup_trials=0,
+                warn_independent_sampling=False,
+            )
+
+    def distributions(self, space: SearchSpace) -> dict[str, BaseDistribution]:
+        return {n: FloatDistribution(0.0, 1.0) for n in space.names}
+
+    def params_to_values(self, space: SearchSpace, params: Sequence[Mapping[str, Any]]) -> Values:
+        u = np.array([[float(p[n]) for n in space.names] for p in params])
+        return space.from_unit(u)
+
+    def describe(self) -> str:
+        return f"CMA-ES on the unit cube (sigma0={self.sigma0})"
+
+
+# ---------------------------------------------------------------------- NSGA-II
+class NSGAIIStrategy(OptunaStrategy):
+    """Optuna's NSGA-II over job time and container GB-seconds (both minimised).
+
+    ``pareto`` holds the non-dominated configurations of all trials; ``best_values`` is the
+    front's point that is best for the objective's ``kind`` (GB-seconds for ``resources``,
+    job time otherwise). One batch is one generation (``population_size`` trials).
+    """
+
+    name = "nsga2"
+    multi_objective = True
+
+    def __init__(self, *, population_size: int = 50) -> None:
+        super().__init__(batch_size=population_size)
+        self.population_size = population_size
+
+    def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
+        return optuna.samplers.NSGAIISampler(population_size=self.population_size, seed=seed)
+
+    def describe(self) -> str:
+        return f"NSGA-II (population {self.population_size}) on job time and GB-seconds"
+
+
+# ---------------------------------------------------------------------- grid
+class GridStrategy(OptunaStrategy):
+    """Optuna over the knobs' grids (the exhaustive strategy's grid), in random order.
+
+    Small grids (≤ ``max_grid`` points) use :class:`optuna.samplers.GridSampler`; larger ones
+    :class:`optuna.samplers.BruteForceSampler`, which visits the same grid lazily without
+    repeats (``GridSampler`` materialises every combination, ~10^12 for the full registry).
+    Combinations the constraints forbid are repaired before evaluation.
+    """
+
+    name = "grid"
+
+    def __init__(self, *, max_grid: int = 200_000, batch_size: int = 32) -> None:
+        super().__init__(batch_size=batch_size)
+        self.max_grid = max_grid
+
+    def _grids(self, space: SearchSpace) -> dict[str, list[float]]:
+        return {n: [float(x) for x in g] for n, g in grid_of(space).items()}
+
+    def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
+        grids = self._grids(space)
+        if product_size({n: np.asarray(g) for n, g in grids.items()}) <= self.max_grid:
+            return optuna.samplers.GridSampler(grids, seed=seed)
+        return optuna.samplers.BruteForceSampler(seed=seed)
+
+    def distributions(self, space: SearchSpace) -> dict[str, BaseDistribution]:
+        return {n: CategoricalDistribution(tuple(g)) for n, g in self._grids(space).items()}
+
+    def describe(self) -> str:
+        return "grid (GridSampler, or BruteForceSampler on large grids)"

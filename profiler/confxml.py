@@ -1,0 +1,137 @@
+"""Read a Hadoop configuration XML file (``*_conf.xml``, ``job.xml``, ``mapred-site.xml``).
+
+Hadoop writes two styles of per-property provenance, both accepted:
+
+* Hadoop 2.x+ ``Configuration.writeXml``: ``<property><name/><value/><source>mapred-default.xml
+  </source><source>job.xml</source></property>``;
+* Hadoop 0.23/early 2.x: ``<property><!--Loaded from job.xml--><name/><value/></property>``.
+
+``${var}`` references are expanded from the same file and Java system-property-like names are
+left as they are, as ``Configuration.substituteVars`` does (at most 20 rounds).
+
+User XML is parsed with :mod:`defusedxml` with DTDs forbidden: entity-expansion bombs, external
+entities and external DTDs are refused with an :class:`~mrtune.errors.InputError` (DESIGN
+decision 9). Hadoop's own files never carry a DTD.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import defusedxml
+import defusedxml.ElementTree as DET
+
+from mrtune.errors import InputError
+
+_VAR = re.compile(r"\$\{([^}$\s]+)\}")
+_LOADED_FROM = re.compile(r"^\s*Loaded from\s+(.+?)\s*$")
+MAX_SUBST = 20
+
+
+@dataclass
+class ConfFile:
+    """The properties of one configuration file and where each came from."""
+
+    path: str
+    properties: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, list[str]] = field(default_factory=dict)
+    final: set[str] = field(default_factory=set)
+
+
+def _text(el: ET.Element | None) -> str:
+    return "".join(el.itertext()).strip() if el is not None else ""
+
+
+def substitute(props: dict[str, str]) -> dict[str, str]:
+    """Expand ``${name}`` from ``props`` (Hadoop ``Configuration.substituteVars``)."""
+    out = dict(props)
+    for key, value in out.items():
+        v = value
+        for _ in range(MAX_SUBST):
+            m = _VAR.search(v)
+            if not m:
+                break
+            name = m.group(1)
+            if name not in props or name == key:
+                # unknown (e.g. a Java system property): leave this and later refs as they are
+                break
+            v = v[: m.start()] + props[name] + v[m.end() :]
+        out[key] = v
+    return out
+
+
+def parse_conf_text(text: str | bytes, path: str = "<conf>") -> ConfFile:
+    """Parse configuration XML (see the module doc); ``path`` names it in errors."""
+    parser = DET.DefusedXMLParser(target=ET.TreeBuilder(insert_comments=True), forbid_dtd=True)
+    try:
+        parser.feed(text)
+        root = parser.close()
+    except (defusedxml.DTDForbidden, defusedxml.EntitiesForbidden) as exc:
+        raise InputError(
+            f"refused: the XML declares a DTD or entities ({type(exc).__name__}); Hadoop "
+            "configuration files never do, and such XML can expand without bound or read local files",
+            path=path,
+        ) from None
+    except defusedxml.ExternalReferenceForbidden:
+        raise InputError("refused: the XML references an external entity", path=path) from None
+    except ET.ParseError as exc:
+        line, col = getattr(exc, "position", (None, None))
+        where = f" at line {line}, column {col}" if line else ""
+        raise InputError(f"malformed XML{where}", path=path) from None
+    if root.tag != "configuration":
+        raise InputError(
+            f"not a Hadoop configuration file: the root element is <{root.tag}>",
+            path=path,
+            allowed="<configuration>",
+        )
+    conf = ConfFile(path=path)
+    for prop in root.iter("property"):
+        name = _text(prop.find("name"))
+        if not name:
+            continue
+        value_el = prop.find("value")
+        conf.properties[name] = _text(value_el) if value_el is not None else ""
+        srcs = [_text(s) for s in prop.findall("source") if _text(s)]
+        for child in prop:
+            if child.tag is ET.Comment:
+                m = _LOADED_FROM.match(child.text or "")
+                if m:
+                    srcs.append(m.group(1))
+        if srcs:
+            conf.sources[name] = srcs
+        if _text(prop.find("final")).lower() == "true":
+            conf.final.add(name)
+    conf.properties = substitute(conf.properties)
+    return conf
+
+
+def load_conf(path: str | Path) -> ConfFile:
+    """Read and parse one configuration file."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("configuration file not found", path=str(p)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
+    if not data.strip():
+        raise InputError("the configuration file is empty", path=str(p))
+    return parse_conf_text(data, str(p))
+
+
+def find_conf_for(history_path: str | Path, job_id: str | None) -> Path | None:
+    """The ``<job id>_conf.xml`` that the JobHistory server stores next to a ``.jhist``."""
+    p = Path(history_path)
+    candidates = []
+    if job_id:
+        candidates.append(p.with_name(f"{job_id}_conf.xml"))
+    prefix = p.name.split("-", 1)[0]
+    if prefix.startswith("job_"):
+        candidates.append(p.with_name(f"{prefix}_conf.xml"))
+    for c in candidates:
+        if c.is_file():
+            return c
+    return None

@@ -1,0 +1,133 @@
+"""Exact dataflow: spills, spilled records, materialized bytes (reference §2, §8.1; real runs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from costmodel import ClusterSpec, ConfigBatch, DataflowStats, HadoopConfig, JobProfile, predict_job
+from costmodel.map_task import map_task, records_per_spill
+
+
+def one(cfg: HadoopConfig) -> ConfigBatch:
+    return ConfigBatch.from_configs([cfg])
+
+
+def test_two_million_100_byte_records_defaults() -> None:
+    """Reference §8.1 / §2.3: 3 spills in Hadoop 2/3 mode, 8 in Hadoop 1 mode."""
+    p = JobProfile(input_bytes=200e6, stats=DataflowStats(input_pair_width=100))
+    h3 = map_task(p, one(HadoopConfig()), np.array([200e6]))
+    h1 = map_task(
+        p,
+        one(HadoopConfig(hadoop_version=1, **{"mapred.child.java.opts": "-Xmx1g"})),
+        np.array([200e6]),
+    )
+    assert h3.output_records[0] == 2_000_000
+    assert h3.spills[0] == 3 and h1.spills[0] == 8
+    per = records_per_spill(one(HadoopConfig()), 100.0)[0]
+    assert abs(per - 723_155) <= 1
+    assert h3.records_in_last_spill[0] == 2_000_000 - 2 * per
+
+
+# Observed on real Hadoop 3.5.0 (shared/spec/real-hadoop.md): 8 maps x 335,544 records of
+# 100 bytes; spills per map for io.sort.mb, and map SPILLED_RECORDS / N with sort factor 10.
+@pytest.mark.parametrize(
+    ("sort_mb", "spill", "spills"),
+    [(100, 0.8, 1), (50, 0.8, 1), (20, 0.8, 3), (10, 0.8, 5), (5, 0.8, 10), (3, 0.8, 16),
+     (2, 0.8, 24), (1, 0.8, 47), (20, 0.5, 4), (20, 0.99, 2)],
+)
+def test_spills_match_real_hadoop(sort_mb: int, spill: float, spills: int) -> None:
+    p = JobProfile(input_bytes=8 * 33_554_400, input_files=8, stats=DataflowStats(input_pair_width=100))
+    cfg = HadoopConfig.from_properties(
+        {"mapreduce.task.io.sort.mb": sort_mb, "mapreduce.map.sort.spill.percent": spill,
+         "mapreduce.map.java.opts": "-Xmx2g"}
+    )
+    pred = predict_job(p, one(cfg), ClusterSpec.local())
+    assert pred.num_maps[0] == 8
+    assert pred.map_full.output_records[0] == 335_544
+    assert pred.counters["MAP_SPILLS"][0] == 8 * spills
+
+
+@pytest.mark.parametrize(
+    ("sort_mb", "factor", "ratio"),
+    [(3, 10, 2.418), (2, 10, 2.655), (1, 10, 2.892), (2, 4, 3.440), (10, 10, 2.0), (100, 10, 1.0)],
+)
+def test_map_spilled_records_match_real_hadoop(sort_mb: int, factor: int, ratio: float) -> None:
+    p = JobProfile(input_bytes=33_554_400, stats=DataflowStats(input_pair_width=100))
+    cfg = HadoopConfig.from_properties(
+        {"mapreduce.task.io.sort.mb": sort_mb, "mapreduce.task.io.sort.factor": factor,
+         "mapreduce.map.java.opts": "-Xmx2g"}
+    )
+    m = map_task(p, one(cfg), np.array([33_554_400.0]))
+    assert round(m.spilled_records[0] / 335_544, 3) == ratio
+
+
+def test_quasi_monte_carlo_dataflow() -> None:
+    """The pi job of shared/data/jhist: 1 input record, 2 output records of 9 bytes.
+
+    MAP_OUTPUT_MATERIALIZED_BYTES = REDUCE_SHUFFLE_BYTES = 2 x (9 + 2) + 2 + 4 = 28 and
+    SPILLED_RECORDS = 4 (2 spilled by the map, 2 read back after the final merge evicts the
+    in-memory segments to disk because reduce.input.buffer.percent = 0).
+    """
+    p = JobProfile(
+        input_bytes=100.0,
+        stats=DataflowStats(input_pair_width=100.0, map_pairs_sel=2.0, map_size_sel=0.18),
+    )
+    pred = predict_job(p, one(HadoopConfig()), ClusterSpec())
+    c = pred.counters
+    assert c["MAP_OUTPUT_RECORDS"][0] == 2
+    assert c["MAP_OUTPUT_BYTES"][0] == pytest.approx(18)
+    assert c["MAP_OUTPUT_MATERIALIZED_BYTES"][0] == pytest.approx(28)
+    assert c["REDUCE_SHUFFLE_BYTES"][0] == pytest.approx(28)
+    assert c["SPILLED_RECORDS"][0] == pytest.approx(4)
+    assert pred.reduce.evicted_merged_to_disk[0] == 1
+
+
+def test_reduce_input_buffer_keeps_segments_in_memory() -> None:
+    """real-hadoop.md: reduce.input.buffer.percent 0.80 removes the final-merge spill."""
+    p = JobProfile(input_bytes=8 * 33_554_400, input_files=8, stats=DataflowStats(input_pair_width=100))
+    base = {"mapreduce.map.java.opts": "-Xmx2g", "mapreduce.reduce.java.opts": "-Xmx2g"}
+    d = predict_job(p, one(HadoopConfig.from_properties(base)), ClusterSpec.local())
+    k = predict_job(
+        p,
+        one(HadoopConfig.from_properties({**base, "mapreduce.reduce.input.buffer.percent": 0.8})),
+        ClusterSpec.local(),
+    )
+    n = 8 * 335_544
+    assert d.counters["REDUCE_SPILLED_RECORDS"][0] == n
+    assert k.counters["REDUCE_SPILLED_RECORDS"][0] == 0
+    assert d.reduce.fetches_to_memory[0] == 8 and d.reduce.fetches_to_disk[0] == 0
+    assert k.job_ms[0] < d.job_ms[0]
+
+
+def test_large_segments_go_to_disk_and_merge() -> None:
+    """A segment above the single-shuffle limit is fetched to disk (MergeManagerImpl)."""
+    p = JobProfile(input_bytes=40 * 256 * 2**20, input_files=40, stats=DataflowStats(input_pair_width=100))
+    cfg = HadoopConfig.from_properties({"mapreduce.input.fileinputformat.split.minsize": 256 * 2**20})
+    pred = predict_job(p, one(cfg), ClusterSpec(num_nodes=4))
+    r = pred.reduce
+    assert r.fetches_to_disk[0] == 40 and r.fetches_to_memory[0] == 0
+    assert r.shuffle_disk_merges[0] >= 1  # 40 files >= 2F - 1 = 19
+    assert pred.counters["REDUCE_SPILLED_RECORDS"][0] > pred.counters["REDUCE_INPUT_RECORDS"][0]
+
+
+def test_combiner_in_merge_only_with_enough_spills() -> None:
+    stats = DataflowStats(combine_pairs_sel=0.1, combine_size_sel=0.1, combine_profiled_input_records=1e5)
+    p = JobProfile(input_bytes=256 * 2**20, has_combiner=True, combine_class="C", stats=stats)
+    cfg = HadoopConfig.from_properties({"mapreduce.job.combine.class": "C", "mapreduce.task.io.sort.mb": 50})
+    m = map_task(p, one(cfg), np.array([256.0 * 2**20]))
+    assert m.spills[0] >= 3
+    assert m.combine_input_records[0] > m.output_records[0]  # the merge combined again
+    m2 = map_task(p, one(cfg.with_changes({"mapreduce.map.combine.minspills": 100})), np.array([256.0 * 2**20]))
+    assert m2.combine_input_records[0] == m2.output_records[0]
+    assert m2.final_records[0] > m.final_records[0]
+
+
+def test_map_only_job_writes_to_hdfs_and_has_no_reduce_cost() -> None:
+    p = JobProfile(input_bytes=1e9, map_only=True)
+    pred = predict_job(p, one(HadoopConfig()), ClusterSpec())
+    assert pred.counters["SPILLED_RECORDS"][0] == 0
+    assert pred.counters["REDUCE_SHUFFLE_BYTES"][0] == 0
+    assert pred.counters["HDFS_BYTES_WRITTEN"][0] == pytest.approx(pred.counters["MAP_OUTPUT_BYTES"][0])
+    assert pred.reduce_task_ms[0] == 0
+    assert pred.map_full.phase_ms["write"][0] > 0

@@ -1,0 +1,1 @@
+"""Tests of workflows of MapReduce jobs (issue 7)."""

@@ -1,0 +1,423 @@
+"""The JSON record of one real local-mode Hadoop run: what other packages read.
+
+One :class:`RunRecord` per run (one line of a ``.jsonl`` file, or one ``.json``). The profiler
+builds local-mode profiles from it (issue 5, Deliver 2), the fidelity report compares the cost
+model with it (Deliver 3), and ``mrtune fit`` derives Ceesay-style phase-time rows from it
+(issue 8). The schema is versioned by :data:`SCHEMA_VERSION`; fields are only ever added.
+
+Conventions:
+
+* Times are epoch milliseconds (``*_ms`` fields that are instants) taken from the run log's
+  timestamps (log4j2 ``%d{UNIX_MILLIS}``), or durations in milliseconds (``*_time_ms`` /
+  ``duration_ms``). An instant is ``None`` when the log lacks the line (e.g. no spill).
+* Byte sizes are bytes; ``records`` are key/value pairs.
+* Counter names are Hadoop's internal names (``SPILLED_RECORDS``, ``FILE_BYTES_READ``) under
+  Hadoop's group names (``org.apache.hadoop.mapreduce.TaskCounter``, …), as in a ``.jhist``.
+
+Local-mode caveats recorded here rather than hidden (``shared/spec/real-hadoop.md``):
+``FILE_BYTES_READ/WRITTEN`` (job totals and per attempt) are JVM-wide cumulative statistics,
+so :attr:`TaskAttemptBase.file_bytes_read_delta` gives each attempt's own share when tasks
+ran one at a time; CPU, memory and GC counters are whole-process figures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+TASK_COUNTER_GROUP = "org.apache.hadoop.mapreduce.TaskCounter"
+FS_COUNTER_GROUP = "org.apache.hadoop.mapreduce.FileSystemCounter"
+
+Counters = dict[str, dict[str, int]]
+"""Counter group name → counter name → value."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+def find_counter(counters: Counters, name: str, group: str | None = None) -> int | None:
+    """Value of counter ``name`` (in ``group`` if given, else in the first group having it)."""
+    if group is not None:
+        return counters.get(group, {}).get(name)
+    for values in counters.values():
+        if name in values:
+            return values[name]
+    return None
+
+
+# ----------------------------------------------------------------------------------- map side
+
+
+class SortBufferInfo(_Model):
+    """The map-side sort buffer as ``MapTask.MapOutputBuffer.init`` logged it."""
+
+    io_sort_mb: int | None = None
+    """``mapreduce.task.io.sort.mb`` as the task read it ("mapreduce.task.io.sort.mb: N")."""
+    buffer_bytes: int | None = None
+    """kvbuffer length: io.sort.mb·2^20 rounded down to a multiple of 16 (initial bufvoid)."""
+    soft_limit_bytes: int | None = None
+    """Spill threshold: (int)(buffer_bytes × spill percent) ("soft limit at N")."""
+    max_records: int | None = None
+    """Metadata capacity in records: buffer_bytes / 16 ("kvstart = …; length = N")."""
+
+
+class SpillEvent(_Model):
+    """One spill of the map output buffer (``MapTask.sortAndSpill``)."""
+
+    index: int
+    """Spill number N of "Finished spill N" (0-based, in order)."""
+    start_ms: int | None = None
+    """When "Spilling map output" was logged (collection reached the soft limit, or flush)."""
+    end_ms: int | None = None
+    """When "Finished spill N" was logged (sorted and written)."""
+    records: int | None = None
+    """Records in the spill: ((kvstart − kvend) mod capacity) / 4 + 1 from the
+    "kvstart = …; kvend = …" line (metadata indices are ints, 4 per record)."""
+    bytes: int | None = None
+    """Serialized key+value bytes in the spill (before IFile framing or compression):
+    bufend − bufstart, or (bufvoid − bufstart) + bufend when the data wraps."""
+    final: bool = False
+    """True for the spill done by the map thread during "Starting flush of map output"."""
+    thread: str | None = None
+    """Thread that finished the spill ("SpillThread" or the map executor thread)."""
+    bufstart: int | None = None
+    bufend: int | None = None
+    bufvoid: int | None = None
+    kvstart: int | None = None
+    kvend: int | None = None
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.start_ms is None or self.end_ms is None:
+            return None
+        return self.end_ms - self.start_ms
+
+
+class IntermediatePass(_Model):
+    """ "Merging k intermediate segments out of a total of n": one pass that writes a file."""
+
+    ts_ms: int
+    segments: int
+    """k: segments merged by this pass."""
+    total_segments: int
+    """n: segments left (originals plus earlier pass outputs) when the pass started."""
+
+
+class MergeCall(_Model):
+    """One call of ``org.apache.hadoop.mapred.Merger`` that logged "Merging N sorted segments".
+
+    On the map side there is one call per reduce partition (``MapTask.mergeParts``); none at
+    all when the map spilled once (the spill file is renamed). On the reduce side, calls are
+    made by the in-memory merger, the on-disk merger and the final merge.
+    """
+
+    start_ms: int
+    segments: int
+    """N of "Merging N sorted segments" (non-empty segments handed to the merge)."""
+    intermediate_passes: list[IntermediatePass] = Field(default_factory=list)
+    last_pass_ms: int | None = None
+    """When "Down to the last merge-pass" was logged (the final pass starts streaming)."""
+    last_pass_segments: int | None = None
+    """Segments left for the final pass."""
+    last_pass_bytes: int | None = None
+    """"of total size: N bytes" of the final pass (Merger's sum of segment lengths)."""
+    thread: str | None = None
+
+
+class TaskAttemptBase(_Model):
+    """Fields shared by map and reduce attempts."""
+
+    attempt_id: str
+    task_index: int
+    """The task number of the attempt id (``…_m_000003_0`` → 3)."""
+    thread: str | None = None
+    """Executor thread that ran the task."""
+    start_ms: int | None = None
+    """"LocalJobRunner: Starting task: <attempt>"."""
+    commit_ms: int | None = None
+    """"Task:<attempt> is done. And is in the process of committing" (task body finished)."""
+    done_ms: int | None = None
+    """"Task '<attempt>' done." (after the commit)."""
+    counters: Counters = Field(default_factory=dict)
+    """The attempt's "Final Counters for <attempt>" block, mapped to internal counter names.
+    FILE_BYTES_* here are JVM-cumulative (see module docstring)."""
+    file_bytes_read_delta: int | None = None
+    """This attempt's own FILE_BYTES_READ: its cumulative value minus that of the attempt that
+    finished just before it; valid when attempts ran one at a time (the local default)."""
+    file_bytes_written_delta: int | None = None
+    """As :attr:`file_bytes_read_delta`, for FILE_BYTES_WRITTEN."""
+    concurrent: bool = False
+    """True when another attempt of the same kind overlapped this one; log lines from helper
+    threads (spill, fetch, merge) are then attributed to the most recently started attempt
+    and may be misassigned."""
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.start_ms is None or self.done_ms is None:
+            return None
+        return self.done_ms - self.start_ms
+
+    def counter(self, name: str) -> int | None:
+        return find_counter(self.counters, name)
+
+
+class MapAttemptEvents(TaskAttemptBase):
+    """What one map attempt logged, in order.
+
+    Phase boundaries: ``start_ms`` → (map function, collect, spills in the background) →
+    ``flush_ms`` ("Starting flush of map output": map() returned; the final spill follows) →
+    ``merge_start_ms`` (first Merger call, only when spills > 1) → ``commit_ms`` → ``done_ms``.
+    """
+
+    split_path: str | None = None
+    """File of the split ("Processing split: <path>:<start>+<length>")."""
+    split_start: int | None = None
+    split_length: int | None = None
+    sort_buffer: SortBufferInfo = Field(default_factory=SortBufferInfo)
+    spills: list[SpillEvent] = Field(default_factory=list)
+    flush_ms: int | None = None
+    """"Starting flush of map output": end of the map function's input (map-phase end)."""
+    merges: list[MergeCall] = Field(default_factory=list)
+    """Merger calls of ``mergeParts`` (one per partition; empty when only one spill)."""
+
+    @property
+    def num_spills(self) -> int:
+        return len(self.spills)
+
+    @property
+    def first_spill_ms(self) -> int | None:
+        return self.spills[0].start_ms if self.spills else None
+
+    @property
+    def merge_start_ms(self) -> int | None:
+        return self.merges[0].start_ms if self.merges else None
+
+    @property
+    def intermediate_merge_passes(self) -> int:
+        """Intermediate passes summed over partitions (files written and re-read)."""
+        return sum(len(m.intermediate_passes) for m in self.merges)
+
+
+# -------------------------------------------------------------------------------- reduce side
+
+
+class MergeManagerLimits(_Model):
+    """The reduce-side ``MergeManagerImpl`` limits line ("MergerManager: memoryLimit=…")."""
+
+    memory_limit: int
+    """Shuffle buffer: heap × mapreduce.reduce.shuffle.input.buffer.percent."""
+    max_single_shuffle_limit: int
+    """Largest map output fetched to memory: memory_limit × shuffle.memory.limit.percent."""
+    merge_threshold: int
+    """In-memory merge trigger: memory_limit × mapreduce.reduce.shuffle.merge.percent."""
+    io_sort_factor: int
+    mem_to_mem_merge_outputs_threshold: int
+
+
+class ShuffleFetch(_Model):
+    """One map output copied by a fetcher ("… about to shuffle output of map … to MEMORY")."""
+
+    ts_ms: int
+    fetcher: str
+    map_attempt_id: str
+    destination: Literal["MEMORY", "DISK"]
+    decompressed_bytes: int
+    """"decomp: N": the raw (uncompressed) IFile size of the segment."""
+    compressed_bytes: int
+    """"len: N": bytes read from the map output file (what REDUCE_SHUFFLE_BYTES adds up)."""
+
+
+class InMemoryMerge(_Model):
+    """An in-memory merge to disk by the InMemoryMerger thread (merge threshold reached)."""
+
+    start_ms: int
+    segments: int
+    end_ms: int | None = None
+    output_bytes: int | None = None
+    """Size of the file written ("Local file is … of size N")."""
+    trigger_commit_memory: int | None = None
+    """commitMemory of the "Starting inMemoryMerger's merge since commitMemory=…" line."""
+
+
+class MemToMemMerge(_Model):
+    """A memory-to-memory merge (only with mapreduce.reduce.merge.memtomem.enabled)."""
+
+    start_ms: int
+    segments: int
+    total_bytes: int
+    end_ms: int | None = None
+
+
+class OnDiskMerge(_Model):
+    """An on-disk merge by the OnDiskMerger thread (2·factor−1 files on disk)."""
+
+    start_ms: int
+    files: int
+    end_ms: int | None = None
+    input_bytes: int | None = None
+    """"of total-size N" (file lengths plus checksum allowance)."""
+    output_bytes: int | None = None
+
+
+class FinalMerge(_Model):
+    """``MergeManagerImpl.finalMerge``: what is evicted, kept and merged before reduce()."""
+
+    ts_ms: int
+    in_memory_outputs: int
+    on_disk_outputs: int
+    evicted_to_disk_segments: int | None = None
+    """"Merged N segments, B bytes to disk to satisfy reduce memory limit"."""
+    evicted_to_disk_bytes: int | None = None
+    kept_in_memory_for_disk_merge_segments: int | None = None
+    """"Keeping N segments, B bytes in memory for intermediate, on-disk merge"."""
+    kept_in_memory_for_disk_merge_bytes: int | None = None
+    disk_files: int | None = None
+    """"Merging N files, B bytes from disk"."""
+    disk_bytes: int | None = None
+    memory_segments: int | None = None
+    """"Merging N segments, B bytes from memory into reduce"."""
+    memory_bytes: int | None = None
+    merger_calls: list[MergeCall] = Field(default_factory=list)
+    """Merger calls made by the reduce thread during the final merge."""
+
+
+class ReduceAttemptEvents(TaskAttemptBase):
+    """What one reduce attempt logged.
+
+    Phase boundaries: ``start_ms`` → shuffle (fetches, in-memory and on-disk merges) →
+    ``shuffle_end_ms`` ("finalMerge called with …") → final merge →
+    ``merge_end_ms`` (status update when the sort phase ends and reduce() starts) →
+    ``commit_ms`` (reduce() and output written) → ``done_ms``.
+    """
+
+    limits: MergeManagerLimits | None = None
+    fetches: list[ShuffleFetch] = Field(default_factory=list)
+    in_memory_merges: list[InMemoryMerge] = Field(default_factory=list)
+    mem_to_mem_merges: list[MemToMemMerge] = Field(default_factory=list)
+    on_disk_merges: list[OnDiskMerge] = Field(default_factory=list)
+    final_merge: FinalMerge | None = None
+    shuffle_end_ms: int | None = None
+    merge_end_ms: int | None = None
+
+    @property
+    def fetches_to_memory(self) -> int:
+        return sum(f.destination == "MEMORY" for f in self.fetches)
+
+    @property
+    def fetches_to_disk(self) -> int:
+        return sum(f.destination == "DISK" for f in self.fetches)
+
+
+# --------------------------------------------------------------------------------- the record
+
+
+class InputDescription(_Model):
+    """The generated input the job read."""
+
+    kind: Literal["text", "records", "other"]
+    path: str
+    bytes: int
+    seed: int | None = None
+    records: int | None = None
+    """100-byte records in the input (kind ``records``)."""
+    words: int | None = None
+    """Words in the input (kind ``text``)."""
+    generator: dict[str, float | int | str] = Field(default_factory=dict)
+    """Other generator parameters (Zipf exponent, vocabulary, words per line)."""
+
+
+class RunRecord(_Model):
+    """One run of one job on real Hadoop (local mode)."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    """Unique id: ``<label or job>-r<repeat>-<start time>``."""
+    label: str | None = None
+    """Name of the matrix entry this run belongs to (repeats share it)."""
+    repeat: int = 0
+    """0-based repeat index within the label."""
+    job: Literal["wordcount", "sort", "selectivity"]
+    settings: dict[str, str] = Field(default_factory=dict)
+    """The ``-D`` settings asked for (Hadoop properties and the jobs' own ``mrtune.*`` keys:
+    ``mrtune.wordcount.combiner``, ``mrtune.sort.partitioner``, ``mrtune.selectivity.percent``)."""
+    harness_settings: dict[str, str] = Field(default_factory=dict)
+    """``-D`` settings the harness added (per-run temp folders, 50 ms poll intervals)."""
+    xmx_mb: int
+    """JVM max heap (-Xmx) in MiB; the reduce memory limit derives from it."""
+    hadoop_version: str | None = None
+    input: InputDescription
+    started_at_ms: int
+    """When the JVM was launched (epoch ms)."""
+    wall_time_ms: float
+    """JVM launch to exit, measured by Python (includes JVM start-up, ~0.5 s)."""
+    cpu_time_ms: float | None = None
+    """User + system CPU time of the JVM process (all its threads), measured by Python."""
+    nice: int | None = None
+    """Scheduling niceness the JVM ran at (None: inherited). Matrix runs use a raised priority
+    (negative niceness) because the host is shared with other work."""
+    load_avg_1m: float | None = None
+    """The host's 1-minute load average when the run started: other work on the machine
+    (a 2-core host shared with other processes) slows runs; use it to spot disturbed runs."""
+    job_time_ms: int | None = None
+    """``waitForCompletion`` duration measured by the driver (submit → job complete)."""
+    job_start_ms: int | None = None
+    """Driver's submit instant (epoch ms)."""
+    exit_code: int
+    success: bool
+    error: str | None = None
+    """Last lines of stderr when the run failed."""
+    job_id: str | None = None
+    effective_conf: dict[str, str] = Field(default_factory=dict)
+    """The job's configuration as Hadoop resolved it (written by the driver after the run),
+    restricted to the properties that shape the dataflow and to every key in ``settings``."""
+    counters: Counters = Field(default_factory=dict)
+    """Job-total counters (``Job.getCounters()``). FILE_BYTES_* are JVM-cumulative sums here."""
+    num_maps: int = 0
+    num_reduces: int = 0
+    map_attempts: list[MapAttemptEvents] = Field(default_factory=list)
+    reduce_attempts: list[ReduceAttemptEvents] = Field(default_factory=list)
+
+    def counter(self, name: str, group: str | None = None) -> int | None:
+        """A job-total counter by internal name, e.g. ``record.counter("SPILLED_RECORDS")``."""
+        return find_counter(self.counters, name, group)
+
+    @property
+    def map_spilled_records(self) -> int:
+        """SPILLED_RECORDS summed over map attempts (the map side's share of the total)."""
+        return sum(a.counter("SPILLED_RECORDS") or 0 for a in self.map_attempts)
+
+    @property
+    def reduce_spilled_records(self) -> int:
+        return sum(a.counter("SPILLED_RECORDS") or 0 for a in self.reduce_attempts)
+
+    def to_json(self) -> str:
+        """One line of JSON (for ``.jsonl``)."""
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str) -> RunRecord:
+        return cls.model_validate_json(text)
+
+
+def write_jsonl(records: list[RunRecord], path: Path, append: bool = False) -> None:
+    """Write records one per line."""
+    with open(path, "a" if append else "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(rec.to_json() + "\n")
+
+
+def read_jsonl(path: Path) -> list[RunRecord]:
+    """Read a ``.jsonl`` of records, or a ``.json`` holding one record or a list of them."""
+    text = Path(path).read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        return [RunRecord.model_validate(d) for d in json.loads(text)]
+    if str(path).endswith(".json"):
+        return [RunRecord.model_validate_json(text)]
+    return [RunRecord.model_validate_json(line) for line in text.splitlines() if line.strip()]
