@@ -172,11 +172,15 @@ def benchmark_profiles() -> list[BenchmarkProfile]:
                 ),
                 codecs={
                     "snappy": CodecStats(
-                        ratio=0.25, compress_ns_per_byte=3.5, uncompress_ns_per_byte=1.2,
+                        ratio=0.25,
+                        compress_ns_per_byte=3.5,
+                        uncompress_ns_per_byte=1.2,
                         source="benchmark: repetitive CSV",
                     ),
                     "zstd": CodecStats(
-                        ratio=0.14, compress_ns_per_byte=5.0, uncompress_ns_per_byte=1.6,
+                        ratio=0.14,
+                        compress_ns_per_byte=5.0,
+                        uncompress_ns_per_byte=1.6,
                         source="benchmark: repetitive CSV",
                     ),
                 },
@@ -258,9 +262,7 @@ def benchmark_profiles() -> list[BenchmarkProfile]:
                 stats=DataflowStats(input_pair_width=100),
                 costs=_costs(map_cpu=400, reduce_cpu=350, hdfs_read=30, local_write=15),
             ),
-            HadoopConfig(
-                hadoop_version=1, num_reducers=20, child_java_opts="-Xmx1024m"
-            ),
+            HadoopConfig(hadoop_version=1, num_reducers=20, child_java_opts="-Xmx1024m"),
             ClusterSpec(num_nodes=20, map_slots_per_node=4, reduce_slots_per_node=2),
         ),
         (

@@ -10,7 +10,16 @@ equal to the simulation.
 For the vectorised model the map-side merge is summarised by :func:`spill_merge_plan`: with
 ``N − 1`` full spills and one smaller last spill, the bytes and records read by intermediate
 passes are ``a·full + b·last`` where the integers ``(passes, a, b)`` depend only on ``(N, F)``
-(the last spill is the smallest segment, so the order of every comparison is fixed).
+(the last spill is the smallest segment, so the order of every comparison is fixed). Merging
+smallest-first with a first pass that makes every later pass full is F-ary Huffman merging
+(the first pass plays the ``F − P`` zero-weight dummies), so for equal spills the merge tree is
+the complete F-ary tree and ``(passes, a, b)`` has a closed form for every N
+(:func:`spill_merge_plan`). The reduce side's on-disk merges during the shuffle are a
+round-robin over at most three file sizes, and the final merge over at most ``2F − 2`` files
+takes at most two passes, so :func:`reduce_disk_plan_arrays` is closed-form too. The per-key
+simulations (:func:`_spill_plan_simulated`, :func:`_shuffle_disk_merges`,
+:func:`reduce_disk_plan`) stay as the reference that property tests compare the closed forms
+against.
 """
 
 from __future__ import annotations
@@ -221,36 +230,51 @@ def _spill_plan_simulated(n: int, f: int) -> tuple[int, int, int]:
     return (passes + 1, a, b)
 
 
+def _floor_log(x: NDArray[np.int64], f: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``(L, f**L)`` with ``L`` the largest integer such that ``f**L <= x`` (``x >= 1``, ``f >= 2``).
+
+    The float logarithm is off by at most one near exact powers; one integer check each way
+    makes the result exact.
+    """
+    lg = np.floor(np.log(x) / np.log(f)).astype(np.int64)
+    pw = f**lg
+    over = pw > x
+    lg -= over
+    pw = np.where(over, pw // f, pw)
+    under = pw * f <= x
+    lg += under
+    pw = np.where(under, pw * f, pw)
+    return lg, pw
+
+
 def spill_merge_plan(
     n: NDArray[np.int64], f: NDArray[np.int64]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """Vectorised ``(passes, a, b)`` of the map-side merge of ``n`` spills with factor ``f``.
 
     Intermediate passes read (and write) ``a`` full spills' and ``b`` last spills' worth of data;
-    the final pass reads everything once. Closed forms for N ≤ F² (reference §2.4); a cached
-    exact simulation per distinct (N, F) pair beyond that (reference §3).
+    the final pass reads everything once. ``Merger`` with its first-pass sizing is F-ary Huffman
+    merging with ``d = (F − 1 − (N − 1) mod (F − 1)) mod (F − 1)`` zero-size dummies, so the tree
+    of N + d equal leaves is the complete F-ary tree: with ``F^L ≤ N + d < F^(L+1)``, ``x =
+    (N + d − F^L) / (F − 1)`` nodes of depth L are merges and ``x·F`` leaves sit at depth
+    ``L + 1``, the dummies and the smallest (last) spill among them. Each leaf is read once per
+    merge above it; the final pass's one read is not an intermediate one. For N ≤ F² this is the
+    reference's §2.4 closed forms; property tests prove it equal to the simulation.
     """
     n = np.asarray(n, dtype=np.int64)
     f = np.asarray(f, dtype=np.int64)
-    fm1 = np.maximum(f - 1, 1)
-    mod = (n - 1) % fm1
-    p = np.where(n <= f, n, np.where(mod == 0, f, mod + 1))
-    s = np.where(n <= f, 0, p + ((n - p) // np.maximum(f, 1)) * f)
-    passes = np.where(n <= 1, 0, np.where(n <= f, 1, 2 + (n - p) // np.maximum(f, 1)))
-    a = np.where(s > 0, s - 1, 0)
-    b = (s > 0).astype(np.int64)
-    big = n > f * f
-    if np.any(big):
-        pairs = np.stack([n[big], f[big]], axis=1)
-        uniq, inverse = np.unique(pairs, axis=0, return_inverse=True)
-        sims = np.array([_spill_plan_simulated(int(x), int(y)) for x, y in uniq], dtype=np.int64)
-        sims = sims[inverse.reshape(-1)]
-        passes = passes.copy()
-        a = a.copy()
-        b = b.copy()
-        passes[big] = sims[:, 0]
-        a[big] = sims[:, 1]
-        b[big] = sims[:, 2]
+    merging = n > f
+    f = np.maximum(f, 2)
+    fm1 = f - 1
+    nm1 = n - 1
+    d = (fm1 - nm1 % fm1) % fm1
+    leaves = np.maximum(n + d, 1)
+    depth, pw = _floor_log(leaves, f)
+    x = (leaves - pw) // fm1
+    deep = x > 0
+    passes = np.where(merging, (leaves - 1) // fm1, (n > 1).astype(np.int64))
+    a = np.where(merging, nm1 * (depth - 1) + np.where(deep, x * f - d - 1, 0), 0)
+    b = np.where(merging, depth - 1 + deep, 0)
     return passes, a, b
 
 
@@ -347,3 +371,74 @@ def reduce_disk_plan(
         segs = rest
         passes += 1
         pass_no += 1
+
+
+def shuffle_disk_merge_arrays(
+    files: NDArray[np.int64], factor: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], tuple[NDArray[np.int64], ...]]:
+    """Vectorised :func:`_shuffle_disk_merges`: ``(merges, units, (v1, c1, v2, c2, v3, c3))``.
+
+    Equal files arrive one at a time and the F smallest are merged whenever 2F − 1 are on disk,
+    so a merge happens at file 2F − 1 and then every F − 1 files, leaving F files each time.
+    The first F merges take only single files (F − M singles and M runs of F are left after
+    merge M); from then on each merge takes the F − 1 new singles and the smallest run ``s``,
+    giving ``s + F − 1``: a round robin in which every run grows by F − 1 per F merges. The
+    files left are ``c1`` singles (``v1`` = 1), ``c2`` runs of ``v2`` and ``c3`` of ``v3``
+    units, in ascending size.
+    """
+    files = np.asarray(files, dtype=np.int64)
+    f = np.maximum(np.asarray(factor, dtype=np.int64), 2)
+    fm1 = f - 1
+    extra = files - (2 * f - 1)
+    any_merge = extra >= 0
+    merges = np.where(any_merge, 1 + extra // fm1, 0)
+    fresh = np.where(any_merge, extra % fm1, files)  # singles that arrived after the last merge
+    k = np.maximum(merges - f, 0)  # round-robin merges
+    rounds = k // f
+    j = k - rounds * f
+    base = f + rounds * fm1
+    ramp = merges <= f
+    ones = np.where(ramp, np.where(any_merge, f - merges, 0) + fresh, fresh)
+    runs_lo = np.where(ramp, merges, f - j)
+    runs_hi = np.where(ramp, 0, j)
+    # units: F per ramp merge; a round-robin merge reads F − 1 singles and one run of its round
+    rr_runs = f * (rounds * f + fm1 * (rounds * (rounds - 1) // 2)) + j * base
+    units = np.where(ramp, f * merges, f * f + k * fm1 + rr_runs)
+    sizes = (np.ones_like(files), ones, base, runs_lo, base + fm1, runs_hi)
+    return merges, units, sizes
+
+
+def shuffle_final_files(files: NDArray[np.int64], factor: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Disk files left for the final merge after the shuffle's on-disk merges."""
+    files = np.asarray(files, dtype=np.int64)
+    f = np.maximum(np.asarray(factor, dtype=np.int64), 2)
+    extra = files - (2 * f - 1)
+    merges = np.where(extra >= 0, 1 + extra // (f - 1), 0)
+    return files - merges * (f - 1)
+
+
+def reduce_disk_plan_arrays(
+    files: NDArray[np.int64], factor: NDArray[np.int64], in_mem: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], ...]:
+    """Vectorised :func:`reduce_disk_plan`, as a tuple in :class:`ReduceDiskPlan`'s field order.
+
+    At most 2F − 2 files are left after the shuffle, so the final ``Merger.merge`` either
+    streams them all (≤ F files) or makes one first pass over the ``n − F + 1`` smallest files
+    plus the in-memory segments and then streams the F that remain. The in-memory segments'
+    size only decides where the first pass's run is inserted, which cannot matter when the next
+    pass is the final one over everything: the plan does not depend on ``mem_ratio``.
+    """
+    files = np.asarray(files, dtype=np.int64)
+    f = np.maximum(np.asarray(factor, dtype=np.int64), 2)
+    in_mem = np.asarray(in_mem, dtype=np.int64)
+    merges, units, (v1, c1, v2, c2, v3, c3) = shuffle_disk_merge_arrays(files, f)
+    left = c1 + c2 + c3
+    two = left > f
+    first = np.where(two, left - f + 1, 0)
+    t1 = np.minimum(first, c1)
+    t2 = np.minimum(first - t1, c2)
+    td = t1 * v1 + t2 * v2 + (first - t1 - t2) * v3
+    passes = np.where(two, 2, (left + in_mem > 1).astype(np.int64))
+    mem = np.where(two, in_mem, 0)
+    zero = np.zeros_like(files)
+    return (merges, units, left, passes, td, zero, td, mem, files, mem)

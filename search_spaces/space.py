@@ -222,9 +222,12 @@ class SearchSpace:
     def values_to_config(self, row: Mapping[str, float]) -> HadoopConfig:
         """One row of knob values → a validated HadoopConfig (the recommendation)."""
         changes: dict[str, object] = {}
+        current = self.current_values()
         for name, number in row.items():
             k = find_knob(name)
             value = k.decode(float(number))
+            if name in current and value == current[name]:
+                continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
 

@@ -21,7 +21,6 @@ from optimizer.strategies._optuna import (
 from optimizer.strategies._rrs import RRSStrategy, SmartRRSStrategy
 from optimizer.strategies._scipy import DifferentialEvolutionStrategy, DualAnnealingStrategy
 
-
 #: Registry: name → strategy class. Order = the order of listings and benchmarks.
 STRATEGIES: dict[str, type[BaseStrategy]] = {
     cls.name: cls

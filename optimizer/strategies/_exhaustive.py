@@ -107,8 +107,7 @@ CORE_BLOCK = (
     "mapreduce.map.memory.mb",
     "mapreduce.reduce.memory.mb",
 )
-#: Largest block product enumerated at once in block mode (knobs are dropped from the end of a
-#: larger block; the pair sweep still covers them).
+#: Default largest block product enumerated at once in block mode.
 BLOCK_LIMIT = 400_000
 
 
@@ -122,6 +121,8 @@ class ExhaustiveStrategy(BaseStrategy):
         n_screen: random grid points screened for the starts of block descent.
         n_starts: distinct starts of block descent.
         chunk: configurations per call of the cost model.
+        block_limit: largest block product enumerated at once in block mode (knobs are
+            dropped from the end of a larger block; the pair sweep still covers them).
     """
 
     name = "exhaustive"
@@ -133,13 +134,17 @@ class ExhaustiveStrategy(BaseStrategy):
         n_screen: int = 50_000,
         n_starts: int = 4,
         chunk: int = CHUNK,
+        block_limit: int = BLOCK_LIMIT,
     ) -> None:
         if max_product < 0 or n_screen < 1 or n_starts < 1 or chunk < 1:
-            raise ValueError(f"invalid settings: {max_product=}, {n_screen=}, {n_starts=}, {chunk=}")
+            raise ValueError(
+                f"invalid settings: {max_product=}, {n_screen=}, {n_starts=}, {chunk=}"
+            )
         self.max_product = max_product
         self.n_screen = n_screen
         self.n_starts = n_starts
         self.chunk = chunk
+        self.block_limit = block_limit
 
     # ------------------------------------------------------------------ reductions
     def reduced_grids(
@@ -163,7 +168,9 @@ class ExhaustiveStrategy(BaseStrategy):
             ms = grids[MIN_SPILLS]
             two = np.unique([ms.min(), ms.max()])
             if COMBINER in grids:
-                off = dict(grids, **{COMBINER: np.array([0.0]), MIN_SPILLS: np.array([cur[MIN_SPILLS]])})
+                off = dict(
+                    grids, **{COMBINER: np.array([0.0]), MIN_SPILLS: np.array([cur[MIN_SPILLS]])}
+                )
                 on = dict(grids, **{COMBINER: np.array([1.0]), MIN_SPILLS: two})
                 subgrids = [off, on]
             elif cur.get(COMBINER, 1.0) > 0.5:
@@ -236,9 +243,7 @@ class ExhaustiveStrategy(BaseStrategy):
         rng = np.random.default_rng(seed)
         # One grid covering every subgrid (union of each knob's values); infeasible or
         # redundant combinations cost a little, never correctness.
-        grids = {
-            n: np.unique(np.concatenate([g[n] for g in subgrids])) for n in subgrids[0]
-        }
+        grids = {n: np.unique(np.concatenate([g[n] for g in subgrids])) for n in subgrids[0]}
         sizes = np.array([product_size(g) for g in subgrids], dtype=np.float64)
         counts = np.maximum(1, np.round(self.n_screen * sizes / sizes.sum())).astype(int)
         screen = concat(
@@ -272,9 +277,8 @@ class ExhaustiveStrategy(BaseStrategy):
         i = int(np.argmin(pcost))
         return row_of(pts, i), float(pcost[i])
 
-    @staticmethod
-    def _fit_block(block: list[str], grids: dict[str, np.ndarray]) -> list[str]:
-        while block and product_size({n: grids[n] for n in block}) > BLOCK_LIMIT:
+    def _fit_block(self, block: list[str], grids: dict[str, np.ndarray]) -> list[str]:
+        while block and product_size({n: grids[n] for n in block}) > self.block_limit:
             block = block[:-1]
         return block
 

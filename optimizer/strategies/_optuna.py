@@ -207,7 +207,9 @@ class OptunaStrategy(BaseStrategy):
             if done:
                 # A resumed study continues with a generator that differs from the first run's.
                 study.sampler = self.make_sampler(space, None if seed is None else seed + done)
-            notes = [f"study {study.study_name!r}" + (f" resumed at {done} trials" if done else "")]
+            notes = [
+                f"study {study.study_name!r}" + (f" resumed at {done} trials" if done else "")
+            ]
             dists = self.distributions(space)
             if not done and not study.trials:
                 warm, note = self.warm_start(space, objective, seed)
@@ -328,7 +330,9 @@ class TPEStrategy(OptunaStrategy):
         )
 
     def describe(self) -> str:
-        return "multivariate TPE" + (" warm-started by screening + grid polish" if self.warm else "")
+        return "multivariate TPE" + (
+            " warm-started by screening + grid polish" if self.warm else ""
+        )
 
     def warm_start(
         self, space: SearchSpace, objective: Objective, seed: int | None

@@ -215,7 +215,9 @@ class SmartRRSStrategy(RRSStrategy):
         ]
         rest = [n for n in space.names if n not in map_side]
         ignore_reducers = objective.kind != ObjectiveKind.resources
-        budget_map = max(1, round(n_trials * len(map_side) / len(space.names))) if rest else n_trials
+        budget_map = (
+            max(1, round(n_trials * len(map_side) / len(space.names))) if rest else n_trials
+        )
         used_total = 0
         notes = []
         for phase, names, budget in (
@@ -225,7 +227,9 @@ class SmartRRSStrategy(RRSStrategy):
             if not names or budget < 1:
                 continue
             sub_hist: list[float] = []
-            cost = self._subspace_cost(space, objective, names, row, phase == "map" and ignore_reducers)
+            cost = self._subspace_cost(
+                space, objective, names, row, phase == "map" and ignore_reducers
+            )
             x, _, used = self._rrs(cost, len(names), budget, rng, sub_hist)
             row = self._apply(space, names, row, x)
             used_total += used

@@ -1,0 +1,183 @@
+"""The what-if engine: a profile, a configuration change (and optionally a new input size or
+cluster) → predicted job time, per-phase times, dataflow and resource use, side by side with the
+current configuration.
+
+All scenarios of one question are evaluated in one call of the vectorised model
+(:func:`costmodel.predict_job`), then summarised per scenario by :func:`summarize`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from costmodel import (
+    ClusterSpec,
+    ConfigBatch,
+    HadoopConfig,
+    JobPrediction,
+    JobProfile,
+    predict_job,
+)
+from search_spaces import find_knob, knob_to_properties
+
+MAP_PHASES = ("read", "map", "collect", "spill", "merge", "write")
+REDUCE_PHASES = ("shuffle", "merge", "reduce", "write")
+
+
+def parse_setting(text: str) -> tuple[str, str]:
+    """``"k=v"`` → ``(k, v)``; raise ``ValueError`` for anything else."""
+    if "=" not in text:
+        raise ValueError(f"--set {text!r} is not of the form property=value")
+    key, value = text.split("=", 1)
+    key, value = key.strip(), value.strip()
+    if not key:
+        raise ValueError(f"--set {text!r} has no property name")
+    return key, value
+
+
+def apply_changes(
+    base: HadoopConfig, changes: Mapping[str, Any], profile: JobProfile | None = None
+) -> HadoopConfig:
+    """``base`` with ``changes`` applied, each validated against the knob registry's range.
+
+    Tunable settings are checked by their :class:`~search_spaces.Knob` (the message names the
+    allowed range); any other Hadoop property is passed to :class:`HadoopConfig` validation.
+    Codec knobs accept ``none`` (turn compression off) or a codec name.
+    """
+    props: dict[str, Any] = {}
+    for key, raw in changes.items():
+        try:
+            knob = find_knob(key)
+        except KeyError:
+            props[key] = raw
+            continue
+        if knob.name in {
+            "mapreduce.map.output.compress.codec",
+            "mapreduce.output.fileoutputformat.compress.codec",
+        } and key.endswith(".compress"):
+            props[key] = raw  # the boolean switch itself
+            continue
+        value = knob.parse(raw)
+        if profile is not None:
+            props.update(knob_to_properties(knob, value, base, profile))
+        else:
+            props[knob.name] = value
+    return base.with_changes(props)
+
+
+@dataclass
+class Scenario:
+    """One column of a what-if table."""
+
+    name: str
+    profile: JobProfile
+    config: HadoopConfig
+    cluster: ClusterSpec
+
+
+def summarize(pred: JobPrediction, i: int = 0) -> dict[str, Any]:
+    """A flat, JSON-ready summary of configuration ``i`` of a prediction."""
+    r = pred.reduce
+    has_red = pred.num_reducers[i] > 0
+    mp = pred.map_phase_ms
+    rp = pred.reduce_phase_ms
+    c = pred.counters
+    n_maps = float(pred.num_maps[i])
+    return {
+        "job_ms": float(pred.job_ms[i]),
+        "total_task_ms": float(pred.total_task_ms[i]),
+        "container_gb_s": float(pred.container_gb_s[i]),
+        "num_maps": int(n_maps),
+        "num_reducers": int(pred.num_reducers[i]),
+        "map_waves": float(pred.map_waves[i]),
+        "reduce_waves": float(pred.reduce_waves[i]),
+        "map_slots": float(pred.map_slots[i]),
+        "reduce_slots": float(pred.reduce_slots[i]),
+        "map_task_ms": float(pred.map_task_ms[i]),
+        "reduce_task_ms": float(pred.reduce_task_ms[i]),
+        "map_phases_ms": {k: float(mp[k][i]) for k in MAP_PHASES},
+        "reduce_phases_ms": {k: float(rp[k][i]) for k in REDUCE_PHASES} if has_red else {},
+        "dataflow": {
+            "spills_per_map": float(c["MAP_SPILLS"][i] / max(n_maps, 1.0)),
+            "records_per_spill": float(pred.map_full.records_per_full_spill[i]),
+            "map_merge_passes": float(pred.map_full.merge_passes[i]),
+            "map_spilled_records": float(c["MAP_SPILLED_RECORDS"][i]),
+            "reduce_spilled_records": float(c["REDUCE_SPILLED_RECORDS"][i]),
+            "map_output_materialized_bytes": float(c["MAP_OUTPUT_MATERIALIZED_BYTES"][i]),
+            "shuffle_bytes": float(c["REDUCE_SHUFFLE_BYTES"][i]),
+            "fetches_to_memory": float(r.fetches_to_memory[i]) if has_red else 0.0,
+            "fetches_to_disk": float(r.fetches_to_disk[i]) if has_red else 0.0,
+            "inmem_merges": float(r.inmem_merges[i]) if has_red else 0.0,
+            "reduce_disk_merges": float(r.shuffle_disk_merges[i]) if has_red else 0.0,
+            "reduce_final_merge_passes": float(r.final_merge_passes[i]) if has_red else 0.0,
+            "combine_input_records": float(c["COMBINE_INPUT_RECORDS"][i]),
+            "combine_output_records": float(c["COMBINE_OUTPUT_RECORDS"][i]),
+            "reduce_input_records": float(c["REDUCE_INPUT_RECORDS"][i]),
+            "hdfs_bytes_read": float(c["HDFS_BYTES_READ"][i]),
+            "hdfs_bytes_written": float(c["HDFS_BYTES_WRITTEN"][i]),
+            "file_bytes_written": float(c["FILE_BYTES_WRITTEN"][i]),
+            "file_bytes_read": float(c["FILE_BYTES_READ"][i]),
+        },
+    }
+
+
+def evaluate_scenarios(scenarios: list[Scenario]) -> list[dict[str, Any]]:
+    """Summaries of every scenario; scenarios sharing profile and cluster share one model call."""
+    out: list[dict[str, Any] | None] = [None] * len(scenarios)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, s in enumerate(scenarios):
+        groups.setdefault((id(s.profile), id(s.cluster)), []).append(i)
+    for idx in groups.values():
+        first = scenarios[idx[0]]
+        pred = predict_job(
+            first.profile,
+            ConfigBatch.from_configs([scenarios[i].config for i in idx]),
+            first.cluster,
+        )
+        for j, i in enumerate(idx):
+            out[i] = {"name": scenarios[i].name, **summarize(pred, j)}
+    return [o for o in out if o is not None]
+
+
+def what_if(
+    profile: JobProfile,
+    base: HadoopConfig,
+    cluster: ClusterSpec,
+    changes: Mapping[str, Any] | None = None,
+    *,
+    input_bytes: float | None = None,
+    new_cluster: ClusterSpec | None = None,
+) -> dict[str, Any]:
+    """Answer one what-if question: current vs changed (configuration, input size, cluster)."""
+    proposed = apply_changes(base, changes or {}, profile)
+    new_profile = profile
+    if input_bytes is not None:
+        new_profile = profile.model_copy(update={"input_bytes": float(input_bytes)})
+    scen = [
+        Scenario("current", profile, base, cluster),
+        Scenario("what-if", new_profile, proposed, new_cluster or cluster),
+    ]
+    rows = evaluate_scenarios(scen)
+    cur, new = rows
+    changed = {
+        k: {"from": v, "to": proposed.to_properties().get(k)}
+        for k, v in base.to_properties().items()
+        if proposed.to_properties().get(k) != v
+    }
+    for k, v in proposed.to_properties().items():
+        if k not in base.to_properties():
+            changed[k] = {"from": None, "to": v}
+    return {
+        "job_id": profile.job_id,
+        "changes": changed,
+        "input_bytes": {"current": profile.input_bytes, "what-if": new_profile.input_bytes},
+        "cluster": {
+            "current": cluster.model_dump(),
+            "what-if": (new_cluster or cluster).model_dump(),
+        },
+        "current": cur,
+        "what_if": new,
+        "speedup": cur["job_ms"] / new["job_ms"] if new["job_ms"] > 0 else float("inf"),
+    }
