@@ -230,21 +230,37 @@ def _spill_plan_simulated(n: int, f: int) -> tuple[int, int, int]:
     return (passes + 1, a, b)
 
 
-def _floor_log(x: NDArray[np.int64], f: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """``(L, f**L)`` with ``L`` the largest integer such that ``f**L <= x`` (``x >= 1``, ``f >= 2``).
+def _spill_plan_float(
+    n: NDArray[np.float64], f: NDArray[np.float64], log_f: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`spill_merge_plan` in float64 arithmetic (``log_f`` = ``np.log(f)``, ``f >= 2``).
 
-    The float logarithm is off by at most one near exact powers; one integer check each way
-    makes the result exact.
+    Every quantity is an integer below 2^53, where float64 sums, products and exact quotients
+    are exact and ``floor(a / b)`` is the integer quotient; this avoids numpy's slow integer
+    division. ``F^L`` is ``rint(exp(L·ln F))`` (relative error ~1e-14, far below 0.5 for any
+    tree a merge can have), and the float ``floor(log N / log F)`` is corrected by one integer
+    check each way, so ``L`` and ``F^L`` are exact.
     """
-    lg = np.floor(np.log(x) / np.log(f)).astype(np.int64)
-    pw = f**lg
-    over = pw > x
-    lg -= over
-    pw = np.where(over, pw // f, pw)
-    under = pw * f <= x
-    lg += under
-    pw = np.where(under, pw * f, pw)
-    return lg, pw
+    fm1 = f - 1.0
+    nm1 = n - 1.0
+    rem = nm1 - np.floor(nm1 / fm1) * fm1  # (N − 1) mod (F − 1)
+    d = np.where(rem > 0.0, fm1 - rem, 0.0)  # dummies the first pass leaves out
+    leaves = np.maximum(n + d, 1.0)
+    depth = np.floor(np.log(leaves) / log_f)
+    pw = np.rint(np.exp(depth * log_f))
+    over = pw > leaves
+    depth -= over
+    pw /= np.where(over, f, 1.0)
+    under = pw * f <= leaves
+    depth += under
+    pw *= np.where(under, f, 1.0)
+    x = (leaves - pw) / fm1  # merges at depth L (exact quotient)
+    deep = x > 0.0
+    merging = n > f
+    passes = np.where(merging, (leaves - 1.0) / fm1, n > 1.0)
+    a = np.where(merging, nm1 * (depth - 1.0) + np.where(deep, x * f - d - 1.0, 0.0), 0.0)
+    b = np.where(merging, depth - 1.0 + deep, 0.0)
+    return passes, a, b
 
 
 def spill_merge_plan(
@@ -261,21 +277,11 @@ def spill_merge_plan(
     merge above it; the final pass's one read is not an intermediate one. For N ≤ F² this is the
     reference's §2.4 closed forms; property tests prove it equal to the simulation.
     """
-    n = np.asarray(n, dtype=np.int64)
-    f = np.asarray(f, dtype=np.int64)
-    merging = n > f
-    f = np.maximum(f, 2)
-    fm1 = f - 1
-    nm1 = n - 1
-    d = (fm1 - nm1 % fm1) % fm1
-    leaves = np.maximum(n + d, 1)
-    depth, pw = _floor_log(leaves, f)
-    x = (leaves - pw) // fm1
-    deep = x > 0
-    passes = np.where(merging, (leaves - 1) // fm1, (n > 1).astype(np.int64))
-    a = np.where(merging, nm1 * (depth - 1) + np.where(deep, x * f - d - 1, 0), 0)
-    b = np.where(merging, depth - 1 + deep, 0)
-    return passes, a, b
+    n = np.asarray(n, dtype=np.float64)
+    f = np.maximum(np.asarray(f, dtype=np.float64), 2.0)
+    n, f = np.broadcast_arrays(n, f)
+    out = _spill_plan_float(n, f, np.log(f))
+    return tuple(v.astype(np.int64) for v in out)  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------- reduce-side plan
@@ -373,6 +379,48 @@ def reduce_disk_plan(
         pass_no += 1
 
 
+def _shuffle_merges_float(
+    files: NDArray[np.float64], f: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[NDArray[np.float64], ...]]:
+    """:func:`shuffle_disk_merge_arrays` in float64 (exact: all values are integers < 2^53)."""
+    fm1 = f - 1.0
+    extra = files - (2.0 * f - 1.0)
+    any_merge = extra >= 0.0
+    later = np.floor(extra / fm1)
+    merges = np.where(any_merge, 1.0 + later, 0.0)
+    fresh = np.where(any_merge, extra - later * fm1, files)  # singles since the last merge
+    k = np.maximum(merges - f, 0.0)  # round-robin merges
+    rounds = np.floor(k / f)
+    j = k - rounds * f
+    base = f + rounds * fm1
+    ramp = merges <= f
+    ones = np.where(ramp, np.where(any_merge, f - merges, 0.0) + fresh, fresh)
+    runs_lo = np.where(ramp, merges, f - j)
+    runs_hi = np.where(ramp, 0.0, j)
+    # units: F per ramp merge; a round-robin merge reads F − 1 singles and one run of its round
+    rr_runs = f * (rounds * f + fm1 * (rounds * (rounds - 1.0) / 2.0)) + j * base
+    units = np.where(ramp, f * merges, f * f + k * fm1 + rr_runs)
+    sizes = (np.ones_like(files), ones, base, runs_lo, base + fm1, runs_hi)
+    return merges, units, sizes
+
+
+def _reduce_plan_float(
+    files: NDArray[np.float64], f: NDArray[np.float64], in_mem: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], ...]:
+    """:func:`reduce_disk_plan_arrays` in float64 (exact: all values are integers < 2^53)."""
+    merges, units, (_, c1, v2, c2, v3, c3) = _shuffle_merges_float(files, f)
+    left = c1 + c2 + c3
+    two = left > f
+    first = np.where(two, left - f + 1.0, 0.0)
+    t1 = np.minimum(first, c1)
+    t2 = np.minimum(first - t1, c2)
+    td = t1 + t2 * v2 + (first - t1 - t2) * v3
+    passes = np.where(two, 2.0, left + in_mem > 1.0)
+    mem = np.where(two, in_mem, 0.0)
+    zero = np.zeros_like(files)
+    return (merges, units, left, passes, td, zero, td.copy(), mem, files.copy(), mem.copy())
+
+
 def shuffle_disk_merge_arrays(
     files: NDArray[np.int64], factor: NDArray[np.int64]
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], tuple[NDArray[np.int64], ...]]:
@@ -386,35 +434,23 @@ def shuffle_disk_merge_arrays(
     files left are ``c1`` singles (``v1`` = 1), ``c2`` runs of ``v2`` and ``c3`` of ``v3``
     units, in ascending size.
     """
-    files = np.asarray(files, dtype=np.int64)
-    f = np.maximum(np.asarray(factor, dtype=np.int64), 2)
-    fm1 = f - 1
-    extra = files - (2 * f - 1)
-    any_merge = extra >= 0
-    merges = np.where(any_merge, 1 + extra // fm1, 0)
-    fresh = np.where(any_merge, extra % fm1, files)  # singles that arrived after the last merge
-    k = np.maximum(merges - f, 0)  # round-robin merges
-    rounds = k // f
-    j = k - rounds * f
-    base = f + rounds * fm1
-    ramp = merges <= f
-    ones = np.where(ramp, np.where(any_merge, f - merges, 0) + fresh, fresh)
-    runs_lo = np.where(ramp, merges, f - j)
-    runs_hi = np.where(ramp, 0, j)
-    # units: F per ramp merge; a round-robin merge reads F − 1 singles and one run of its round
-    rr_runs = f * (rounds * f + fm1 * (rounds * (rounds - 1) // 2)) + j * base
-    units = np.where(ramp, f * merges, f * f + k * fm1 + rr_runs)
-    sizes = (np.ones_like(files), ones, base, runs_lo, base + fm1, runs_hi)
-    return merges, units, sizes
+    files = np.asarray(files, dtype=np.float64)
+    f = np.maximum(np.asarray(factor, dtype=np.float64), 2.0)
+    merges, units, sizes = _shuffle_merges_float(*np.broadcast_arrays(files, f))
+    return (
+        merges.astype(np.int64),
+        units.astype(np.int64),
+        tuple(v.astype(np.int64) for v in sizes),
+    )
 
 
 def shuffle_final_files(files: NDArray[np.int64], factor: NDArray[np.int64]) -> NDArray[np.int64]:
     """Disk files left for the final merge after the shuffle's on-disk merges."""
-    files = np.asarray(files, dtype=np.int64)
-    f = np.maximum(np.asarray(factor, dtype=np.int64), 2)
-    extra = files - (2 * f - 1)
-    merges = np.where(extra >= 0, 1 + extra // (f - 1), 0)
-    return files - merges * (f - 1)
+    files = np.asarray(files, dtype=np.float64)
+    f = np.maximum(np.asarray(factor, dtype=np.float64), 2.0)
+    extra = files - (2.0 * f - 1.0)
+    merges = np.where(extra >= 0.0, 1.0 + np.floor(extra / (f - 1.0)), 0.0)
+    return (files - merges * (f - 1.0)).astype(np.int64)
 
 
 def reduce_disk_plan_arrays(
@@ -428,17 +464,8 @@ def reduce_disk_plan_arrays(
     size only decides where the first pass's run is inserted, which cannot matter when the next
     pass is the final one over everything: the plan does not depend on ``mem_ratio``.
     """
-    files = np.asarray(files, dtype=np.int64)
-    f = np.maximum(np.asarray(factor, dtype=np.int64), 2)
-    in_mem = np.asarray(in_mem, dtype=np.int64)
-    merges, units, (v1, c1, v2, c2, v3, c3) = shuffle_disk_merge_arrays(files, f)
-    left = c1 + c2 + c3
-    two = left > f
-    first = np.where(two, left - f + 1, 0)
-    t1 = np.minimum(first, c1)
-    t2 = np.minimum(first - t1, c2)
-    td = t1 * v1 + t2 * v2 + (first - t1 - t2) * v3
-    passes = np.where(two, 2, (left + in_mem > 1).astype(np.int64))
-    mem = np.where(two, in_mem, 0)
-    zero = np.zeros_like(files)
-    return (merges, units, left, passes, td, zero, td, mem, files, mem)
+    files = np.asarray(files, dtype=np.float64)
+    f = np.maximum(np.asarray(factor, dtype=np.float64), 2.0)
+    in_mem = np.asarray(in_mem, dtype=np.float64)
+    plan = _reduce_plan_float(*np.broadcast_arrays(files, f, in_mem))
+    return tuple(v.astype(np.int64) for v in plan)

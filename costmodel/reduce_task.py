@@ -30,7 +30,7 @@ from costmodel.batch import ConfigBatch
 from costmodel.codecs import codec_arrays
 from costmodel.combiner import combined_records, combined_width_factor
 from costmodel.map_task import NS_PER_MS, ifile_bytes, on_disk_bytes
-from costmodel.merger import reduce_disk_plan
+from costmodel.merger import reduce_disk_plan_arrays, shuffle_final_files
 from costmodel.profile import JobProfile
 
 F64 = NDArray[np.float64]
@@ -163,64 +163,20 @@ def reduce_task(
     # merges; the plan below tells how many files remain.
     f = batch.sort_factor
     files_i = files.astype(np.int64)
-    ev_i = evicted.astype(np.int64)
-    simple = (files_i < 2 * f - 1) & (files_i <= f)
-    sh_merges = np.zeros(n)
-    sh_units = np.zeros(n)
-    final_files = files.copy()
-    passes = np.where(files + evicted > 0, 1.0, 0.0)
-    ird = np.zeros(n)
-    irm = np.zeros(n)
-    iwd = np.zeros(n)
-    iwm = np.zeros(n)
-    fdd = files.copy()
-    fdm = np.zeros(n)
-    hard = ~simple
-    if np.any(hard):
-        # The size ratio only orders evicted segments against files: irrelevant without any.
-        mem_ratio = np.where(
-            evicted > 0, np.round(np.where(file_d > 0, seg_c / np.maximum(file_d, 1.0), 0.5), 2), 0
-        )
-        keys = np.stack(
-            [files_i[hard], f[hard], ev_i[hard], np.rint(mem_ratio[hard] * 100).astype(np.int64)],
-            axis=1,
-        )
-        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
-        plans = []
-        for d_, f_, e_, r_ in uniq:
-            shuffle_only = reduce_disk_plan(int(d_), int(f_), 0, 0.0)
-            # evicted segments stay in memory iff F or more files are on disk (finalMerge)
-            e_kept = int(e_) if shuffle_only.final_files >= f_ else 0
-            p = reduce_disk_plan(int(d_), int(f_), e_kept, r_ / 100.0)
-            plans.append(
-                (
-                    p.shuffle_merges,
-                    p.shuffle_units,
-                    p.final_files,
-                    p.final_passes,
-                    p.interm_read_d,
-                    p.interm_read_m,
-                    p.interm_written_d,
-                    p.interm_written_m,
-                    p.final_disk_d,
-                    p.final_disk_m,
-                    e_kept,
-                )
-            )
-        arr = np.array(plans, dtype=np.float64)[inv.reshape(-1)]
-        sh_merges[hard], sh_units[hard], final_files[hard], passes[hard] = arr[:, :4].T
-        ird[hard], irm[hard], iwd[hard], iwm[hard], fdd[hard], fdm[hard] = arr[:, 4:10].T
-        kept_hard = arr[:, 10]
-    else:
-        kept_hard = np.zeros(0)
-    # Evicted segments merged to one disk file (only when fewer than F files remain).
-    kept = np.where(files_i >= f, evicted, 0.0)
-    kept[hard] = kept_hard
+    # Evicted segments stay in memory (first-pass segments of the final merge) iff F or more
+    # files are on disk after the shuffle's merges (MergeManagerImpl.finalMerge); otherwise
+    # they are merged to one disk file of their own.
+    kept_i = np.where(shuffle_final_files(files_i, f) >= f, evicted.astype(np.int64), 0)
+    sh_merges, sh_units, _, passes, ird, irm, iwd, iwm, fdd, fdm = reduce_disk_plan_arrays(
+        files_i, f, kept_i
+    )
+    kept = kept_i
     ev_to_disk = (evicted > 0) & (kept == 0)
     ev_recs = evicted * q
     ev_u = ifile_bytes(ev_recs, w, ovh, one)
     ev_d = on_disk_bytes(ev_u, ratio, one)
-    # simple configurations: one final pass over all files (+ the evicted file)
+    # fewer files than a merge needs: one final pass over all files (+ the evicted file)
+    simple = (files_i < 2 * f - 1) & (files_i <= f)
     passes = np.where(simple, np.where(files + evicted > 0, 1.0, 0.0), passes)
 
     # ---- records

@@ -270,7 +270,11 @@ def recommend(
             trials.append(r)
         c_best = float(costs([best])[0])
         c_rev = costs(trials)
-        gains = (c_rev - c_best) / max(base_cost, 1e-9)
+        # Marginal gain of each change at the recommended configuration: how much slower it
+        # gets without that one change. Measuring at the final point (not against the current
+        # time) keeps the result stable: applying a recommendation and optimizing again
+        # recommends nothing more.
+        gains = (c_rev - c_best) / max(c_best, 1e-9)
         j = int(np.argmin(gains))
         if gains[j] < min_gain:
             best = trials[j]
@@ -299,10 +303,10 @@ def recommend(
         gain = rev["job_ms"] - rec_s["job_ms"]
         if kind == ObjectiveKind.resources:
             gain_frac = (rev["container_gb_s"] - rec_s["container_gb_s"]) / max(
-                cur_s["container_gb_s"], 1e-9
+                rev["container_gb_s"], 1e-9
             )
         else:
-            gain_frac = gain / max(cur_s["job_ms"], 1e-9)
+            gain_frac = gain / max(rev["job_ms"], 1e-9)
         scale = max(rec_s["map_task_ms"], rec_s["reduce_task_ms"], 1.0)
         changes.append(
             Change(

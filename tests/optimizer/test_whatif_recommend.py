@@ -1,0 +1,131 @@
+"""What-if engine, recommendation pruning/explanations and output formats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
+from mrtune.cli import app
+from optimizer.outputs import (
+    NameStyle,
+    d_flags,
+    hive_set_lines,
+    mapred_site_xml,
+    parse_site_xml,
+    pig_set_lines,
+    rename,
+)
+from optimizer.recommend import recommend
+from optimizer.whatif import apply_changes, what_if
+
+SPILLY = JobProfile(
+    job_id="spilly",
+    input_bytes=40 * 2**30,
+    input_files=40,
+    stats=DataflowStats(input_pair_width=100, map_size_sel=1.0, map_pairs_sel=1.0),
+)
+CLUSTER = ClusterSpec(num_nodes=10)
+
+
+def test_whatif_changes_spills_and_time() -> None:
+    r = what_if(SPILLY, HadoopConfig(), CLUSTER, {"io.sort.mb": "400"})
+    assert r["changes"]["mapreduce.task.io.sort.mb"] == {"from": "100", "to": "400"}
+    assert r["current"]["dataflow"]["spills_per_map"] > 1
+    assert r["what_if"]["dataflow"]["spills_per_map"] == 1
+    assert r["what_if"]["map_phases_ms"]["merge"] == 0
+    assert r["speedup"] > 1
+
+
+def test_whatif_input_size_and_cluster() -> None:
+    r = what_if(
+        SPILLY, HadoopConfig(), CLUSTER, {}, input_bytes=SPILLY.input_bytes * 4,
+        new_cluster=ClusterSpec(num_nodes=40),
+    )
+    assert r["what_if"]["num_maps"] == 4 * r["current"]["num_maps"]
+    assert r["what_if"]["map_slots"] > r["current"]["map_slots"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "allowed"),
+    [
+        ("io.sort.mb", "5000", "integer in [1, 2047]"),
+        ("mapreduce.map.sort.spill.percent", "1.5", "number in [0.5, 0.99]"),
+        ("mapreduce.job.reduces", "two", "integer in [1, 10000]"),
+        ("mapreduce.map.output.compress.codec", "zip", "none, default, gzip"),
+    ],
+)
+def test_bad_set_values_name_the_allowed_range(key: str, value: str, allowed: str) -> None:
+    with pytest.raises(ValueError, match=r"allowed: ") as info:
+        apply_changes(HadoopConfig(), {key: value}, SPILLY)
+    assert allowed in str(info.value)
+
+
+def test_codec_none_turns_compression_off() -> None:
+    on = apply_changes(HadoopConfig(), {"mapreduce.map.output.compress.codec": "lz4"}, SPILLY)
+    assert on.map_output_compress and on.map_output_codec == "lz4"
+    off = apply_changes(on, {"mapreduce.map.output.compress.codec": "none"}, SPILLY)
+    assert not off.map_output_compress
+
+
+def test_recommendation_prunes_and_explains() -> None:
+    rec = recommend(SPILLY, HadoopConfig(), CLUSTER, strategy="exhaustive", n_trials=1)
+    assert rec.gain_vs_current > 0.01
+    assert rec.changes
+    for ch in rec.changes:
+        assert ch.gain_fraction >= 0.0099  # every kept change gains at least 1%
+        assert ch.effects and ch.effects[-1].startswith("job ")
+    names = {c.name for c in rec.changes}
+    assert "mapreduce.task.io.sort.mb" in names or "mapreduce.job.reduces" in names
+    # the recommended properties are exactly the ones that differ from the current config
+    cur = HadoopConfig().to_properties()
+    assert all(cur.get(k) != v for k, v in rec.properties.items())
+    assert rec.recommended["job_ms"] < rec.current["job_ms"]
+
+
+def test_profile_at_its_optimum_gets_no_change() -> None:
+    first = recommend(SPILLY, HadoopConfig(), CLUSTER, strategy="exhaustive", n_trials=1)
+    again = recommend(SPILLY, first.config, CLUSTER, strategy="exhaustive", n_trials=1)
+    assert again.no_change
+    assert again.properties == {}
+    assert np.isclose(again.recommended["job_ms"], again.current["job_ms"])
+
+
+def test_outputs_parse_back() -> None:
+    props = {"mapreduce.task.io.sort.mb": "380", "mapreduce.job.reduces": "24",
+             "mapreduce.map.output.compress": "true"}
+    xml = mapred_site_xml(props, {"mapreduce.task.io.sort.mb": "spills 4→1 & <fewer>"}, header="x")
+    assert parse_site_xml(xml) == props
+    assert d_flags(props).startswith("-D mapreduce.task.io.sort.mb=380 -D ")
+    assert "SET mapreduce.job.reduces=24;" in hive_set_lines(props)
+    assert "set mapreduce.job.reduces '24';" in pig_set_lines(props)
+    old = rename(props, NameStyle.hadoop1)
+    assert old == {"io.sort.mb": "380", "mapred.reduce.tasks": "24", "mapred.compress.map.output": "true"}
+
+
+def test_cli_whatif_optimize_sweep(tmp_path) -> None:  # noqa: ANN001
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    runner = CliRunner()
+    r = runner.invoke(app, ["whatif", str(prof), "--set", "io.sort.mb=400", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert '"speedup"' in r.output
+    bad = runner.invoke(app, ["whatif", str(prof), "--set", "io.sort.mb=5000"])
+    assert bad.exit_code == 2
+    assert "allowed: integer in [1, 2047]" in bad.output
+    out = tmp_path / "mapred-site.xml"
+    r = runner.invoke(
+        app, ["optimize", str(prof), "--strategy", "exhaustive", "-o", str(out), "--storage", "none"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "gain:" in r.output
+    assert parse_site_xml(out.read_text())
+    r = runner.invoke(
+        app, ["sweep", str(prof), "--param", "io.sort.mb", "--range", "50:800", "--steps", "5",
+              "--plot", str(tmp_path / "s.png")]
+    )
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "s.png").stat().st_size > 1000
+    missing = runner.invoke(app, ["optimize", str(tmp_path / "nope.json")])
+    assert missing.exit_code == 2 and "no such file" in missing.output
