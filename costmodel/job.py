@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from costmodel.batch import ConfigBatch
 from costmodel.cluster import ClusterSpec
-from costmodel.map_task import MapTaskResult, map_task
+from costmodel.map_task import MapInputs, MapTaskResult, map_task
 from costmodel.profile import JobProfile
 from costmodel.reduce_task import ReduceTaskResult, reduce_task
 
@@ -203,8 +203,9 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
         batch = batch.take(slice(None))
         object.__setattr__(batch, "num_reducers", np.zeros(n, dtype=np.int64))
     k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
-    mf = map_task(profile, batch, full_bytes)
-    mt = map_task(profile, batch, tail_bytes)
+    map_inputs = MapInputs.build(profile, batch)
+    mf = map_task(profile, batch, full_bytes, inputs=map_inputs)
+    mt = map_task(profile, batch, tail_bytes, inputs=map_inputs)
     n_full = k_full * files
     n_tail = files.copy()
     n_maps = n_full + n_tail
@@ -217,7 +218,15 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
     tot_raw = n_full * mf.output_records + n_tail * mt.output_records
     seg_recs = tot_final / (n_maps * Rn)
     seg_raw = tot_raw / (n_maps * Rn)
-    rd = reduce_task(profile, batch, n_maps, seg_recs, seg_raw, mf.final_pair_width)
+    rd = reduce_task(
+        profile,
+        batch,
+        n_maps,
+        seg_recs,
+        seg_raw,
+        mf.final_pair_width,
+        map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
+    )
 
     # ---- slots
     startup = cluster.task_startup_ms + cluster.heartbeat_ms

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from costmodel.batch import ConfigBatch
 from costmodel.codecs import codec_arrays
 from costmodel.combiner import combined_records, combined_width_factor
-from costmodel.merger import spill_merge_plan
+from costmodel.merger import _spill_plan_float
 from costmodel.profile import JobProfile
 
 F64 = NDArray[np.float64]
@@ -109,145 +109,277 @@ class MapTaskResult:
         return np.asarray(total, dtype=np.float64)
 
 
-def map_task(profile: JobProfile, batch: ConfigBatch, split_bytes: F64) -> MapTaskResult:
-    """Model one map task reading ``split_bytes`` (as stored) under each configuration."""
+@dataclass
+class MapInputs:
+    """Per-configuration quantities a map task needs that do not depend on its split.
+
+    :func:`predict_job` models two map tasks (full and tail splits) per configuration; building
+    these once serves both. Flags record which rows need the branches most searches never
+    exercise (map-only rows, zero-spill rows), so those branches are skipped when no row needs
+    them: every skipped ``np.where`` would have returned its other operand unchanged.
+    """
+
+    map_only: NDArray[np.bool_]
+    any_map_only: bool
+    parts: F64
+    eof_parts: F64
+    chk_parts: F64
+    index_bytes: F64
+    width: float
+    per_spill: F64
+    combining: NDArray[np.bool_]
+    any_combining: bool
+    combining_f: F64
+    w_spill: F64
+    w_rec: F64
+    ratio: F64
+    comp_ns: F64
+    uncomp_ns: F64
+    sort_factor: F64
+    log_sort_factor: F64
+    combine_min_spills: F64
+
+    @classmethod
+    def build(cls, profile: JobProfile, batch: ConfigBatch) -> MapInputs:
+        st = profile.stats
+        map_only = batch.num_reducers == 0
+        any_map_only = bool(map_only.any())
+        parts = np.maximum(batch.num_reducers.astype(np.float64), 1.0)
+        width = (
+            st.input_pair_width * st.map_size_sel / st.map_pairs_sel
+            if st.map_pairs_sel > 0
+            else 0.0
+        )
+        combining = batch.use_combiner & profile.has_combiner
+        if any_map_only:
+            combining = combining & ~map_only
+        any_combining = bool(combining.any())
+        wfac = combined_width_factor(st) if profile.has_combiner else 1.0
+        w_spill = np.where(combining, width * wfac, width)
+        ratio, comp_ns, uncomp_ns = codec_arrays(profile, batch.map_codec)
+        index_bytes = INDEX_BYTES_PER_PARTITION * parts + INDEX_CHECKSUM_BYTES
+        if any_map_only:
+            index_bytes = np.where(map_only, 0.0, index_bytes)
+        sort_factor = batch.sort_factor.astype(np.float64)
+        return cls(
+            map_only=map_only,
+            any_map_only=any_map_only,
+            parts=parts,
+            eof_parts=IFILE_EOF_BYTES * parts,
+            chk_parts=IFILE_CHECKSUM_BYTES * parts,
+            index_bytes=index_bytes,
+            width=width,
+            per_spill=records_per_spill(batch, width),
+            combining=combining,
+            any_combining=any_combining,
+            combining_f=combining.astype(np.float64),
+            w_spill=w_spill,
+            w_rec=w_spill + st.ifile_record_overhead,
+            ratio=ratio,
+            comp_ns=comp_ns,
+            uncomp_ns=uncomp_ns,
+            sort_factor=sort_factor,
+            log_sort_factor=np.log(np.maximum(sort_factor, 2.0)),
+            combine_min_spills=batch.combine_min_spills.astype(np.float64),
+        )
+
+
+def map_task(
+    profile: JobProfile,
+    batch: ConfigBatch,
+    split_bytes: F64,
+    *,
+    inputs: MapInputs | None = None,
+) -> MapTaskResult:
+    """Model one map task reading ``split_bytes`` (as stored) under each configuration.
+
+    ``inputs`` (from :meth:`MapInputs.build` on the same profile and batch) saves rebuilding
+    the split-independent quantities when several map tasks of one batch are modelled.
+    """
     st, c = profile.stats, profile.costs
     n = len(batch)
-    split_bytes = np.broadcast_to(np.asarray(split_bytes, dtype=np.float64), (n,))
-    zeros = np.zeros(n)
-    reducers = batch.num_reducers.astype(np.float64)
-    map_only = batch.num_reducers == 0
+    mi = inputs if inputs is not None else MapInputs.build(profile, batch)
+    split_bytes = np.asarray(split_bytes, dtype=np.float64)
+    if split_bytes.shape != (n,):
+        split_bytes = np.broadcast_to(split_bytes, (n,))
+    map_only, parts = mi.map_only, mi.parts
+    combining, w_spill = mi.combining, mi.w_spill
+    ratio, comp_ns, uncomp_ns = mi.ratio, mi.comp_ns, mi.uncomp_ns
 
     # ---- Read (reference §2.1)
-    cmp_in = st.input_compress_ratio if profile.input_compressed else 1.0
-    in_bytes = split_bytes / cmp_in
+    if profile.input_compressed:
+        in_bytes = split_bytes / st.input_compress_ratio
+        read_cpu = split_bytes * c.input_uncompress
+    else:
+        in_bytes = split_bytes  # ÷ 1.0
+        read_cpu = np.zeros(n)
     in_recs = np.rint(in_bytes / st.input_pair_width)
     read_io = split_bytes * c.hdfs_read
-    read_cpu = split_bytes * c.input_uncompress if profile.input_compressed else zeros
 
     # ---- Map (§2.2)
     out_recs = np.rint(in_recs * st.map_pairs_sel)
-    width = (
-        st.input_pair_width * st.map_size_sel / st.map_pairs_sel if st.map_pairs_sel > 0 else 0.0
-    )
-    out_bytes = out_recs * width
+    out_bytes = out_recs * mi.width
     map_cpu = in_recs * c.map_cpu
 
     # ---- Map-only write (§2.2)
-    out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec)
-    hdfs_written_maponly = out_bytes * out_ratio
-    write_io = np.where(map_only, hdfs_written_maponly * c.hdfs_write, 0.0)
-    write_cpu = np.where(map_only, out_bytes * out_comp, 0.0)
+    if mi.any_map_only:
+        out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec)
+        hdfs_written_maponly = out_bytes * out_ratio
+        write_io = np.where(map_only, hdfs_written_maponly * c.hdfs_write, 0.0)
+        write_cpu = np.where(map_only, out_bytes * out_comp, 0.0)
+        hdfs_written = np.where(map_only, hdfs_written_maponly, 0.0)
+    else:
+        write_io = write_cpu = hdfs_written = np.zeros(n)
 
     # ---- Collect and Spill (§2.3, §8.1)
-    ratio, comp_ns, uncomp_ns = codec_arrays(profile, batch.map_codec)
-    parts = np.maximum(reducers, 1.0)
-    per_spill = records_per_spill(batch, width)
-    spills = np.where(map_only | (out_recs <= 0), 0.0, np.ceil(out_recs / per_spill))
+    per_spill = mi.per_spill
+    no_spill = out_recs <= 0
+    if mi.any_map_only:
+        no_spill |= map_only
+    any_no_spill = bool(no_spill.any())
+    spills = np.ceil(out_recs / per_spill)
+    if any_no_spill:
+        spills = np.where(no_spill, 0.0, spills)
     r_full = np.minimum(per_spill, out_recs)
-    r_last = np.where(spills > 0, out_recs - (spills - 1) * per_spill, 0.0)
-    combining = batch.use_combiner & profile.has_combiner & ~map_only
-    wfac = combined_width_factor(st) if profile.has_combiner else 1.0
-    c_full = np.where(combining, combined_records(r_full, r_full, st), r_full)
-    c_last = np.where(combining, combined_records(r_last, r_last, st), r_last)
-    w_spill = np.where(combining, width * wfac, width)
-    ovh = st.ifile_record_overhead
-    u_full = ifile_bytes(c_full, w_spill, ovh, parts)
-    u_last = ifile_bytes(c_last, w_spill, ovh, parts)
-    d_full = on_disk_bytes(u_full, ratio, parts)
-    d_last = on_disk_bytes(u_last, ratio, parts)
+    r_last = out_recs - (spills - 1) * per_spill
+    if any_no_spill:
+        r_last = np.where(spills > 0, r_last, 0.0)
+    if mi.any_combining:
+        c_full = np.where(combining, combined_records(r_full, r_full, st), r_full)
+        c_last = np.where(combining, combined_records(r_last, r_last, st), r_last)
+    else:
+        c_full, c_last = r_full, r_last
+    w_rec, eof_parts, chk_parts = mi.w_rec, mi.eof_parts, mi.chk_parts
+    # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
+    u_full = c_full * w_rec + eof_parts
+    u_last = c_last * w_rec + eof_parts
+    d_full = u_full * ratio + chk_parts
+    d_last = u_last * ratio + chk_parts
     n_full = np.maximum(spills - 1, 0.0)
-    spill_recs_written = np.where(spills > 0, n_full * c_full + c_last, 0.0)
-    spill_bytes_written = np.where(spills > 0, n_full * d_full + d_last, 0.0)
-    spill_u_written = np.where(spills > 0, n_full * u_full + u_last, 0.0)
-
-    def sort_comparisons(recs: F64) -> F64:
-        # DESIGN decision 3: n·log2(max(2, n/R)) comparisons, as when profiling.
-        return recs * np.log2(np.maximum(2.0, recs / parts))
-
-    sorted_cmp = np.where(
-        spills > 0, n_full * sort_comparisons(r_full) + sort_comparisons(r_last), 0.0
+    spill_recs_written = n_full * c_full + c_last
+    spill_bytes_written = n_full * d_full + d_last
+    spill_u_written = n_full * u_full + u_last
+    # DESIGN decision 3: n·log2(max(2, n/R)) comparisons, as when profiling.
+    sorted_cmp = n_full * (r_full * np.log2(np.maximum(2.0, r_full / parts))) + r_last * np.log2(
+        np.maximum(2.0, r_last / parts)
     )
-    collect_cpu = np.where(map_only, 0.0, out_recs * (c.partition_cpu + c.serde_cpu))
-    spill_cpu = (
-        sorted_cmp * c.sort_cpu
-        + np.where(combining, out_recs * c.combine_cpu, 0.0)
-        + spill_u_written * comp_ns
-    )
+    if any_no_spill:
+        spill_recs_written = np.where(spills > 0, spill_recs_written, 0.0)
+        spill_bytes_written = np.where(spills > 0, spill_bytes_written, 0.0)
+        spill_u_written = np.where(spills > 0, spill_u_written, 0.0)
+        sorted_cmp = np.where(spills > 0, sorted_cmp, 0.0)
+    collect_cpu = out_recs * (c.partition_cpu + c.serde_cpu)
+    if mi.any_map_only:
+        collect_cpu = np.where(map_only, 0.0, collect_cpu)
+    spill_cpu = sorted_cmp * c.sort_cpu
+    if mi.any_combining:
+        spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
+    spill_cpu += spill_u_written * comp_ns
     spill_io = spill_bytes_written * c.local_write
 
     # ---- Merge (§2.4, §3)
-    spills_i = spills.astype(np.int64)
-    passes, a, b = spill_merge_plan(spills_i, batch.sort_factor)
+    passes, a, b = _spill_plan_float(spills, mi.sort_factor, mi.log_sort_factor)
     merging = spills > 1
+    merging_f = merging.astype(np.float64)
     inter_bytes = a * d_full + b * d_last
     inter_u = a * u_full + b * u_last
-    inter_recs = a * c_full + b * c_last
+    inter_recs = a * c_full + b * c_last  # 0 without merging (a = b = 0)
     final_in_recs = spill_recs_written
     final_in_bytes = spill_bytes_written
-    comb_merge = combining & merging & (spills_i >= batch.combine_min_spills)
-    merged_final_recs = np.where(
-        comb_merge, combined_records(final_in_recs, out_recs, st), final_in_recs
-    )
-    final_recs = np.where(merging, merged_final_recs, spill_recs_written)
-    final_u = np.where(merging, ifile_bytes(final_recs, w_spill, ovh, parts), spill_u_written)
-    final_d = np.where(merging, on_disk_bytes(final_u, ratio, parts), spill_bytes_written)
-    merge_read = np.where(merging, inter_bytes + final_in_bytes, 0.0)
-    merge_written = np.where(merging, inter_bytes + final_d, 0.0)
-    merge_written_u = np.where(merging, inter_u + final_u, 0.0)
-    merged_recs = np.where(merging, inter_recs + final_in_recs, 0.0)
+    if mi.any_combining:
+        comb_merge = combining & merging & (spills >= mi.combine_min_spills)
+        comb_merge_f = comb_merge.astype(np.float64)
+        final_recs = np.where(
+            comb_merge, combined_records(final_in_recs, out_recs, st), final_in_recs
+        )
+    else:
+        final_recs = final_in_recs
+    # With one spill the final output is that spill (rename): the IFile formulas below give its
+    # bytes exactly; only zero-spill rows need the explicit zeros.
+    final_u = final_recs * w_rec + eof_parts
+    final_d = final_u * ratio + chk_parts
+    if any_no_spill:
+        final_u = np.where(merging, final_u, spill_u_written)
+        final_d = np.where(merging, final_d, spill_bytes_written)
+    # np.where(merging, x, 0.0) as x · merging for the finite, non-negative x below
+    merge_read = (inter_bytes + final_in_bytes) * merging_f
+    merge_written = (inter_bytes + final_d) * merging_f
+    merge_written_u = (inter_u + final_u) * merging_f
+    merged_recs = (inter_recs + final_in_recs) * merging_f
     merge_io = merge_read * c.local_read + merge_written * c.local_write
-    merge_cpu = (
-        merged_recs * c.merge_cpu
-        + np.where(comb_merge, final_in_recs * c.combine_cpu, 0.0)
-        + merge_read * uncomp_ns
-        + merge_written_u * comp_ns
-    )
-    spilled = np.where(merging, spill_recs_written + inter_recs + final_recs, spill_recs_written)
-    comb_in = np.where(combining, out_recs, 0.0) + np.where(comb_merge, final_in_recs, 0.0)
-    comb_out = np.where(combining, spill_recs_written, 0.0) + np.where(comb_merge, final_recs, 0.0)
-    index_bytes = np.where(map_only, 0.0, INDEX_BYTES_PER_PARTITION * parts + INDEX_CHECKSUM_BYTES)
-    file_written = spill_bytes_written + merge_written + index_bytes
-
-    def ms(x: F64) -> F64:
-        return np.asarray(x, dtype=np.float64) / NS_PER_MS
+    merge_cpu = merged_recs * c.merge_cpu
+    if mi.any_combining:
+        merge_cpu += final_in_recs * c.combine_cpu * comb_merge_f
+    merge_cpu += merge_read * uncomp_ns
+    merge_cpu += merge_written_u * comp_ns
+    spilled = spill_recs_written + inter_recs + final_recs * merging_f
+    if mi.any_combining:
+        comb_in = out_recs * mi.combining_f + final_in_recs * comb_merge_f
+        comb_out = spill_recs_written * mi.combining_f + final_recs * comb_merge_f
+    else:
+        comb_in = np.zeros(n)
+        comb_out = np.zeros(n)
+    file_written = spill_bytes_written + merge_written + mi.index_bytes
 
     phase_io = {
-        "read": ms(read_io),
-        "map": ms(zeros),
-        "collect": ms(zeros),
-        "spill": ms(np.where(map_only, 0.0, spill_io)),
-        "merge": ms(np.where(map_only, 0.0, merge_io)),
-        "write": ms(write_io),
+        "read": read_io / NS_PER_MS,
+        "map": np.zeros(n),
+        "collect": np.zeros(n),
+        "spill": spill_io / NS_PER_MS,
+        "merge": merge_io / NS_PER_MS,
+        "write": write_io / NS_PER_MS,
     }
     phase_cpu = {
-        "read": ms(read_cpu),
-        "map": ms(map_cpu),
-        "collect": ms(collect_cpu),
-        "spill": ms(np.where(map_only, 0.0, spill_cpu)),
-        "merge": ms(np.where(map_only, 0.0, merge_cpu)),
-        "write": ms(write_cpu),
+        "read": read_cpu / NS_PER_MS,
+        "map": map_cpu / NS_PER_MS,
+        "collect": collect_cpu / NS_PER_MS,
+        "spill": spill_cpu / NS_PER_MS,
+        "merge": merge_cpu / NS_PER_MS,
+        "write": write_cpu / NS_PER_MS,
     }
-    return MapTaskResult(
+    records_full = r_full
+    if any_no_spill:
+        records_full = np.where(spills > 0, r_full, 0.0)
+    result = MapTaskResult(
         hdfs_bytes_read=split_bytes.astype(np.float64),
         input_records=in_recs,
         output_records=out_recs,
         output_bytes=out_bytes,
         spills=spills,
-        records_per_full_spill=np.where(spills > 0, r_full, 0.0),
+        records_per_full_spill=records_full,
         records_in_last_spill=r_last,
-        spilled_records=np.where(map_only, 0.0, spilled),
-        merge_passes=np.where(map_only, 0.0, passes.astype(np.float64)),
+        spilled_records=spilled,
+        merge_passes=passes,
         combine_input_records=comb_in,
         combine_output_records=comb_out,
-        final_records=np.where(map_only, out_recs, final_recs),
-        materialized_bytes=np.where(map_only, 0.0, final_d),
-        final_uncompressed_bytes=np.where(map_only, 0.0, final_u),
-        final_pair_width=np.asarray(w_spill, dtype=np.float64),
-        file_bytes_written=np.where(map_only, 0.0, file_written),
-        file_bytes_read=np.where(map_only, 0.0, merge_read),
-        hdfs_bytes_written=np.where(map_only, hdfs_written_maponly, 0.0),
+        final_records=final_recs,
+        materialized_bytes=final_d,
+        final_uncompressed_bytes=final_u,
+        final_pair_width=w_spill,
+        file_bytes_written=file_written,
+        file_bytes_read=merge_read,
+        hdfs_bytes_written=hdfs_written,
         phase_io_ms=phase_io,
         phase_cpu_ms=phase_cpu,
         fixed_ms=c.setup_ms + c.cleanup_ms + c.task_overhead_ms,
     )
+    if mi.any_map_only:
+        _zero_map_only_rows(result, map_only, out_recs)
+    return result
+
+
+def _zero_map_only_rows(res: MapTaskResult, map_only: NDArray[np.bool_], out_recs: F64) -> None:
+    """A map-only task has no spill, merge or local output (its records go to HDFS)."""
+    for name in (
+        "spilled_records",
+        "merge_passes",
+        "materialized_bytes",
+        "final_uncompressed_bytes",
+        "file_bytes_written",
+        "file_bytes_read",
+    ):
+        setattr(res, name, np.where(map_only, 0.0, getattr(res, name)))
+    res.final_records = np.where(map_only, out_recs, res.final_records)
+    for phase in ("spill", "merge"):
+        res.phase_io_ms[phase] = np.where(map_only, 0.0, res.phase_io_ms[phase])
+        res.phase_cpu_ms[phase] = np.where(map_only, 0.0, res.phase_cpu_ms[phase])

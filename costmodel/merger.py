@@ -404,11 +404,18 @@ def _shuffle_merges_float(
     return merges, units, sizes
 
 
-def _reduce_plan_float(
-    files: NDArray[np.float64], f: NDArray[np.float64], in_mem: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], ...]:
-    """:func:`reduce_disk_plan_arrays` in float64 (exact: all values are integers < 2^53)."""
-    merges, units, (_, c1, v2, c2, v3, c3) = _shuffle_merges_float(files, f)
+def _final_merge_float(
+    files: NDArray[np.float64],
+    f: NDArray[np.float64],
+    sizes: tuple[NDArray[np.float64], ...],
+    in_mem: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``(left, passes, first_pass_d, mem)`` of the final merge over the files ``sizes`` left.
+
+    ``first_pass_d`` is read and written by the one intermediate pass (``mem`` in-memory
+    segments join it); the final pass then streams all ``files`` units and ``mem`` segments.
+    """
+    _, c1, v2, c2, v3, c3 = sizes
     left = c1 + c2 + c3
     two = left > f
     first = np.where(two, left - f + 1.0, 0.0)
@@ -417,6 +424,15 @@ def _reduce_plan_float(
     td = t1 + t2 * v2 + (first - t1 - t2) * v3
     passes = np.where(two, 2.0, left + in_mem > 1.0)
     mem = np.where(two, in_mem, 0.0)
+    return left, passes, td, mem
+
+
+def _reduce_plan_float(
+    files: NDArray[np.float64], f: NDArray[np.float64], in_mem: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], ...]:
+    """:func:`reduce_disk_plan_arrays` in float64 (exact: all values are integers < 2^53)."""
+    merges, units, sizes = _shuffle_merges_float(files, f)
+    left, passes, td, mem = _final_merge_float(files, f, sizes, in_mem)
     zero = np.zeros_like(files)
     return (merges, units, left, passes, td, zero, td.copy(), mem, files.copy(), mem.copy())
 

@@ -29,8 +29,8 @@ from numpy.typing import NDArray
 from costmodel.batch import ConfigBatch
 from costmodel.codecs import codec_arrays
 from costmodel.combiner import combined_records, combined_width_factor
-from costmodel.map_task import NS_PER_MS, ifile_bytes, on_disk_bytes
-from costmodel.merger import reduce_disk_plan_arrays, shuffle_final_files
+from costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, NS_PER_MS
+from costmodel.merger import _final_merge_float, _shuffle_merges_float
 from costmodel.profile import JobProfile
 
 F64 = NDArray[np.float64]
@@ -87,59 +87,82 @@ def reduce_task(
     seg_records: F64,
     seg_raw_records: F64,
     seg_width: F64,
+    *,
+    map_codecs: tuple[F64, F64, F64] | None = None,
 ) -> ReduceTaskResult:
     """Model one reducer that fetches ``num_maps`` equal segments.
 
     ``seg_records`` records of ``seg_width`` serialized bytes per segment, standing for
     ``seg_raw_records`` raw map output records (for the combiner's distinct-keys law).
+    ``map_codecs`` is :func:`~costmodel.codecs.codec_arrays` of the batch's map-output codec,
+    when the caller already has it.
     """
     st, c = profile.stats, profile.costs
     n = len(batch)
-    m = np.broadcast_to(np.asarray(num_maps, dtype=np.float64), (n,))
+    m = np.asarray(num_maps, dtype=np.float64)
+    if m.shape != (n,):
+        m = np.broadcast_to(m, (n,))
     q = np.asarray(seg_records, dtype=np.float64)
     q_raw = np.asarray(seg_raw_records, dtype=np.float64)
     w = np.asarray(seg_width, dtype=np.float64)
     ovh = st.ifile_record_overhead
     h1 = batch.hadoop1
-    ratio, comp_ns, uncomp_ns = codec_arrays(profile, batch.map_codec)
-    one = np.ones(n)
+    any_h1 = bool(h1.any())
+    if map_codecs is None:
+        map_codecs = codec_arrays(profile, batch.map_codec)
+    ratio, comp_ns, uncomp_ns = map_codecs
 
-    seg_u = ifile_bytes(q, w, ovh, one)  # decompressed length (the fetch decision uses it)
-    seg_c = on_disk_bytes(seg_u, ratio, one)  # bytes shuffled and stored on disk
+    # ifile_bytes / on_disk_bytes of one segment (one partition: one EOF marker, one checksum)
+    w_rec = w + ovh
+    seg_u = q * w_rec + IFILE_EOF_BYTES  # decompressed length (the fetch decision uses it)
+    seg_c = seg_u * ratio + IFILE_CHECKSUM_BYTES  # bytes shuffled and stored on disk
 
     # ---- memory limits (reference §7)
     # Hadoop 1 ReduceCopier: (int)min(total mem, Integer.MAX_VALUE); Hadoop 2/3: no cap on M.
-    total_mem = np.where(
-        h1, np.minimum(batch.reduce_total_mem_bytes, INT_MAX), batch.reduce_total_mem_bytes
-    )
+    total_mem = batch.reduce_total_mem_bytes
+    if any_h1:
+        total_mem = np.where(h1, np.minimum(total_mem, INT_MAX), total_mem)
     mem_limit = np.floor(total_mem * batch.shuffle_input_pct)
-    single_limit = np.where(
-        h1, mem_limit * 0.25, np.minimum(mem_limit * batch.shuffle_limit_pct, INT_MAX)
-    )
+    single_limit = np.minimum(mem_limit * batch.shuffle_limit_pct, INT_MAX)
+    if any_h1:
+        single_limit = np.where(h1, mem_limit * 0.25, single_limit)
     merge_thr = mem_limit * batch.shuffle_merge_pct
-    to_mem = np.where(h1, seg_u < single_limit, seg_u <= single_limit) & (m > 0)
+    to_mem = seg_u <= single_limit
+    if any_h1:
+        to_mem = np.where(h1, seg_u < single_limit, to_mem)
+    to_mem &= m > 0
+    to_mem_f = to_mem.astype(np.float64)
+    not_mem_f = 1.0 - to_mem_f
 
     # ---- in-memory merges during the shuffle
-    per_merge = np.maximum(np.ceil(merge_thr / np.maximum(seg_u, 1.0)), 1.0)
-    # Hadoop 1 ShuffleRamManager.reserve blocks while size + request > maxSize, so a merge
-    # that ceil(T/u) segments would overflow starts with floor(T/u) of them.
-    fits = per_merge * seg_u <= mem_limit
-    per_merge_h1 = np.maximum(
-        np.where(fits, per_merge, np.floor(merge_thr / np.maximum(seg_u, 1.0))), 2.0
-    )
-    per_merge_h1 = np.where(
-        batch.inmem_threshold > 0, np.minimum(per_merge_h1, batch.inmem_threshold), per_merge_h1
-    )
-    per_merge = np.where(h1, per_merge_h1, per_merge)
-    n_inmem = np.where(to_mem, np.floor(m / per_merge), 0.0)
-    mem_left = np.where(to_mem, m - n_inmem * per_merge, 0.0)
+    seg_u1 = np.maximum(seg_u, 1.0)
+    per_merge = np.maximum(np.ceil(merge_thr / seg_u1), 1.0)
+    if any_h1:
+        # Hadoop 1 ShuffleRamManager.reserve blocks while size + request > maxSize, so a merge
+        # that ceil(T/u) segments would overflow starts with floor(T/u) of them.
+        fits = per_merge * seg_u <= mem_limit
+        per_merge_h1 = np.maximum(np.where(fits, per_merge, np.floor(merge_thr / seg_u1)), 2.0)
+        per_merge_h1 = np.where(
+            batch.inmem_threshold > 0,
+            np.minimum(per_merge_h1, batch.inmem_threshold),
+            per_merge_h1,
+        )
+        per_merge = np.where(h1, per_merge_h1, per_merge)
+    # np.where(to_mem, x, 0.0) as x · to_mem for the finite x below
+    n_inmem = np.floor(m / per_merge) * to_mem_f
+    mem_left = (m - n_inmem * per_merge) * to_mem_f
     combining = batch.use_combiner & profile.has_combiner
+    any_combining = bool(combining.any())
     wfac = combined_width_factor(st) if profile.has_combiner else 1.0
     mf_in = per_merge * q
-    mf_recs = np.where(combining, combined_records(mf_in, per_merge * q_raw, st), mf_in)
-    mf_w = np.where(combining, w * wfac, w)
-    mf_u = ifile_bytes(mf_recs, mf_w, ovh, one)
-    mf_d = on_disk_bytes(mf_u, ratio, one)
+    if any_combining:
+        mf_recs = np.where(combining, combined_records(mf_in, per_merge * q_raw, st), mf_in)
+        mf_w = np.where(combining, w * wfac, w)
+        mf_u = mf_recs * (mf_w + ovh) + IFILE_EOF_BYTES
+    else:
+        mf_recs, mf_w = mf_in, w
+        mf_u = mf_recs * w_rec + IFILE_EOF_BYTES
+    mf_d = mf_u * ratio + IFILE_CHECKSUM_BYTES
 
     # Disk files as the shuffle leaves them: in-memory merge outputs, or fetched segments.
     files = np.where(to_mem, n_inmem, m)
@@ -148,67 +171,66 @@ def reduce_task(
     file_r = np.where(to_mem, mf_recs, q)
 
     # ---- final merge: eviction to reduce.input.buffer.percent (reference §7)
-    max_inmem_reduce = np.where(
-        h1,
-        np.minimum(batch.reduce_heap_bytes * batch.reduce_input_pct, INT_MAX),
-        mem_limit * batch.reduce_input_pct,
-    )
+    max_inmem_reduce = mem_limit * batch.reduce_input_pct
+    if any_h1:
+        max_inmem_reduce = np.where(
+            h1, np.minimum(batch.reduce_heap_bytes * batch.reduce_input_pct, INT_MAX), max_inmem_reduce
+        )
     mem_bytes = mem_left * seg_u
     evicted = np.where(
         mem_bytes > max_inmem_reduce,
-        np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / np.maximum(seg_u, 1.0)), mem_left),
+        np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / seg_u1), mem_left),
         0.0,
     )
-    # Eviction goes to one disk file when fewer than F files are on disk after the shuffle
-    # merges; the plan below tells how many files remain.
-    f = batch.sort_factor
-    files_i = files.astype(np.int64)
-    # Evicted segments stay in memory (first-pass segments of the final merge) iff F or more
-    # files are on disk after the shuffle's merges (MergeManagerImpl.finalMerge); otherwise
-    # they are merged to one disk file of their own.
-    kept_i = np.where(shuffle_final_files(files_i, f) >= f, evicted.astype(np.int64), 0)
-    sh_merges, sh_units, _, passes, ird, irm, iwd, iwm, fdd, fdm = reduce_disk_plan_arrays(
-        files_i, f, kept_i
-    )
-    kept = kept_i
+    # On-disk merges during the shuffle, then Merger over the files left (reference §7;
+    # closed forms in costmodel.merger). Evicted segments stay in memory (first-pass segments
+    # of the final merge) iff F or more files are on disk after the shuffle's merges
+    # (MergeManagerImpl.finalMerge); otherwise they are merged to one disk file of their own.
+    f = batch.sort_factor.astype(np.float64)
+    sh_merges, sh_units, sizes = _shuffle_merges_float(files, f)
+    left = sizes[1] + sizes[3] + sizes[5]
+    kept = np.where(left >= f, evicted, 0.0)
+    _, passes, ird, iwm = _final_merge_float(files, f, sizes, kept)
+    iwd, fdd, fdm = ird, files, iwm  # the first pass writes what it reads; the final reads all
     ev_to_disk = (evicted > 0) & (kept == 0)
+    ev_f = ev_to_disk.astype(np.float64)
     ev_recs = evicted * q
-    ev_u = ifile_bytes(ev_recs, w, ovh, one)
-    ev_d = on_disk_bytes(ev_u, ratio, one)
+    ev_u = ev_recs * w_rec + IFILE_EOF_BYTES
+    ev_d = ev_u * ratio + IFILE_CHECKSUM_BYTES
+    ev_d_disk = ev_d * ev_f
     # fewer files than a merge needs: one final pass over all files (+ the evicted file)
-    simple = (files_i < 2 * f - 1) & (files_i <= f)
-    passes = np.where(simple, np.where(files + evicted > 0, 1.0, 0.0), passes)
+    simple = (files < 2.0 * f - 1.0) & (files <= f)
+    passes = np.where(simple, files + evicted > 0, passes)
 
-    # ---- records
-    in_records = n_inmem * mf_recs + mem_left * q + np.where(to_mem, 0.0, m * q)
+    # ---- records (the final merge's first pass reads no in-memory segment from disk: irm = 0)
+    in_records = n_inmem * mf_recs + mem_left * q + m * q * not_mem_f
     disk_recs_shuffle = sh_units * file_r
-    disk_recs_final = (ird + fdd) * file_r + (irm + fdm) * q + np.where(ev_to_disk, ev_recs, 0.0)
+    disk_recs_final = (ird + fdd) * file_r + fdm * q + ev_recs * ev_f
     spilled = disk_recs_shuffle + disk_recs_final
-    comb_in = np.where(combining, n_inmem * mf_in, 0.0)
-    comb_out = np.where(combining, n_inmem * mf_recs, 0.0)
+    if any_combining:
+        comb_f = combining.astype(np.float64)
+        comb_in = n_inmem * mf_in * comb_f
+        comb_out = n_inmem * mf_recs * comb_f
+    else:
+        comb_in = np.zeros(n)
+        comb_out = np.zeros(n)
 
     # ---- bytes
     fetched = m * seg_c
-    disk_fetch_bytes = np.where(to_mem, 0.0, fetched)
+    disk_fetch_bytes = fetched * not_mem_f
     inmem_written_d = n_inmem * mf_d
     inmem_written_u = n_inmem * mf_u
     sh_merge_d = sh_units * file_d
     sh_merge_u = sh_units * file_u
-    interm_d = ird * file_d + irm * seg_c
+    interm_d = ird * file_d
     interm_wd = iwd * file_d + iwm * seg_c
     interm_wu = iwd * file_u + iwm * seg_u
-    final_disk_bytes = fdd * file_d + fdm * seg_c + np.where(ev_to_disk, ev_d, 0.0)
-    file_written = (
-        disk_fetch_bytes
-        + inmem_written_d
-        + sh_merge_d
-        + np.where(ev_to_disk, ev_d, 0.0)
-        + interm_wd
-    )
+    final_disk_bytes = fdd * file_d + fdm * seg_c + ev_d_disk
+    file_written = disk_fetch_bytes + inmem_written_d + sh_merge_d + ev_d_disk + interm_wd
     file_read = sh_merge_d + interm_d + final_disk_bytes
 
     # ---- reduce function and output (§4.3, §4.4)
-    red_in_bytes_u = in_records * np.where(combining, w * wfac, w)
+    red_in_bytes_u = in_records * mf_w
     out_recs = in_records * st.reduce_pairs_sel
     out_bytes = red_in_bytes_u * st.reduce_size_sel
     out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec)
@@ -216,30 +238,23 @@ def reduce_task(
 
     # ---- costs (ns)
     shuffle_net = fetched * c.network
-    shuffle_cpu = (
-        np.where(to_mem, fetched * uncomp_ns, 0.0)
-        + n_inmem * mf_in * c.merge_cpu
-        + comb_in * c.combine_cpu
-        + inmem_written_u * comp_ns
-        + sh_units * file_r * c.merge_cpu
-        + sh_merge_d * uncomp_ns
-        + sh_merge_u * comp_ns
-    )
+    shuffle_cpu = fetched * uncomp_ns * to_mem_f
+    shuffle_cpu += n_inmem * mf_in * c.merge_cpu
+    if any_combining:
+        shuffle_cpu += comb_in * c.combine_cpu
+    shuffle_cpu += inmem_written_u * comp_ns
+    shuffle_cpu += sh_units * file_r * c.merge_cpu
+    shuffle_cpu += sh_merge_d * uncomp_ns
+    shuffle_cpu += sh_merge_u * comp_ns
     shuffle_io = (disk_fetch_bytes + inmem_written_d + sh_merge_d) * c.local_write + (
         sh_merge_d * c.local_read
     )
-    merge_io = (
-        np.where(ev_to_disk, ev_d, 0.0) * c.local_write
-        + interm_d * c.local_read
-        + (interm_wd * c.local_write)
-    )
+    merge_io = ev_d_disk * c.local_write + interm_d * c.local_read + (interm_wd * c.local_write)
     interm_written_recs = iwd * file_r + iwm * q
-    merge_cpu = (
-        np.where(ev_to_disk, ev_recs * c.merge_cpu + ev_u * comp_ns, 0.0)
-        + interm_written_recs * c.merge_cpu
-        + interm_d * uncomp_ns
-        + interm_wu * comp_ns
-    )
+    merge_cpu = (ev_recs * c.merge_cpu + ev_u * comp_ns) * ev_f
+    merge_cpu += interm_written_recs * c.merge_cpu
+    merge_cpu += interm_d * uncomp_ns
+    merge_cpu += interm_wu * comp_ns
     reduce_io = final_disk_bytes * c.local_read
     # The final merge streams into reduce(): its CPU is charged here unless the profile's
     # reduce cost factor was calibrated on the merge-and-reduce loop (Starfish, reference §4.3).

@@ -33,6 +33,8 @@ _COMMAND_MODULES = (
     "workflow",
     "fit",
     "validate",
+    "fidelity",
+    "schema",
 )
 
 

@@ -119,6 +119,9 @@ def register(app: typer.Typer) -> None:
         cluster: Path | None = ClusterOpt,
         local: bool = LocalOpt,
         conf: Path | None = ConfOpt,
+        timeline: Path | None = typer.Option(
+            None, "--timeline", help="Write a Gantt PNG of the what-if job (task simulation)."
+        ),
         fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
     ) -> None:
         """Predict what a configuration change (or new input size or cluster) does to a job."""
@@ -141,11 +144,27 @@ def register(app: typer.Typer) -> None:
             raise InputError(
                 str(exc).splitlines()[0] if "\n" not in str(exc) else _first(exc), field="--set"
             ) from None
+        if timeline is not None:
+            from costmodel.scheduler import simulate_schedule
+            from mrtune.commands._timeline import plot_timeline
+            from optimizer.whatif import apply_changes
+
+            new_prof = prof if size is None else prof.model_copy(update={"input_bytes": size})
+            sched = simulate_schedule(
+                new_prof, apply_changes(base, _changes(set_), prof), new_spec or spec
+            )
+            plot_timeline(sched, timeline, f"what-if {prof.job_id}")
+            result["simulated_job_ms"] = sched.job_ms
         if fmt == OutputFormat.json:
             emit_json(result)
             return
         console.print(f"cluster: {where}" + (f" → {nodes} nodes" if nodes else ""))
         render_whatif(result)
+        if timeline is not None:
+            console.print(
+                f"task-by-task simulation: {result['simulated_job_ms'] / 1000:,.1f} s; "
+                f"wrote {timeline}"
+            )
 
 
 def _first(exc: Exception) -> str:
