@@ -3,7 +3,8 @@
 For each profile of :func:`benchmarks.profiles.benchmark_profiles` it runs the exhaustive
 strategy (the reference: the optimum on the knobs' grids) and then each strategy with its
 budget, and reports the predicted cost each reaches divided by the reference, and its wall
-time. The cost model's merge-plan caches are cleared before every run, so times are cold
+time (wall clock and the process's CPU time, which a loaded machine does not inflate).
+The cost model's merge-plan caches are cleared before every run, so times are cold
 (nothing learnt on an earlier run or profile). Strategies that search the knobs' full ranges
 can end *below* 1.0: the grid optimum is not the continuous one.
 
@@ -66,7 +67,10 @@ def run(strategies: list[str], profile_names: list[str] | None, seed: int) -> li
             continue
         space = SearchSpace.for_job(profile, base, cluster)
         clear_model_caches()
+        c0 = time.process_time()
         ref = get_strategy("exhaustive").optimize(space, Objective(space), n_trials=1, seed=seed)
+        ref_cpu = time.process_time() - c0
+        print(f"[bench] {name}: exhaustive {ref.wall_time_s:.1f} s", file=sys.stderr, flush=True)
         mode = "exact" if ref.notes.find("exact: full product") >= 0 else "block"
         rows.append(
             {
@@ -75,6 +79,7 @@ def run(strategies: list[str], profile_names: list[str] | None, seed: int) -> li
                 "cost": ref.best_cost,
                 "ratio": 1.0,
                 "time_s": ref.wall_time_s,
+                "cpu_s": ref_cpu,
                 "evaluations": ref.n_evaluations,
                 "knobs": len(space.knobs),
                 "mode": mode,
@@ -84,11 +89,12 @@ def run(strategies: list[str], profile_names: list[str] | None, seed: int) -> li
             if s == "exhaustive":
                 continue
             clear_model_caches()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             res = get_strategy(s).optimize(
                 space, Objective(space), n_trials=BUDGETS.get(s, 200), seed=seed
             )
-            elapsed = time.perf_counter() - t0
+            elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+            print(f"[bench] {name}: {s} {elapsed:.2f} s", file=sys.stderr, flush=True)
             # The strategy's answer moved to the nearest grid point: if that beat the
             # exhaustive result, the exhaustive strategy missed the grid optimum.
             snapped = space.repair(as_values([snap_to_grid(space, res.best_values)]))
@@ -100,6 +106,7 @@ def run(strategies: list[str], profile_names: list[str] | None, seed: int) -> li
                     "cost": res.best_cost,
                     "ratio": res.best_cost / ref.best_cost,
                     "time_s": elapsed,
+                    "cpu_s": cpu,
                     "evaluations": res.n_evaluations,
                     "knobs": len(space.knobs),
                     "snapped_ratio": snapped_cost / ref.best_cost,
@@ -134,7 +141,8 @@ def report(rows: list[dict], strategies: list[str]) -> None:
     for r in rows:
         print(
             f"FIGURE profile={r['profile']} strategy={r['strategy']} ratio={r['ratio']:.5f} "
-            f"time_s={r['time_s']:.3f} evaluations={r['evaluations']} cost={r['cost']:.1f} "
+            f"time_s={r['time_s']:.3f} cpu_s={r['cpu_s']:.3f} evaluations={r['evaluations']} "
+            f"cost={r['cost']:.1f} "
             f"ratio_best_known={r['ratio_best_known']:.5f} "
             f"snapped_ratio={r.get('snapped_ratio', 1.0):.5f}"
         )
@@ -146,6 +154,7 @@ def report(rows: list[dict], strategies: list[str]) -> None:
         worst = max(r["ratio"] for r in rs)
         mean = sum(r["ratio"] for r in rs) / len(rs)
         slow = max(r["time_s"] for r in rs)
+        slow_cpu = max(r["cpu_s"] for r in rs)
         within = sum(r["ratio"] <= DEFAULT_GOAL_RATIO for r in rs)
         within_best = sum(r["ratio_best_known"] <= DEFAULT_GOAL_RATIO for r in rs)
         worst_best = max(r["ratio_best_known"] for r in rs)
@@ -153,18 +162,21 @@ def report(rows: list[dict], strategies: list[str]) -> None:
         print(
             f"SUMMARY strategy={s} profiles={len(rs)} within_1pct_of_grid_optimum={within} "
             f"mean_ratio={mean:.4f} worst_ratio={worst:.4f} max_time_s={slow:.2f} "
+            f"max_cpu_s={slow_cpu:.2f} "
             f"within_1pct_of_best_known={within_best} worst_vs_best_known={worst_best:.4f} "
             f"snapped_to_grid_beats_exhaustive={beat_grid}"
         )
     d = [r for r in rows if r["strategy"] == DEFAULT_STRATEGY]
     if d:
-        ok = all(
-            r["ratio"] <= DEFAULT_GOAL_RATIO and r["time_s"] <= DEFAULT_GOAL_SECONDS for r in d
-        )
-        print(
-            f"GOAL default={DEFAULT_STRATEGY} within {DEFAULT_GOAL_RATIO - 1:.0%} in "
-            f"<= {DEFAULT_GOAL_SECONDS:.0f} s on every profile: {'MET' if ok else 'NOT MET'}"
-        )
+        for clock in ("time_s", "cpu_s"):
+            ok = all(
+                r["ratio"] <= DEFAULT_GOAL_RATIO and r[clock] <= DEFAULT_GOAL_SECONDS for r in d
+            )
+            print(
+                f"GOAL default={DEFAULT_STRATEGY} within {DEFAULT_GOAL_RATIO - 1:.0%} of the "
+                f"grid optimum in <= {DEFAULT_GOAL_SECONDS:.0f} s ({clock}) on every profile: "
+                f"{'MET' if ok else 'NOT MET'}"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:

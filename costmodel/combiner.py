@@ -33,7 +33,9 @@ def combined_records(
     out = np.minimum(distinct, n_in)
     if stats.max_distinct_keys is not None:
         out = np.minimum(out, stats.max_distinct_keys)
-    return np.where(n_in > 0, np.maximum(out, np.minimum(n_in, 1.0)), 0.0)
+    out = np.maximum(out, np.minimum(n_in, 1.0))
+    positive = n_in > 0
+    return out if positive.all() else np.where(positive, out, 0.0)
 
 
 def combined_width_factor(stats: DataflowStats) -> float:

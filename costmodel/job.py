@@ -204,20 +204,31 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
         object.__setattr__(batch, "num_reducers", np.zeros(n, dtype=np.int64))
     k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
     map_inputs = MapInputs.build(profile, batch)
-    mf = map_task(profile, batch, full_bytes, inputs=map_inputs)
-    mt = map_task(profile, batch, tail_bytes, inputs=map_inputs)
+    # Records per split: full splits hold rint(split / width); the tail split holds what the
+    # file has left, so every file's records add up exactly (Hadoop's record readers hand
+    # each record to the split where it starts).
+    cmp_in = profile.stats.input_compress_ratio if profile.input_compressed else 1.0
+    width = profile.stats.input_pair_width
+    file_recs = np.rint(profile.input_bytes / float(profile.input_files) / cmp_in / width)
+    full_recs = np.rint(full_bytes / cmp_in / width)
+    tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
+    mf = map_task(profile, batch, full_bytes, inputs=map_inputs, input_records=full_recs)
+    mt = map_task(profile, batch, tail_bytes, inputs=map_inputs, input_records=tail_recs)
     n_full = k_full * files
     n_tail = files.copy()
     n_maps = n_full + n_tail
     R = batch.num_reducers.astype(np.float64)
     has_red = R > 0
+    # np.where(has_red, x, y) is x when every configuration has reducers (searches' usual case)
+    all_red = bool(has_red.all())
 
     # ---- reduce input: one segment per map per reducer (uniform partitioning, §4.1)
     Rn = np.maximum(R, 1.0)
     tot_final = n_full * mf.final_records + n_tail * mt.final_records
     tot_raw = n_full * mf.output_records + n_tail * mt.output_records
-    seg_recs = tot_final / (n_maps * Rn)
-    seg_raw = tot_raw / (n_maps * Rn)
+    segs_per_job = n_maps * Rn
+    seg_recs = tot_final / segs_per_job
+    seg_raw = tot_raw / segs_per_job
     rd = reduce_task(
         profile,
         batch,
@@ -236,16 +247,20 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
     else:
         yarn_map = container_slots(cluster, batch.map_container_mb, batch.map_vcores)
         yarn_red = container_slots(cluster, batch.reduce_container_mb, batch.reduce_vcores)
-        map_slots = np.where(
-            batch.hadoop1, float(cluster.num_nodes * cluster.map_slots_per_node), yarn_map
-        )
-        red_slots = np.where(
-            batch.hadoop1, float(cluster.num_nodes * cluster.reduce_slots_per_node), yarn_red
-        )
-    t_full = mf.task_ms + startup
-    t_tail = mt.task_ms + startup
-    t_map_avg = (n_full * t_full + n_tail * t_tail) / n_maps
-    t_red = rd.task_ms + startup
+        map_slots, red_slots = yarn_map, yarn_red
+        if batch.hadoop1.any():
+            map_slots = np.where(
+                batch.hadoop1, float(cluster.num_nodes * cluster.map_slots_per_node), yarn_map
+            )
+            red_slots = np.where(
+                batch.hadoop1, float(cluster.num_nodes * cluster.reduce_slots_per_node), yarn_red
+            )
+    # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
+    t_full = mf.task_ms + startup if startup else mf.task_ms
+    t_tail = mt.task_ms + startup if startup else mt.task_ms
+    map_work = n_full * t_full + n_tail * t_tail
+    t_map_avg = map_work / n_maps
+    t_red = rd.task_ms + startup if startup else rd.task_ms
 
     # ---- map stage with the reducers' ramp-up taking containers (not in local mode / H1)
     map_waves = np.ceil(n_maps / map_slots)
@@ -261,11 +276,11 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
             / np.maximum(batch.reduce_container_mb, 1.0)
         ),
     )
-    lost = np.where(
-        shared,
-        np.ceil(early_reds * batch.reduce_container_mb / np.maximum(batch.map_container_mb, 1.0)),
-        0.0,
+    lost = np.ceil(
+        early_reds * batch.reduce_container_mb / np.maximum(batch.map_container_mb, 1.0)
     )
+    if not shared.all():
+        lost = np.where(shared, lost, 0.0)
     done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
     slots_after = np.maximum(map_slots - lost, 1.0)
     map_stage_plain = map_waves * t_map_avg
@@ -285,21 +300,27 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
         np.maximum(red_start + startup + shuffle_ms, map_stage + shuffle_ms / n_maps),
         map_stage + startup + shuffle_ms,
     )
-    red_waves = np.where(has_red, np.ceil(R / red_slots), 0.0)
+    red_waves = np.ceil(R / red_slots)
     first_wave_end = shuffle_end + after_shuffle - startup
-    job = np.where(has_red, first_wave_end + (red_waves - 1.0) * t_red, map_stage)
+    job = first_wave_end + (red_waves - 1.0) * t_red
 
     # ---- totals: the seed's total cost (sum of task times) and container GB-seconds
-    total_map_ms = n_full * mf.task_ms + n_tail * mt.task_ms
-    total_red_ms = np.where(has_red, R * rd.task_ms, 0.0)
+    total_map_ms = map_work if not startup else n_full * mf.task_ms + n_tail * mt.task_ms
+    total_red_ms = R * rd.task_ms
     first_wave = np.minimum(R, red_slots)
-    held_first = np.where(has_red, first_wave * (first_wave_end - red_start), 0.0)
-    held_rest = np.where(has_red, (R - first_wave) * t_red, 0.0)
+    held_first = first_wave * (first_wave_end - red_start)
+    held_rest = (R - first_wave) * t_red
+    reduce_start_ms, shuffle_end_ms = red_start, shuffle_end
+    if not all_red:
+        red_waves = np.where(has_red, red_waves, 0.0)
+        job = np.where(has_red, job, map_stage)
+        total_red_ms = np.where(has_red, total_red_ms, 0.0)
+        held_first = np.where(has_red, held_first, 0.0)
+        held_rest = np.where(has_red, held_rest, 0.0)
+        reduce_start_ms = np.where(has_red, red_start, 0.0)
+        shuffle_end_ms = np.where(has_red, shuffle_end, 0.0)
     gb_s = (
-        (
-            (n_full * t_full + n_tail * t_tail) * batch.map_container_mb
-            + (held_first + held_rest) * batch.reduce_container_mb
-        )
+        (map_work * batch.map_container_mb + (held_first + held_rest) * batch.reduce_container_mb)
         / 1024.0
         / 1000.0
     )
@@ -319,8 +340,8 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
         map_waves=map_waves,
         reduce_waves=red_waves,
         map_stage_ms=map_stage,
-        reduce_start_ms=np.where(has_red, red_start, 0.0),
-        shuffle_end_ms=np.where(has_red, shuffle_end, 0.0),
+        reduce_start_ms=reduce_start_ms,
+        shuffle_end_ms=shuffle_end_ms,
         job_ms=job,
         total_task_ms=total_map_ms + total_red_ms,
         container_gb_s=gb_s,

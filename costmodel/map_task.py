@@ -59,6 +59,22 @@ def records_per_spill(batch: ConfigBatch, pair_width: F64 | float) -> F64:
     return np.maximum(np.where(batch.hadoop1, h1, h2), 1.0)
 
 
+def _fma(x: F64 | float, y: F64 | float, z: F64 | float) -> F64:
+    """``x * y + z`` with numpy's rounding, adding in place into the product's fresh buffer."""
+    t = np.multiply(x, y)
+    t += z
+    return t
+
+
+def _comparisons(recs: F64, parts: F64) -> F64:
+    """DESIGN decision 3: ``n·log2(max(2, n/R))`` sort comparisons, as when profiling."""
+    t = recs / parts
+    np.maximum(t, 2.0, out=t)
+    np.log2(t, out=t)
+    t *= recs
+    return t
+
+
 def ifile_bytes(records: F64, width: F64 | float, overhead: float, partitions: F64) -> F64:
     """Uncompressed IFile stream length: records with their vint lengths, plus EOF markers."""
     return records * (width + overhead) + IFILE_EOF_BYTES * partitions
@@ -105,8 +121,19 @@ class MapTaskResult:
 
     @cached_property
     def task_ms(self) -> F64:
-        total = self.fixed_ms + sum(self.phase_ms.values())
-        return np.asarray(total, dtype=np.float64)
+        return task_total_ms(self.fixed_ms, self.phase_ms)
+
+
+def task_total_ms(fixed_ms: F64 | float, phase_ms: dict[str, F64]) -> F64:
+    """``fixed_ms + sum(phase_ms.values())``: the same additions in the same order, in place."""
+    parts = [np.asarray(v, dtype=np.float64) for v in phase_ms.values()]
+    if len(parts) < 2 or any(p.ndim == 0 for p in parts):
+        return np.asarray(fixed_ms + sum(parts), dtype=np.float64)
+    total = parts[0] + parts[1]
+    for p in parts[2:]:
+        total += p
+    total += fixed_ms
+    return total
 
 
 @dataclass
@@ -160,7 +187,8 @@ class MapInputs:
         index_bytes = INDEX_BYTES_PER_PARTITION * parts + INDEX_CHECKSUM_BYTES
         if any_map_only:
             index_bytes = np.where(map_only, 0.0, index_bytes)
-        sort_factor = batch.sort_factor.astype(np.float64)
+        # io.sort.factor >= 2 (HadoopConfig); a merge cannot progress with fewer
+        sort_factor = np.maximum(batch.sort_factor.astype(np.float64), 2.0)
         return cls(
             map_only=map_only,
             any_map_only=any_map_only,
@@ -179,7 +207,7 @@ class MapInputs:
             comp_ns=comp_ns,
             uncomp_ns=uncomp_ns,
             sort_factor=sort_factor,
-            log_sort_factor=np.log(np.maximum(sort_factor, 2.0)),
+            log_sort_factor=np.log(sort_factor),
             combine_min_spills=batch.combine_min_spills.astype(np.float64),
         )
 
@@ -190,11 +218,14 @@ def map_task(
     split_bytes: F64,
     *,
     inputs: MapInputs | None = None,
+    input_records: F64 | None = None,
 ) -> MapTaskResult:
     """Model one map task reading ``split_bytes`` (as stored) under each configuration.
 
     ``inputs`` (from :meth:`MapInputs.build` on the same profile and batch) saves rebuilding
     the split-independent quantities when several map tasks of one batch are modelled.
+    ``input_records`` overrides ``rint(bytes / pair width)``: the job model gives a file's tail
+    split the records its full splits leave, so a file's records add up exactly.
     """
     st, c = profile.stats, profile.costs
     n = len(batch)
@@ -212,8 +243,11 @@ def map_task(
         read_cpu = split_bytes * c.input_uncompress
     else:
         in_bytes = split_bytes  # ÷ 1.0
-        read_cpu = np.zeros(n)
-    in_recs = np.rint(in_bytes / st.input_pair_width)
+        read_cpu = None  # no decompression: zero
+    if input_records is None:
+        in_recs = np.rint(in_bytes / st.input_pair_width)
+    else:
+        in_recs = np.asarray(input_records, dtype=np.float64)
     read_io = split_bytes * c.hdfs_read
 
     # ---- Map (§2.2)
@@ -229,7 +263,8 @@ def map_task(
         write_cpu = np.where(map_only, out_bytes * out_comp, 0.0)
         hdfs_written = np.where(map_only, hdfs_written_maponly, 0.0)
     else:
-        write_io = write_cpu = hdfs_written = np.zeros(n)
+        write_io = write_cpu = None  # no map-only configuration: zero
+        hdfs_written = np.zeros(n)
 
     # ---- Collect and Spill (§2.3, §8.1)
     per_spill = mi.per_spill
@@ -251,18 +286,15 @@ def map_task(
         c_full, c_last = r_full, r_last
     w_rec, eof_parts, chk_parts = mi.w_rec, mi.eof_parts, mi.chk_parts
     # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
-    u_full = c_full * w_rec + eof_parts
-    u_last = c_last * w_rec + eof_parts
-    d_full = u_full * ratio + chk_parts
-    d_last = u_last * ratio + chk_parts
+    u_full = _fma(c_full, w_rec, eof_parts)
+    u_last = _fma(c_last, w_rec, eof_parts)
+    d_full = _fma(u_full, ratio, chk_parts)
+    d_last = _fma(u_last, ratio, chk_parts)
     n_full = np.maximum(spills - 1, 0.0)
-    spill_recs_written = n_full * c_full + c_last
-    spill_bytes_written = n_full * d_full + d_last
-    spill_u_written = n_full * u_full + u_last
-    # DESIGN decision 3: n·log2(max(2, n/R)) comparisons, as when profiling.
-    sorted_cmp = n_full * (r_full * np.log2(np.maximum(2.0, r_full / parts))) + r_last * np.log2(
-        np.maximum(2.0, r_last / parts)
-    )
+    spill_recs_written = _fma(n_full, c_full, c_last)
+    spill_bytes_written = _fma(n_full, d_full, d_last)
+    spill_u_written = _fma(n_full, u_full, u_last)
+    sorted_cmp = _fma(n_full, _comparisons(r_full, parts), _comparisons(r_last, parts))
     if any_no_spill:
         spill_recs_written = np.where(spills > 0, spill_recs_written, 0.0)
         spill_bytes_written = np.where(spills > 0, spill_bytes_written, 0.0)
@@ -276,14 +308,16 @@ def map_task(
         spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
     spill_cpu += spill_u_written * comp_ns
     spill_io = spill_bytes_written * c.local_write
+    if c.spill_file_ns:
+        spill_io = spill_io + spills * c.spill_file_ns
 
     # ---- Merge (§2.4, §3)
     passes, a, b = _spill_plan_float(spills, mi.sort_factor, mi.log_sort_factor)
     merging = spills > 1
     merging_f = merging.astype(np.float64)
-    inter_bytes = a * d_full + b * d_last
-    inter_u = a * u_full + b * u_last
-    inter_recs = a * c_full + b * c_last  # 0 without merging (a = b = 0)
+    inter_bytes = _fma(a, d_full, b * d_last)
+    inter_u = _fma(a, u_full, b * u_last)
+    inter_recs = _fma(a, c_full, b * c_last)  # 0 without merging (a = b = 0)
     final_in_recs = spill_recs_written
     final_in_bytes = spill_bytes_written
     if mi.any_combining:
@@ -296,8 +330,8 @@ def map_task(
         final_recs = final_in_recs
     # With one spill the final output is that spill (rename): the IFile formulas below give its
     # bytes exactly; only zero-spill rows need the explicit zeros.
-    final_u = final_recs * w_rec + eof_parts
-    final_d = final_u * ratio + chk_parts
+    final_u = _fma(final_recs, w_rec, eof_parts)
+    final_d = _fma(final_u, ratio, chk_parts)
     if any_no_spill:
         final_u = np.where(merging, final_u, spill_u_written)
         final_d = np.where(merging, final_d, spill_bytes_written)
@@ -306,7 +340,11 @@ def map_task(
     merge_written = (inter_bytes + final_d) * merging_f
     merge_written_u = (inter_u + final_u) * merging_f
     merged_recs = (inter_recs + final_in_recs) * merging_f
-    merge_io = merge_read * c.local_read + merge_written * c.local_write
+    merge_io = _fma(merge_read, c.local_read, merge_written * c.local_write)
+    if c.segment_seek_ns:
+        # Each pass reads one segment per partition from each of its inputs: N spills, plus the
+        # runs the intermediate passes wrote (passes - 1 of them).
+        merge_io = merge_io + (spills + passes - 1.0) * parts * c.segment_seek_ns * merging_f
     merge_cpu = merged_recs * c.merge_cpu
     if mi.any_combining:
         merge_cpu += final_in_recs * c.combine_cpu * comb_merge_f
@@ -327,15 +365,15 @@ def map_task(
         "collect": np.zeros(n),
         "spill": spill_io / NS_PER_MS,
         "merge": merge_io / NS_PER_MS,
-        "write": write_io / NS_PER_MS,
+        "write": _ms(write_io, n),
     }
     phase_cpu = {
-        "read": read_cpu / NS_PER_MS,
+        "read": _ms(read_cpu, n),
         "map": map_cpu / NS_PER_MS,
         "collect": collect_cpu / NS_PER_MS,
         "spill": spill_cpu / NS_PER_MS,
         "merge": merge_cpu / NS_PER_MS,
-        "write": write_cpu / NS_PER_MS,
+        "write": _ms(write_cpu, n),
     }
     records_full = r_full
     if any_no_spill:
@@ -355,7 +393,7 @@ def map_task(
         final_records=final_recs,
         materialized_bytes=final_d,
         final_uncompressed_bytes=final_u,
-        final_pair_width=w_spill,
+        final_pair_width=w_spill.copy(),  # MapInputs is shared by the full and tail tasks
         file_bytes_written=file_written,
         file_bytes_read=merge_read,
         hdfs_bytes_written=hdfs_written,
@@ -366,6 +404,11 @@ def map_task(
     if mi.any_map_only:
         _zero_map_only_rows(result, map_only, out_recs)
     return result
+
+
+def _ms(ns: F64 | None, n: int) -> F64:
+    """ns → ms; ``None`` stands for a phase part that is zero in every configuration."""
+    return np.zeros(n) if ns is None else ns / NS_PER_MS
 
 
 def _zero_map_only_rows(res: MapTaskResult, map_only: NDArray[np.bool_], out_recs: F64) -> None:

@@ -237,29 +237,33 @@ def _spill_plan_float(
 
     Every quantity is an integer below 2^53, where float64 sums, products and exact quotients
     are exact and ``floor(a / b)`` is the integer quotient; this avoids numpy's slow integer
-    division. ``F^L`` is ``rint(exp(L·ln F))`` (relative error ~1e-14, far below 0.5 for any
-    tree a merge can have), and the float ``floor(log N / log F)`` is corrected by one integer
-    check each way, so ``L`` and ``F^L`` are exact.
+    division. ``F^L`` is ``rint(exp(L·ln F))`` (relative error below 1e-14, so the rounding is
+    exact while ``N + d`` < 2^45; tests go to 2^42), and the float ``floor(log N / log F)`` is
+    corrected by one integer check each way, so ``L`` and ``F^L`` are exact.
     """
     fm1 = f - 1.0
     nm1 = n - 1.0
     rem = nm1 - np.floor(nm1 / fm1) * fm1  # (N − 1) mod (F − 1)
-    d = np.where(rem > 0.0, fm1 - rem, 0.0)  # dummies the first pass leaves out
+    d = (fm1 - rem) * (rem > 0.0)  # dummies the first pass leaves out
     leaves = np.maximum(n + d, 1.0)
     depth = np.floor(np.log(leaves) / log_f)
     pw = np.rint(np.exp(depth * log_f))
     over = pw > leaves
-    depth -= over
-    pw /= np.where(over, f, 1.0)
+    if over.any():
+        depth -= over
+        pw /= np.where(over, f, 1.0)
     under = pw * f <= leaves
-    depth += under
-    pw *= np.where(under, f, 1.0)
+    if under.any():
+        depth += under
+        pw *= np.where(under, f, 1.0)
     x = (leaves - pw) / fm1  # merges at depth L (exact quotient)
     deep = x > 0.0
     merging = n > f
+    merging_f = merging.astype(np.float64)
     passes = np.where(merging, (leaves - 1.0) / fm1, n > 1.0)
-    a = np.where(merging, nm1 * (depth - 1.0) + np.where(deep, x * f - d - 1.0, 0.0), 0.0)
-    b = np.where(merging, depth - 1.0 + deep, 0.0)
+    # np.where(mask, v, 0.0) as v · mask: every v here is a finite integer
+    a = (nm1 * (depth - 1.0) + (x * f - d - 1.0) * deep) * merging_f
+    b = (depth - 1.0 + deep) * merging_f
     return passes, a, b
 
 
@@ -435,6 +439,43 @@ def _reduce_plan_float(
     left, passes, td, mem = _final_merge_float(files, f, sizes, in_mem)
     zero = np.zeros_like(files)
     return (merges, units, left, passes, td, zero, td.copy(), mem, files.copy(), mem.copy())
+
+
+def reduce_merge_rows(
+    files: NDArray[np.float64], f: NDArray[np.float64], evicted: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], ...]:
+    """The reduce task's disk-merge plan per row: ``(merges, units, kept, passes, td, mem)``.
+
+    ``files`` equal disk files after the shuffle's fetches and in-memory merges, factor ``f``
+    (float64, ≥ 2) and ``evicted`` in-memory segments at the final merge. ``merges``/``units``:
+    on-disk merges during the shuffle; ``kept``: evicted segments that stay in memory as
+    first-pass segments (iff F or more files are left, ``MergeManagerImpl.finalMerge``);
+    ``passes``: final-merge passes; ``td``: file units read and written by its first pass, which
+    also writes the ``mem`` kept segments. Rows with at most F files (most configurations) merge
+    nothing before one final pass over everything (and count a pass even for a single file,
+    as the model always has), so the closed forms run only on the other rows.
+    """
+    n = files.shape[0]
+    simple = (files < 2.0 * f - 1.0) & (files <= f)
+    merges = np.zeros(n)
+    units = np.zeros(n)
+    td = np.zeros(n)
+    mem = np.zeros(n)
+    kept = np.where(files >= f, evicted, 0.0)
+    passes = (files + evicted > 0).astype(np.float64)
+    hard = np.flatnonzero(~simple)
+    if hard.size:
+        fh, ff, eh = files[hard], f[hard], evicted[hard]
+        m_h, u_h, sizes = _shuffle_merges_float(fh, ff)
+        kept_h = np.where(sizes[1] + sizes[3] + sizes[5] >= ff, eh, 0.0)
+        _, p_h, td_h, mem_h = _final_merge_float(fh, ff, sizes, kept_h)
+        merges[hard] = m_h
+        units[hard] = u_h
+        kept[hard] = kept_h
+        passes[hard] = p_h
+        td[hard] = td_h
+        mem[hard] = mem_h
+    return merges, units, kept, passes, td, mem
 
 
 def shuffle_disk_merge_arrays(

@@ -136,6 +136,24 @@ class CostFactors(BaseModel):
     input_uncompress: float = Field(5.0, ge=0, description="ns per compressed input byte")
     setup_ms: float = Field(0.0, ge=0, description="task setup() time, ms")
     cleanup_ms: float = Field(0.0, ge=0, description="task cleanup() time, ms")
+    spill_file_ns: float = Field(
+        5e5,
+        ge=0,
+        description="fixed cost of one spill (file and index creation, sort hand-off), ns; "
+        "default 0.5 ms",
+    )
+    segment_seek_ns: float = Field(
+        2e6,
+        ge=0,
+        description="cost of starting to read one segment in a merge pass (a disk seek and a "
+        "read-ahead fill), ns; default 2 ms (HDD seek ~4-8 ms amortised by read-ahead)",
+    )
+    fetch_ns: float = Field(
+        2e6,
+        ge=0,
+        description="fixed cost of one shuffle fetch (an HTTP request to the shuffle handler "
+        "and a seek in the map output file), ns; default 2 ms",
+    )
     reduce_includes_final_merge: bool = Field(
         False,
         description="reduce_cpu was measured on the final-merge + reduce() loop (Starfish's "

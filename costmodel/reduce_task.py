@@ -29,8 +29,8 @@ from numpy.typing import NDArray
 from costmodel.batch import ConfigBatch
 from costmodel.codecs import codec_arrays
 from costmodel.combiner import combined_records, combined_width_factor
-from costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, NS_PER_MS
-from costmodel.merger import _final_merge_float, _shuffle_merges_float
+from costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, NS_PER_MS, task_total_ms
+from costmodel.merger import reduce_merge_rows
 from costmodel.profile import JobProfile
 
 F64 = NDArray[np.float64]
@@ -70,14 +70,16 @@ class ReduceTaskResult:
 
     @cached_property
     def phase_ms(self) -> dict[str, F64]:
-        return {
-            k: self.phase_io_ms[k] + self.phase_cpu_ms[k] + self.phase_net_ms.get(k, 0.0)
-            for k in self.phase_io_ms
-        }
+        out = {}
+        for k, io in self.phase_io_ms.items():
+            t = io + self.phase_cpu_ms[k]
+            t += self.phase_net_ms.get(k, 0.0)
+            out[k] = t
+        return out
 
     @cached_property
     def task_ms(self) -> F64:
-        return np.asarray(self.fixed_ms + sum(self.phase_ms.values()), dtype=np.float64)
+        return task_total_ms(self.fixed_ms, self.phase_ms)
 
 
 def reduce_task(
@@ -174,7 +176,9 @@ def reduce_task(
     max_inmem_reduce = mem_limit * batch.reduce_input_pct
     if any_h1:
         max_inmem_reduce = np.where(
-            h1, np.minimum(batch.reduce_heap_bytes * batch.reduce_input_pct, INT_MAX), max_inmem_reduce
+            h1,
+            np.minimum(batch.reduce_heap_bytes * batch.reduce_input_pct, INT_MAX),
+            max_inmem_reduce,
         )
     mem_bytes = mem_left * seg_u
     evicted = np.where(
@@ -186,11 +190,8 @@ def reduce_task(
     # closed forms in costmodel.merger). Evicted segments stay in memory (first-pass segments
     # of the final merge) iff F or more files are on disk after the shuffle's merges
     # (MergeManagerImpl.finalMerge); otherwise they are merged to one disk file of their own.
-    f = batch.sort_factor.astype(np.float64)
-    sh_merges, sh_units, sizes = _shuffle_merges_float(files, f)
-    left = sizes[1] + sizes[3] + sizes[5]
-    kept = np.where(left >= f, evicted, 0.0)
-    _, passes, ird, iwm = _final_merge_float(files, f, sizes, kept)
+    f = np.maximum(batch.sort_factor.astype(np.float64), 2.0)  # io.sort.factor >= 2
+    sh_merges, sh_units, kept, passes, ird, iwm = reduce_merge_rows(files, f, evicted)
     iwd, fdd, fdm = ird, files, iwm  # the first pass writes what it reads; the final reads all
     ev_to_disk = (evicted > 0) & (kept == 0)
     ev_f = ev_to_disk.astype(np.float64)
@@ -198,9 +199,6 @@ def reduce_task(
     ev_u = ev_recs * w_rec + IFILE_EOF_BYTES
     ev_d = ev_u * ratio + IFILE_CHECKSUM_BYTES
     ev_d_disk = ev_d * ev_f
-    # fewer files than a merge needs: one final pass over all files (+ the evicted file)
-    simple = (files < 2.0 * f - 1.0) & (files <= f)
-    passes = np.where(simple, files + evicted > 0, passes)
 
     # ---- records (the final merge's first pass reads no in-memory segment from disk: irm = 0)
     in_records = n_inmem * mf_recs + mem_left * q + m * q * not_mem_f
@@ -238,6 +236,8 @@ def reduce_task(
 
     # ---- costs (ns)
     shuffle_net = fetched * c.network
+    if c.fetch_ns:
+        shuffle_net = shuffle_net + m * c.fetch_ns
     shuffle_cpu = fetched * uncomp_ns * to_mem_f
     shuffle_cpu += n_inmem * mf_in * c.merge_cpu
     if any_combining:
@@ -256,6 +256,12 @@ def reduce_task(
     merge_cpu += interm_d * uncomp_ns
     merge_cpu += interm_wu * comp_ns
     reduce_io = final_disk_bytes * c.local_read
+    if c.segment_seek_ns:
+        # Segments opened: F per on-disk merge during the shuffle, up to F per intermediate
+        # pass of the final merge, and the final pass's disk segments (at most F).
+        shuffle_io = shuffle_io + sh_merges * f * c.segment_seek_ns
+        merge_io = merge_io + np.minimum((passes - 1.0).clip(0.0) * f, files) * c.segment_seek_ns
+        reduce_io = reduce_io + np.minimum(files + ev_f, f) * c.segment_seek_ns
     # The final merge streams into reduce(): its CPU is charged here unless the profile's
     # reduce cost factor was calibrated on the merge-and-reduce loop (Starfish, reference §4.3).
     if c.reduce_includes_final_merge:

@@ -59,7 +59,9 @@ F64 = NDArray[np.float64]
 
 #: Per-unit factors (ns per byte or record). The fixed per-task times are handled apart.
 UNIT_FACTORS: tuple[str, ...] = tuple(
-    f for f in CostFactors.model_fields if f not in ("setup_ms", "cleanup_ms", "task_overhead_ms")
+    f
+    for f, info in CostFactors.model_fields.items()
+    if f not in ("setup_ms", "cleanup_ms", "task_overhead_ms") and info.annotation is float
 )
 #: Below this share of a segment's time at default costs, the segment is fixed time.
 FIXED_SHARE = 0.05

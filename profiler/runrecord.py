@@ -32,6 +32,7 @@ from scipy.optimize import brentq, least_squares
 from costmodel.batch import ConfigBatch
 from costmodel.cluster import ClusterSpec
 from costmodel.config import HadoopConfig
+from costmodel.job import predict_job
 from costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, map_task
 from costmodel.profile import (
     CODEC_PRIORS,
@@ -118,7 +119,9 @@ def run_config(rec: RunRecord) -> HadoopConfig:
     total = int(props.get("mapreduce.reduce.memory.totalbytes", heap))
     limit = hadoop_memory_limit(total, cfg.shuffle_input_buffer_percent)
     return cfg.model_copy(
-        update={"reduce_memory_totalbytes": _totalbytes_for(limit, cfg.shuffle_input_buffer_percent)}
+        update={
+            "reduce_memory_totalbytes": _totalbytes_for(limit, cfg.shuffle_input_buffer_percent)
+        }
     )
 
 
@@ -135,8 +138,9 @@ def local_cluster(rec: RunRecord | None = None) -> ClusterSpec:
 # ---------------------------------------------------------------------------------- counters
 
 
-def flat_counters(counters: Counters, *, file_read: int | None = None,
-                  file_written: int | None = None) -> dict[str, float]:
+def flat_counters(
+    counters: Counters, *, file_read: int | None = None, file_written: int | None = None
+) -> dict[str, float]:
     """Counter name → value over all groups, with the format counters renamed as the profiler
     names them and FILE_BYTES_* replaced by the attempt's own deltas when given."""
     out: dict[str, float] = {}
@@ -199,10 +203,11 @@ def reduce_timing(a: ReduceAttemptEvents) -> TaskTiming | None:
     if a.start_ms is None or a.done_ms is None:
         return None
     phases: dict[str, float] = {"total": float(a.done_ms - a.start_ms)}
-    if a.shuffle_end_ms is not None and a.merge_end_ms is not None:
+    merge_end = reduce_merge_end_ms(a)
+    if a.shuffle_end_ms is not None and merge_end is not None:
         phases["shuffle"] = float(a.shuffle_end_ms - a.start_ms)
-        phases["merge"] = float(a.merge_end_ms - a.shuffle_end_ms)
-        phases["reduce"] = float(a.done_ms - a.merge_end_ms)
+        phases["merge"] = float(merge_end - a.shuffle_end_ms)
+        phases["reduce"] = float(a.done_ms - merge_end)
     return TaskTiming(
         attempt_id=a.attempt_id,
         kind="reduce",
@@ -213,6 +218,19 @@ def reduce_timing(a: ReduceAttemptEvents) -> TaskTiming | None:
             a.counters, file_read=a.file_bytes_read_delta, file_written=a.file_bytes_written_delta
         ),
     )
+
+
+def reduce_merge_end_ms(a: ReduceAttemptEvents) -> int | None:
+    """When the final merge hands over to reduce(): the record's ``merge_end_ms`` (the first
+    status line after finalMerge), else the last final-merge Merger call's "Down to the last
+    merge-pass" (a long merge replaces that status line by "reduce > sort" lines, so the
+    harness finds none; the two instants are a few ms apart where both exist)."""
+    if a.merge_end_ms is not None:
+        return a.merge_end_ms
+    if a.final_merge is not None and a.final_merge.merger_calls:
+        last = a.final_merge.merger_calls[-1]
+        return last.last_pass_ms if last.last_pass_ms is not None else last.start_ms
+    return None
 
 
 def run_timings(rec: RunRecord) -> list[TaskTiming]:
@@ -335,9 +353,10 @@ def profile_from_run(
 ) -> JobProfile:
     """Build the job's profile from one successful run (see the module doc).
 
-    ``codec_runs``: other runs of the same job and input whose map output was compressed; each
-    gives its codec's measured ratio on this job's data (the calibration run, at Hadoop's
-    defaults, compresses nothing). Without them codecs fall back to documented priors.
+    ``codec_runs``: other runs whose map output was compressed; those with the same map output
+    data (same input file and map output pair width, e.g. the sort and selectivity jobs over
+    one record file) give their codec's measured ratio on this data (the calibration run, at
+    Hadoop's defaults, compresses nothing). Without them codecs fall back to documented priors.
     """
     if not rec.success:
         raise InputError(f"run {rec.run_id} failed: no profile from it", field="success")
@@ -352,8 +371,10 @@ def profile_from_run(
     parts = float(max(n_red, 1))
     stored = float(rec.input.bytes)
 
-    mir, mor, mob = J.get("MAP_INPUT_RECORDS", 0.0), J.get("MAP_OUTPUT_RECORDS", 0.0), J.get(
-        "MAP_OUTPUT_BYTES", 0.0
+    mir, mor, mob = (
+        J.get("MAP_INPUT_RECORDS", 0.0),
+        J.get("MAP_OUTPUT_RECORDS", 0.0),
+        J.get("MAP_OUTPUT_BYTES", 0.0),
     )
     if mir <= 0:
         raise InputError(f"run {rec.run_id}: MAP_INPUT_RECORDS is 0", field="counters")
@@ -431,20 +452,36 @@ def profile_from_run(
                 min(max(per_rec - width, 0.0), 20.0),
                 "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·partitions·maps) / records − pair width",
             )
+    if has_combiner and "combine_size_sel" not in st.values and "combine_pairs_sel" in st.values:
+        st.values["combine_size_sel"] = st.values["combine_pairs_sel"]
+        st.prov["stats.combine_size_sel"] = (
+            "defaulted: combined pair width not separable (compressed output): width kept"
+        )
+    comb_width = width * (
+        st.values.get("combine_size_sel", 1.0) / st.values.get("combine_pairs_sel", 1.0)
+        if has_combiner
+        else 1.0
+    )
     for other in codec_runs:
-        if other.job != rec.job or not other.success:
+        # The ratio is a property of the data the codec sees: the same records, combined
+        # or not (combined WordCount output compresses far less than the raw (word, 1) pairs).
+        if not other.success or not _same_map_output(rec, other):
             continue
         ocfg = run_config(other)
         if not ocfg.map_output_compress or ocfg.map_output_codec in codecs:
             continue
-        of = flat_counters(other.counters)
-        o_final = of.get("MAP_OUTPUT_RECORDS", 0.0) if not ocfg.use_combiner else None
-        if not o_final:
+        if ocfg.use_combiner != has_combiner:
             continue
-        codecs.update(
-            _codec_from_run(other, ocfg, o_final, width, len(other.map_attempts)
-                            * max(other.num_reduces, 1))
-        )
+        if has_combiner:
+            o_final = sum(
+                (s[3] if s[2] > 0 else s[1]) for s in map(_map_combine_split, other.map_attempts)
+            )
+        else:
+            o_final = flat_counters(other.counters).get("MAP_OUTPUT_RECORDS", 0.0)
+        if o_final <= 0:
+            continue
+        segs_o = len(other.map_attempts) * max(other.num_reduces, 1)
+        codecs.update(_codec_from_run(other, ocfg, o_final, comb_width, segs_o))
 
     # reduce output size selectivity (needs the combined width)
     out_b = J.get("OUTPUT_FORMAT_BYTES_WRITTEN")
@@ -497,12 +534,70 @@ def profile_from_run(
         from profiler.calibrate import fit_cost_factors
 
         profile = fit_cost_factors(profile, cfg).profile
+        profile = _local_shuffle_cost(profile, cfg, rec)
     else:
         prov = dict(profile.provenance)
         for name in CostFactors.model_fields:
             prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
         profile = profile.model_copy(update={"provenance": prov})
     return profile
+
+
+def _local_shuffle_cost(profile: JobProfile, cfg: HadoopConfig, rec: RunRecord) -> JobProfile:
+    """Price the shuffle from the reduces' own shuffle times when the fit could not.
+
+    With equal-sized maps and one reduce, ``fit_cost_factors`` finds the ``network`` column
+    collinear with the task fixed time and ``hdfs_read`` and keeps its cluster default
+    (15 ns/byte: 2 s for 137 MB, where local mode's LocalFetcher, a local file read, takes
+    ~0.5 s). Here the shuffle segment's time left after every fitted term is divided by the
+    bytes shuffled.
+    """
+    if not profile.provenance.get("costs.network", "").startswith("defaulted"):
+        return profile
+    obs = [
+        t.phases_ms["shuffle"]
+        for t in profile.observed
+        if t.kind == "reduce" and "shuffle" in t.phases_ms
+    ]
+    if not obs or profile.map_only:
+        return profile
+    batch = ConfigBatch.from_configs([cfg])
+    cluster = local_cluster(rec)
+    zero = profile.model_copy(update={"costs": profile.costs.model_copy(update={"network": 0.0})})
+    pred = predict_job(zero, batch, cluster)
+    fixed = profile.costs.task_overhead_ms + profile.costs.setup_ms + profile.costs.cleanup_ms
+    rest = float(pred.reduce.phase_ms["shuffle"][0]) + fixed
+    shuffled = float(pred.reduce.shuffle_bytes[0])
+    if shuffled <= 0:
+        return profile
+    mean_obs = float(np.mean(obs))
+    ns = max(mean_obs - rest, 0.0) * 1e6 / shuffled
+    return profile.model_copy(
+        update={
+            "costs": profile.costs.model_copy(update={"network": ns}),
+            "provenance": {
+                **profile.provenance,
+                "costs.network": f"measured: local shuffle, (mean reduce shuffle time "
+                f"{mean_obs:.0f} ms − the other fitted shuffle terms {rest:.0f} ms) / "
+                f"{shuffled:.0f} bytes shuffled per reduce",
+            },
+        }
+    )
+
+
+def _same_map_output(a: RunRecord, b: RunRecord) -> bool:
+    """Whether two runs' map outputs are the same kind of data (codec ratios carry over)."""
+    if a.input.path != b.input.path:
+        return False
+    wa = flat_counters(a.counters)
+    wb = flat_counters(b.counters)
+    ra, rb = wa.get("MAP_OUTPUT_RECORDS", 0.0), wb.get("MAP_OUTPUT_RECORDS", 0.0)
+    if ra <= 0 or rb <= 0:
+        return False
+    return (
+        abs(wa.get("MAP_OUTPUT_BYTES", 0.0) / ra - wb.get("MAP_OUTPUT_BYTES", 0.0) / rb)
+        < 1e-6 * (wa.get("MAP_OUTPUT_BYTES", 0.0) / ra) + 1e-9
+    )
 
 
 def _codec_from_run(
@@ -527,3 +622,33 @@ def _codec_from_run(
             f"CPU costs {prior.source}",
         )
     }
+
+
+def _selectivity_percent(rec: RunRecord) -> float:
+    conf = {**rec.effective_conf, **rec.settings}
+    return float(conf.get("mrtune.selectivity.percent", 100))
+
+
+def profile_for_run(profile: JobProfile, calibration: RunRecord, rec: RunRecord) -> JobProfile:
+    """``profile`` (built from ``calibration``) moved to the job parameters of ``rec``.
+
+    The configuration is the what-if question, but two things are properties of the job, not
+    of its configuration: the input size, and the selectivity job's emitted share
+    (``mrtune.selectivity.percent``: the map emits the first floor(n·p/100) records of its
+    split), which scales the map's pair and size selectivities.
+    """
+    update: dict[str, object] = {"input_bytes": float(rec.input.bytes)}
+    if rec.job == "selectivity" and calibration.job == "selectivity":
+        p0, p1 = _selectivity_percent(calibration), _selectivity_percent(rec)
+        if p0 > 0 and p1 != p0:
+            f = p1 / p0
+            st = profile.stats
+            update["stats"] = st.model_copy(
+                update={"map_pairs_sel": st.map_pairs_sel * f, "map_size_sel": st.map_size_sel * f}
+            )
+            update["provenance"] = {
+                **profile.provenance,
+                "stats.map_pairs_sel": f"job parameter: mrtune.selectivity.percent {p1:g} "
+                f"(calibrated at {p0:g})",
+            }
+    return profile.model_copy(update=update)

@@ -959,6 +959,10 @@ class _Assembler:
         self.provenance["costs.task_overhead_ms"] = (
             "defaulted: 0, Starfish's per-task delays are on the cluster specification"
         )
+        # Starfish's equations have no per-spill, per-segment or per-fetch fixed costs.
+        for fixed in ("spill_file_ns", "segment_seek_ns", "fetch_ns"):
+            values.setdefault(fixed, 0.0)
+            self.provenance[f"costs.{fixed}"] = "defaulted: 0, not in Starfish's cost model"
         values["reduce_includes_final_merge"] = True
         self.provenance["costs.reduce_includes_final_merge"] = (
             "defaulted: Starfish calibrates REDUCE_CPU_COST on the final-merge + reduce loop"

@@ -6,8 +6,11 @@ handful of vectorised calls of the cost model per job (DESIGN decision 5):
 
 1. **Descent.** From the job's current configuration, every *single-knob move* (each knob
    over its whole grid, :meth:`Knob.grid_values`, plus its current value) and the joint
-   grid of the two knobs that set the task counts and so the waves (``mapreduce.job.reduces`` ×
-   split size, reference §6.1) are evaluated in **one** call; the best move is taken. The next
+   grids of the coupled pairs of :data:`PLANES` (reducers × split size, which set the waves,
+   and the reduce-side buffer percents) are evaluated in **one** call; the best move is taken.
+   Once no such move gains, the three reduce buffer percents (:data:`REDUCE_BUFFERS`) are
+   searched once as a block (their grid product, one call), and the descent resumes if that
+   gained. The next
    call also evaluates the *combined* move (every knob at its best single-move value), so
    several knobs can move per round. Rounds stop when no move gains (at most ``max_rounds``).
 2. **Pruning** (what :func:`optimizer.recommend.recommend` does greedily, vectorised here):
@@ -26,12 +29,12 @@ exhaustive strategy is measured by ``benchmarks/bench_batch.py --quality``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
-from costmodel import ClusterSpec, HadoopConfig, JobProfile, evaluate
+from costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
 from search_spaces import SearchSpace, find_knob, knob_to_properties
 
 REDUCES = "mapreduce.job.reduces"
@@ -42,6 +45,24 @@ SORT_MB = "mapreduce.task.io.sort.mb"
 #: never sets them.
 PER_JOB_KNOBS = frozenset({REDUCES, SPLIT, "mapreduce.job.combine.class"})
 MIN_GAIN = 0.01
+#: Pairs of knobs moved jointly (their full grid product) in every round, because one alone
+#: cannot reach the pair's optimum: the reducer count and split size set the task counts and so
+#: the waves (reference §6.1); the reduce-side buffer percents decide together what stays in
+#: memory between shuffle and reduce (``MergeManagerImpl``: a larger reduce input buffer only
+#: pays once the in-memory merge threshold lets the segments stay, reference §7).
+#: The reduce-side buffer knobs, searched as one block (their full grid product, one call)
+#: once the descent has converged: together they decide whether map outputs stay in memory
+#: from shuffle to reduce, which no single or pairwise move may reach.
+REDUCE_BUFFERS = (
+    "mapreduce.reduce.shuffle.input.buffer.percent",
+    "mapreduce.reduce.shuffle.merge.percent",
+    "mapreduce.reduce.input.buffer.percent",
+)
+PLANES: tuple[tuple[str, str], ...] = (
+    (REDUCES, SPLIT),
+    ("mapreduce.reduce.shuffle.merge.percent", "mapreduce.reduce.input.buffer.percent"),
+    ("mapreduce.reduce.shuffle.input.buffer.percent", "mapreduce.reduce.input.buffer.percent"),
+)
 
 
 @dataclass
@@ -64,6 +85,44 @@ class JobTuning:
         return [k for k in self.knobs if self.best[k] != self.current[k]]
 
 
+_DTYPES = {f.name: ConfigBatch._dtype(f.name) for f in fields(ConfigBatch)}
+_MEMORY_COLUMNS = {"map_container_mb", "reduce_container_mb"}
+
+
+class BatchBuilder:
+    """:meth:`SearchSpace.to_batch` (``repair=False``) without its per-call overhead.
+
+    ``to_batch`` rebuilds the base configuration's row and re-derives each column's dtype on
+    every call, which costs as much as the model itself for the small batches of a lean
+    search. This builder derives the base row once per job and broadcasts it (read-only views;
+    the model never writes into its inputs); the knob columns are cast as ``to_batch`` casts
+    them. Spaces that search container memory (whose heap follows the container) go through
+    ``to_batch`` itself.
+    """
+
+    def __init__(self, space: SearchSpace) -> None:
+        self.space = space
+        self.columns = {k.name: k.column for k in space.knobs}
+        self.slow = bool(_MEMORY_COLUMNS & set(self.columns.values()))
+        row = ConfigBatch.from_base(space.base, 1)
+        self.row = {}
+        for name in _DTYPES:
+            col = getattr(row, name).copy()
+            col.setflags(write=False)
+            self.row[name] = col
+
+    def __call__(self, values: dict[str, np.ndarray]) -> ConfigBatch:
+        if self.slow:
+            return self.space.to_batch(values, repair=False)
+        n = len(next(iter(values.values()))) if values else 1
+        # Zero-stride read-only views of the base row (np.broadcast_to, minus its overhead).
+        cols = {name: np.ndarray((n,), v.dtype, v, 0, (0,)) for name, v in self.row.items()}
+        for knob, arr in values.items():
+            col = self.columns[knob]
+            cols[col] = np.asarray(arr, dtype=_DTYPES[col])
+        return ConfigBatch(**cols)
+
+
 class _Evaluator:
     """Costs of knob-value matrices for one job (rows = configurations, columns = knobs)."""
 
@@ -72,6 +131,7 @@ class _Evaluator:
         self.names = space.names
         self.resources = objective == "resources"
         self.evaluations = 0
+        self.build = BatchBuilder(space)
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(cost, job_ms, gb_s)`` per row; ``inf`` for rows Hadoop would refuse."""
@@ -81,7 +141,7 @@ class _Evaluator:
         gbs = np.full(len(x), np.inf)
         if ok.any():
             sub = {n: v[ok] for n, v in vals.items()}
-            batch = self.space.to_batch(sub, repair=False)
+            batch = self.build(sub)
             job[ok], gbs[ok] = evaluate(self.space.profile, batch, self.space.cluster)
             self.evaluations += int(ok.sum())
         return (gbs if self.resources else job), job, gbs
@@ -106,9 +166,11 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
     return grids
 
 
-def _moves(x: np.ndarray, grids: list[np.ndarray], names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Every single-knob move from ``x`` and the (reducers × split) plane; rows and the knob
-    index each row moves (-1 for the joint plane)."""
+def _moves(
+    x: np.ndarray, grids: list[np.ndarray], names: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every single-knob move from ``x`` and the joint moves of :data:`PLANES`; rows and the
+    knob index each row moves (-1 for a joint move)."""
     parts = []
     which = []
     for j, g in enumerate(grids):
@@ -118,18 +180,33 @@ def _moves(x: np.ndarray, grids: list[np.ndarray], names: list[str]) -> tuple[np
             rows[:, j] = g
             parts.append(rows)
             which.append(np.full(len(g), j))
-    if REDUCES in names and SPLIT in names:
-        jr, js = names.index(REDUCES), names.index(SPLIT)
-        r, s = np.meshgrid(grids[jr], grids[js], indexing="ij")
-        keep = (r.ravel() != x[jr]) & (s.ravel() != x[js])
-        rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
-        rows[:, jr] = r.ravel()[keep]
-        rows[:, js] = s.ravel()[keep]
-        parts.append(rows)
-        which.append(np.full(len(rows), -1))
+    for a, b in PLANES:
+        if a in names and b in names:
+            ja, jb = names.index(a), names.index(b)
+            va, vb = np.meshgrid(grids[ja], grids[jb], indexing="ij")
+            keep = (va.ravel() != x[ja]) & (vb.ravel() != x[jb])
+            rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
+            rows[:, ja] = va.ravel()[keep]
+            rows[:, jb] = vb.ravel()[keep]
+            parts.append(rows)
+            which.append(np.full(len(rows), -1))
     if not parts:
         return np.empty((0, len(x))), np.empty(0, dtype=np.int64)
     return np.concatenate(parts), np.concatenate(which)
+
+
+def _block(
+    x: np.ndarray, grids: list[np.ndarray], names: list[str], block: tuple[str, ...]
+) -> np.ndarray:
+    """Every configuration that differs from ``x`` only in ``block`` (its full grid product)."""
+    idx = [names.index(n) for n in block if n in names]
+    if len(idx) < 2:
+        return np.empty((0, len(x)))
+    mesh = np.meshgrid(*[grids[j] for j in idx], indexing="ij")
+    rows = np.repeat(x[None, :], mesh[0].size, axis=0)
+    for j, m in zip(idx, mesh, strict=True):
+        rows[:, j] = m.ravel()
+    return rows
 
 
 def current_vector(space: SearchSpace) -> np.ndarray:
@@ -160,9 +237,10 @@ def tune_job(
     c0, t0, g0 = ev(x0[None, :])
     if not np.isfinite(c0[0]):
         raise ValueError("the job's current configuration is infeasible for the cost model")
-    x, cx = x0.copy(), float(c0[0])
+    x, cx, tx, gx = x0.copy(), float(c0[0]), float(t0[0]), float(g0[0])
     combined: np.ndarray | None = None
     rounds = 0
+    polished = False
     for rounds in range(1, max_rounds + 1):  # noqa: B007
         cand, which = _moves(x, grids, names)
         if combined is not None and not np.array_equal(combined, x):
@@ -170,10 +248,23 @@ def tune_job(
             which = np.concatenate([which, [-2]])
         if not len(cand):
             break
-        c, _, _ = ev(cand)
+        c, tj, gj = ev(cand)
         i = int(np.argmin(c))
         if not c[i] < cx * (1.0 - 1e-9):
-            break
+            if polished:
+                break
+            # Converged for single moves and planes: try the reduce-buffer block once.
+            polished = True
+            cand = _block(x, grids, names, REDUCE_BUFFERS)
+            if not len(cand):
+                break
+            c, tj, gj = ev(cand)
+            i = int(np.argmin(c))
+            if not c[i] < cx * (1.0 - 1e-9):
+                break
+            x, cx, tx, gx = cand[i].copy(), float(c[i]), float(tj[i]), float(gj[i])
+            combined = None
+            continue
         # The combined move: every knob at its best improving single-move value.
         combined = cand[i].copy()
         for j in range(len(names)):
@@ -182,17 +273,18 @@ def tune_job(
                 k = int(np.argmin(np.where(sel, c, np.inf)))
                 if c[k] < cx * (1.0 - 1e-9) and j != which[i]:
                     combined[j] = cand[k, j]
-        x, cx = cand[i].copy(), float(c[i])
-    x, gains = _prune(ev, x0, float(c0[0]), x, cx, min_gain)
-    cb, tb, gb = ev(x[None, :])
+        x, cx, tx, gx = cand[i].copy(), float(c[i]), float(tj[i]), float(gj[i])
+    x, gains, tx, gx = _prune(
+        ev, x0, (float(c0[0]), float(t0[0]), float(g0[0])), x, (cx, tx, gx), min_gain
+    )
     return JobTuning(
         knobs=names,
         current={n: float(x0[j]) for j, n in enumerate(names)},
         best={n: float(x[j]) for j, n in enumerate(names)},
         current_ms=float(t0[0]),
         current_gb_s=float(g0[0]),
-        best_ms=float(tb[0]),
-        best_gb_s=float(gb[0]),
+        best_ms=tx,
+        best_gb_s=gx,
         marginal_gain=gains,
         evaluations=ev.evaluations,
         rounds=rounds,
@@ -200,36 +292,51 @@ def tune_job(
 
 
 def _prune(
-    ev: _Evaluator, x0: np.ndarray, c0: float, x: np.ndarray, cx: float, min_gain: float
-) -> tuple[np.ndarray, dict[str, float]]:
-    """Revert changes gaining < ``min_gain`` (module docstring, step 2); marginal gains."""
+    ev: _Evaluator,
+    x0: np.ndarray,
+    at0: tuple[float, float, float],
+    x: np.ndarray,
+    at: tuple[float, float, float],
+    min_gain: float,
+) -> tuple[np.ndarray, dict[str, float], float, float]:
+    """Revert changes gaining < ``min_gain`` (module docstring, step 2).
+
+    ``at0``/``at`` are (cost, job ms, GB·s) of ``x0``/``x``. Returns the pruned point, the
+    marginal gain of each remaining change, and the point's job ms and GB·s.
+    """
     names = ev.names
+    cx, tx, gx = at
     while True:
         changed = np.nonzero(x != x0)[0]
         if not len(changed):
-            return x, {}
+            return x, {}, tx, gx
         rev = np.repeat(x[None, :], len(changed), axis=0)
         rev[np.arange(len(changed)), changed] = x0[changed]
-        c, _, _ = ev(rev)
+        c, tj, gj = ev(rev)
         gain = (c - cx) / max(cx, 1e-12)
         small = np.argsort(gain, kind="stable")
         small = small[gain[small] < min_gain]
         if not len(small):
             break
+        if len(small) == 1:
+            j = int(small[0])
+            x, cx, tx, gx = rev[j].copy(), float(c[j]), float(tj[j]), float(gj[j])
+            continue
         # Revert the cheapest changes one after another (all prefixes in one call); keep the
         # longest prefix in which every single revert costs less than min_gain.
         steps = np.repeat(x[None, :], len(small), axis=0)
         for m in range(len(small)):
             steps[m:, changed[small[m]]] = x0[changed[small[m]]]
-        cs, _, _ = ev(steps)
+        cs, ts, gs = ev(steps)
         prev = np.concatenate([[cx], cs[:-1]])
         ok = (cs - prev) < min_gain * np.maximum(prev, 1e-12)
         take = int(np.argmin(ok)) if not ok.all() else len(ok)
         take = max(take, 1)  # the first revert is below min_gain by construction
-        x, cx = steps[take - 1].copy(), float(cs[take - 1])
-    if cx > c0 * (1.0 - min_gain):
-        return x0.copy(), {}
-    return x, {names[j]: float(g) for j, g in zip(changed, gain, strict=True)}
+        j = take - 1
+        x, cx, tx, gx = steps[j].copy(), float(cs[j]), float(ts[j]), float(gs[j])
+    if cx > at0[0] * (1.0 - min_gain):
+        return x0.copy(), {}, at0[1], at0[2]
+    return x, {names[j]: float(g) for j, g in zip(changed, gain, strict=True)}, tx, gx
 
 
 def changed_properties(

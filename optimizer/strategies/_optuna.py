@@ -39,17 +39,11 @@ from optimizer.strategies._base import (
     grid_of,
     pareto_mask,
     row_of,
-    snap_to_grid,
-    take,
 )
 from optimizer.strategies._grid_tools import (
-    block_descent,
-    distinct_best,
-    evaluate_feasible,
     product_size,
-    random_grid_points,
 )
-from search_spaces.constraints import SORT_BUFFER_HEAP_SHARE
+from optimizer.strategies._polish import knob_distributions, screen_and_polish
 
 if TYPE_CHECKING:
     from optimizer.objective import Objective
@@ -57,36 +51,10 @@ if TYPE_CHECKING:
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-SORT_MB = "mapreduce.task.io.sort.mb"
-
 
 def storage_url(storage: str) -> str:
     """A SQLAlchemy URL as is; anything else is a SQLite file path."""
     return storage if "://" in storage else f"sqlite:///{storage}"
-
-
-def knob_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
-    """One Optuna distribution per knob, over the knob's full range (not only its grid).
-
-    ``io.sort.mb`` is capped at its share of the map heap when the map container is fixed, so
-    that the sampler does not waste trials on values the repair would all move to the cap.
-    """
-    dists: dict[str, BaseDistribution] = {}
-    ctx = space.context()
-    for k in space.knobs:
-        if k.kind == "bool":
-            dists[k.name] = CategoricalDistribution((0, 1))
-        elif k.kind == "categorical":
-            dists[k.name] = CategoricalDistribution(tuple(int(k.encode(c)) for c in k.choices))
-        elif k.kind == "int":
-            high = int(k.high)  # type: ignore[arg-type]
-            if k.name == SORT_MB and "mapreduce.map.memory.mb" not in space.names:
-                high = max(int(k.low), min(high, int(SORT_BUFFER_HEAP_SHARE * ctx["map_heap_mb"])))  # type: ignore[arg-type]
-            dists[k.name] = IntDistribution(int(k.low), high, log=k.log)  # type: ignore[arg-type]
-        else:
-            lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]
-            dists[k.name] = FloatDistribution(lo, hi, log=k.log and lo > 0)
-    return dists
 
 
 def _param(dist: BaseDistribution, value: float) -> Any:
@@ -218,6 +186,10 @@ class OptunaStrategy(BaseStrategy):
                 if note:
                     notes.append(note)
             remaining = max(n_trials - done, 0)
+            cap = self.max_trials(space)
+            if cap is not None and done + remaining > cap:
+                remaining = max(cap - done, 0)
+                notes.append(f"capped at the {cap} points of the grid")
             batch = self.batch(space)
             while remaining > 0:
                 k = min(batch, remaining)
@@ -241,6 +213,10 @@ class OptunaStrategy(BaseStrategy):
     def batch(self, space: SearchSpace) -> int:
         """Trials asked (and evaluated in one model call) per round."""
         return self.batch_size
+
+    def max_trials(self, space: SearchSpace) -> int | None:
+        """Most trials worth running (a finite grid), or ``None``."""
+        return None
 
     def _outcome(
         self, space: SearchSpace, objective: Objective, study: optuna.Study, notes: str
@@ -363,92 +339,6 @@ class PlainTPEStrategy(TPEStrategy):
         )
 
 
-#: Pairs of knobs the model couples strongly (searched jointly by the grid polish).
-COUPLED_PAIRS = (
-    ("mapreduce.task.io.sort.mb", "mapreduce.map.sort.spill.percent"),
-    ("mapreduce.task.io.sort.mb", "mapreduce.input.fileinputformat.split.maxsize"),
-    ("mapreduce.input.fileinputformat.split.maxsize", "mapreduce.job.reduces"),
-    ("mapreduce.job.reduces", "mapreduce.reduce.shuffle.input.buffer.percent"),
-    ("mapreduce.reduce.shuffle.merge.percent", "mapreduce.reduce.shuffle.memory.limit.percent"),
-    ("mapreduce.reduce.shuffle.input.buffer.percent", "mapreduce.reduce.input.buffer.percent"),
-    ("mapreduce.job.combine.class", "mapreduce.map.combine.minspills"),
-    ("mapreduce.map.output.compress.codec", "mapreduce.job.reduces"),
-    ("mapreduce.task.io.sort.factor", "mapreduce.job.reduces"),
-)
-
-
-def fine_grids(space: SearchSpace, points: int) -> dict[str, np.ndarray]:
-    """Each knob's grid refined to ``points`` values over its whole range (log scale where
-    declared), plus its registry grid; categoricals and booleans keep all their values."""
-    dists = knob_distributions(space)
-    coarse = grid_of(space)
-    out: dict[str, np.ndarray] = {}
-    for k in space.knobs:
-        d = dists[k.name]
-        if isinstance(d, (IntDistribution, FloatDistribution)):
-            lo, hi = float(d.low), float(d.high)
-            if d.log and lo > 0:
-                g = np.exp(np.linspace(np.log(lo), np.log(hi), points))
-            else:
-                g = np.linspace(lo, hi, points)
-            if isinstance(d, IntDistribution):
-                g = np.round(g)
-            out[k.name] = np.unique(np.concatenate([g, coarse[k.name]]))
-        else:
-            out[k.name] = coarse[k.name]
-    return out
-
-
-def screen_and_polish(
-    space: SearchSpace,
-    objective: Objective,
-    *,
-    n_screen: int,
-    n_keep: int,
-    seed: int | None,
-    fine_points: int = 64,
-    pair_points: int = 16,
-) -> tuple[list[dict[str, float]], int]:
-    """Random grid screening, then coordinate descent from the best ``n_keep`` points.
-
-    The descent runs on the registry grids first (single knobs, then the coupled pairs), then
-    on finer grids over each knob's whole range (``fine_points`` values per knob, the coupled
-    pairs at ``pair_points`` × ``pair_points``), since the cost model often rewards values
-    between grid points (e.g. the sort buffer that just holds one spill).
-    """
-    before = objective.evaluations
-    rng = np.random.default_rng(seed)
-    grids = grid_of(space)
-    pts = random_grid_points(grids, n_screen, rng)
-    cur = snap_to_grid(space, current_row(space))
-    pts = {n: np.append(pts[n], cur[n]) for n in grids}
-    cost, _ = evaluate_feasible(space, objective, pts)
-    idx = distinct_best(pts, cost, n_keep)
-    best, best_cost = take(pts, idx), cost[idx]
-    fine = fine_grids(space, fine_points)
-    fine_pair = fine_grids(space, pair_points)
-    for g, gp in ((grids, grids), (fine, fine_pair)):
-        names = [n for n in space.names if len(g[n]) > 1]
-        pairs = [
-            list(p)
-            for p in COUPLED_PAIRS
-            if p[0] in names and p[1] in names and product_size({n: gp[n] for n in p}) <= 4096
-        ]
-        singles = [[n] for n in names]
-        best, best_cost = block_descent(space, objective, best, best_cost, g, singles)
-        for _ in range(4):
-            before_cost = best_cost.copy()
-            best, best_cost = block_descent(
-                space, objective, best, best_cost, gp, pairs, max_cycles=1
-            )
-            best, best_cost = block_descent(space, objective, best, best_cost, g, singles)
-            if np.all(best_cost >= before_cost * (1.0 - 1e-12)):
-                break
-    order = np.argsort(best_cost, kind="stable")
-    rows = [row_of(best, int(i)) for i in order]
-    return rows, objective.evaluations - before
-
-
 # ---------------------------------------------------------------------- CMA-ES
 class CmaEsStrategy(OptunaStrategy):
     """Optuna's CMA-ES on the unit cube of the knobs (:meth:`SearchSpace.from_unit`).
@@ -521,12 +411,15 @@ class NSGAIIStrategy(OptunaStrategy):
 
 # ---------------------------------------------------------------------- grid
 class GridStrategy(OptunaStrategy):
-    """Optuna over the knobs' grids (the exhaustive strategy's grid), in random order.
+    """Optuna over the knobs' grids (the exhaustive strategy's grid).
 
-    Small grids (≤ ``max_grid`` points) use :class:`optuna.samplers.GridSampler`; larger ones
-    :class:`optuna.samplers.BruteForceSampler`, which visits the same grid lazily without
-    repeats (``GridSampler`` materialises every combination, ~10^12 for the full registry).
-    Combinations the constraints forbid are repaired before evaluation.
+    Grids of at most ``max_grid`` points use :class:`optuna.samplers.GridSampler` (every point
+    once, in a seeded random order, trials capped at the grid's size). Larger grids (the full
+    registry has ~10^11 points, which ``GridSampler`` would materialise, and
+    ``BruteForceSampler`` re-scans all trials per suggestion) are sampled uniformly at random
+    by :class:`optuna.samplers.RandomSampler` over each knob's grid values: a repeat is
+    negligible at that size. Combinations the constraints forbid are repaired before
+    evaluation.
     """
 
     name = "grid"
@@ -538,14 +431,34 @@ class GridStrategy(OptunaStrategy):
     def _grids(self, space: SearchSpace) -> dict[str, list[float]]:
         return {n: [float(x) for x in g] for n, g in grid_of(space).items()}
 
+    def _size(self, space: SearchSpace) -> int:
+        return product_size({n: np.asarray(g) for n, g in self._grids(space).items()})
+
+    def max_trials(self, space: SearchSpace) -> int | None:
+        size = self._size(space)
+        return size if size <= self.max_grid else None
+
     def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
-        grids = self._grids(space)
-        if product_size({n: np.asarray(g) for n, g in grids.items()}) <= self.max_grid:
-            return optuna.samplers.GridSampler(grids, seed=seed)
-        return optuna.samplers.BruteForceSampler(seed=seed)
+        if self._size(space) <= self.max_grid:
+            return _AskTellGridSampler(self._grids(space), seed=seed)
+        return optuna.samplers.RandomSampler(seed=seed)
 
     def distributions(self, space: SearchSpace) -> dict[str, BaseDistribution]:
         return {n: CategoricalDistribution(tuple(g)) for n, g in self._grids(space).items()}
 
     def describe(self) -> str:
-        return "grid (GridSampler, or BruteForceSampler on large grids)"
+        return "grid (GridSampler, or RandomSampler over the grid values of large grids)"
+
+
+class _AskTellGridSampler(optuna.samplers.GridSampler):
+    """``GridSampler`` without its ``study.stop()`` once the grid is done: that call is only
+    allowed inside ``study.optimize``, and the ask-and-tell loop bounds the trials itself."""
+
+    def after_trial(
+        self,
+        study: optuna.Study,
+        trial: optuna.trial.FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        return None

@@ -104,7 +104,9 @@ def test_spill_plan_on_mixed_arrays() -> None:
 def test_shuffle_disk_merges_equal_simulation(f: int, files: int) -> None:
     sizes, merges, units = _shuffle_disk_merges(files, f)
     m, u, (v1, c1, v2, c2, v3, c3) = shuffle_disk_merge_arrays(np.array([files]), np.array([f]))
-    left = sorted([int(v1[0])] * int(c1[0]) + [int(v2[0])] * int(c2[0]) + [int(v3[0])] * int(c3[0]))
+    left = sorted(
+        [int(v1[0])] * int(c1[0]) + [int(v2[0])] * int(c2[0]) + [int(v3[0])] * int(c3[0])
+    )
     assert (int(m[0]), int(u[0]), tuple(left)) == (merges, units, sizes)
     assert shuffle_final_files(np.array([files]), np.array([f]))[0] == len(sizes)
 
@@ -118,7 +120,9 @@ def test_shuffle_disk_merges_equal_simulation(f: int, files: int) -> None:
 )
 @example(f=10, files=15, in_mem=4, mem_ratio=0.5)
 @example(f=3, files=4, in_mem=1, mem_ratio=0.0)
-def test_reduce_disk_plan_equals_simulation(f: int, files: int, in_mem: int, mem_ratio: float) -> None:
+def test_reduce_disk_plan_equals_simulation(
+    f: int, files: int, in_mem: int, mem_ratio: float
+) -> None:
     """Every field of the plan, for any in-memory segment count and size ratio."""
     p = reduce_disk_plan(files, f, in_mem, round(mem_ratio, 2))
     got = reduce_disk_plan_arrays(np.array([files]), np.array([f]), np.array([in_mem]))
@@ -140,7 +144,9 @@ def test_reduce_disk_plan_equals_simulation(f: int, files: int, in_mem: int, mem
 def test_reduce_disk_plan_on_mixed_arrays() -> None:
     rng = np.random.default_rng(11)
     f = rng.integers(2, 501, 2000)
-    files = np.where(rng.random(2000) < 0.5, rng.integers(0, 5001, 2000), rng.integers(0, 40, 2000))
+    files = np.where(
+        rng.random(2000) < 0.5, rng.integers(0, 5001, 2000), rng.integers(0, 40, 2000)
+    )
     in_mem = rng.integers(0, 50, 2000)
     got = np.stack(reduce_disk_plan_arrays(files, f, in_mem), axis=1)
     for i in range(len(f)):

@@ -115,4 +115,6 @@ def test_single_rows_match_pinned_outputs(i: int) -> None:
     for row in range(0, len(batch), 17):
         pred = predict_job(profile, batch.take(slice(row, row + 1)), cluster)
         _assert_close("job_ms", pred.job_ms, expected["job.job_ms"][row : row + 1])
-        _assert_close("total_task_ms", pred.total_task_ms, expected["job.total_task_ms"][row : row + 1])
+        _assert_close(
+            "total_task_ms", pred.total_task_ms, expected["job.total_task_ms"][row : row + 1]
+        )

@@ -475,3 +475,18 @@ def test_smart_rrs_searches_the_map_side_first(full_space: SearchSpace) -> None:
         full_space, Objective(full_space), n_trials=300, seed=0
     )
     assert res.notes.index("map side") < res.notes.index("reduce side")
+
+
+def test_grid_strategy_covers_a_small_grid_and_stops_there() -> None:
+    job = JobProfile(
+        job_id="scan",
+        input_bytes=30 * GB,
+        map_only=True,
+        stats=DataflowStats(input_pair_width=200, map_pairs_sel=0.2, map_size_sel=0.2),
+    )
+    space = SearchSpace.for_job(job, HadoopConfig(num_reducers=0), CLUSTER)
+    size = int(np.prod([len(g) for g in grid_of(space).values()]))
+    res = get_strategy("grid").optimize(space, Objective(space), n_trials=size + 40, seed=0)
+    assert len(res.history) == size
+    assert f"capped at the {size} points" in res.notes
+    assert res.best_cost == pytest.approx(brute_force(space), rel=1e-12)

@@ -40,7 +40,11 @@ def test_whatif_changes_spills_and_time() -> None:
 
 def test_whatif_input_size_and_cluster() -> None:
     r = what_if(
-        SPILLY, HadoopConfig(), CLUSTER, {}, input_bytes=SPILLY.input_bytes * 4,
+        SPILLY,
+        HadoopConfig(),
+        CLUSTER,
+        {},
+        input_bytes=SPILLY.input_bytes * 4,
         new_cluster=ClusterSpec(num_nodes=40),
     )
     assert r["what_if"]["num_maps"] == 4 * r["current"]["num_maps"]
@@ -93,15 +97,22 @@ def test_profile_at_its_optimum_gets_no_change() -> None:
 
 
 def test_outputs_parse_back() -> None:
-    props = {"mapreduce.task.io.sort.mb": "380", "mapreduce.job.reduces": "24",
-             "mapreduce.map.output.compress": "true"}
+    props = {
+        "mapreduce.task.io.sort.mb": "380",
+        "mapreduce.job.reduces": "24",
+        "mapreduce.map.output.compress": "true",
+    }
     xml = mapred_site_xml(props, {"mapreduce.task.io.sort.mb": "spills 4→1 & <fewer>"}, header="x")
     assert parse_site_xml(xml) == props
     assert d_flags(props).startswith("-D mapreduce.task.io.sort.mb=380 -D ")
     assert "SET mapreduce.job.reduces=24;" in hive_set_lines(props)
     assert "set mapreduce.job.reduces '24';" in pig_set_lines(props)
     old = rename(props, NameStyle.hadoop1)
-    assert old == {"io.sort.mb": "380", "mapred.reduce.tasks": "24", "mapred.compress.map.output": "true"}
+    assert old == {
+        "io.sort.mb": "380",
+        "mapred.reduce.tasks": "24",
+        "mapred.compress.map.output": "true",
+    }
 
 
 def test_cli_whatif_optimize_sweep(tmp_path) -> None:  # noqa: ANN001
@@ -116,14 +127,26 @@ def test_cli_whatif_optimize_sweep(tmp_path) -> None:  # noqa: ANN001
     assert "allowed: integer in [1, 2047]" in bad.output
     out = tmp_path / "mapred-site.xml"
     r = runner.invoke(
-        app, ["optimize", str(prof), "--strategy", "exhaustive", "-o", str(out), "--storage", "none"]
+        app,
+        ["optimize", str(prof), "--strategy", "exhaustive", "-o", str(out), "--storage", "none"],
     )
     assert r.exit_code == 0, r.output
     assert "gain:" in r.output
     assert parse_site_xml(out.read_text())
     r = runner.invoke(
-        app, ["sweep", str(prof), "--param", "io.sort.mb", "--range", "50:800", "--steps", "5",
-              "--plot", str(tmp_path / "s.png")]
+        app,
+        [
+            "sweep",
+            str(prof),
+            "--param",
+            "io.sort.mb",
+            "--range",
+            "50:800",
+            "--steps",
+            "5",
+            "--plot",
+            str(tmp_path / "s.png"),
+        ],
     )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "s.png").stat().st_size > 1000

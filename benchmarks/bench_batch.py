@@ -1,0 +1,197 @@
+"""Batch benchmark: the FB-2010 SWIM catalog (24,442 jobs) through ``run_batch``.
+
+Goal (issue 6): the whole catalog in ≤ 5 minutes on a 2-core machine. Prints jobs per second,
+wall time (total, and of each stage), CPU time of the driver and every worker process
+(sampled from the process tree with psutil), and peak memory (summed RSS of the tree).
+
+``--quality N`` also measures the lean per-job tuner against
+``recommend(..., strategy="exhaustive")`` on N jobs of the catalog (half drawn uniformly,
+half the largest inputs), as the ratio of predicted job times (tuner / exhaustive; 1.0 = as
+good, below 1.0 = better than the exhaustive recommendation after its pruning).
+
+Run from the repository root::
+
+    python benchmarks/bench_batch.py                        # full FB-2010, 2 workers
+    python benchmarks/bench_batch.py --limit 2000 --workers 1
+    python benchmarks/bench_batch.py --limit 0 --quality 60 # quality only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from costmodel import ClusterSpec  # noqa: E402
+from optimizer.batch import BatchSettings, run_batch  # noqa: E402
+
+FB2010 = ROOT / ".." / "shared" / "data" / "swim" / "FB-2010_samples_24_times_1hr_0.tsv"
+GOAL_S = 300.0
+
+
+class TreeSampler(threading.Thread):
+    """Samples CPU time and RSS of this process and all its descendants."""
+
+    def __init__(self, interval: float = 0.25) -> None:
+        super().__init__(daemon=True)
+        import psutil
+
+        self.psutil = psutil
+        self.interval = interval
+        self.cpu: dict[int, float] = {}
+        self.peak_rss = 0
+        self.stop = threading.Event()
+
+    def sample(self) -> None:
+        me = self.psutil.Process()
+        procs = [me, *me.children(recursive=True)]
+        rss = 0
+        for p in procs:
+            try:
+                t = p.cpu_times()
+                self.cpu[p.pid] = t.user + t.system
+                rss += p.memory_info().rss
+            except self.psutil.Error:
+                continue
+        self.peak_rss = max(self.peak_rss, rss)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            self.sample()
+            self.stop.wait(self.interval)
+
+    def total_cpu(self) -> float:
+        return sum(self.cpu.values())
+
+
+def quality(path: Path, n: int, nodes: int) -> dict[str, float]:
+    import numpy as np
+
+    from optimizer.batch import parse_swim_line, swim_profile, tune_job
+    from optimizer.recommend import recommend
+    from profiler import profile_config
+
+    rows = [parse_swim_line(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r.map_input_bytes > 0]
+    rng = np.random.default_rng(0)
+    by_size = sorted(range(len(rows)), key=lambda i: -rows[i].map_input_bytes)
+    pick = list(
+        dict.fromkeys(list(rng.choice(len(rows), n - n // 2, replace=False)) + by_size[: n // 2])
+    )
+    cluster = ClusterSpec(num_nodes=nodes)
+    ratios, t_lean, t_ex, cur_lean, cur_ex = [], 0.0, 0.0, 0.0, 0.0
+    for i in pick:
+        p = swim_profile(rows[i])
+        base = profile_config(p)
+        t = time.process_time()
+        lean = tune_job(p, base, cluster)
+        t_lean += time.process_time() - t
+        t = time.process_time()
+        ex = recommend(p, base, cluster, strategy="exhaustive")
+        t_ex += time.process_time() - t
+        ratios.append(lean.best_ms / ex.recommended["job_ms"])
+        cur_lean += lean.best_ms
+        cur_ex += ex.recommended["job_ms"]
+    r = np.array(ratios)
+    return {
+        "jobs": len(r),
+        "ratio_mean": float(r.mean()),
+        "ratio_median": float(np.median(r)),
+        "ratio_max": float(r.max()),
+        "ratio_min": float(r.min()),
+        "within_1pct": float((r <= 1.01).mean()),
+        "total_time_ratio": cur_lean / cur_ex,
+        "lean_cpu_ms_per_job": 1e3 * t_lean / len(r),
+        "exhaustive_cpu_s_per_job": t_ex / len(r),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    ap.add_argument("--trace", type=Path, default=FB2010)
+    ap.add_argument("--limit", type=int, default=None, help="first N jobs only (0 = skip run)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--nodes", type=int, default=3000, help="cluster size (FB-2010: 3000)")
+    ap.add_argument("--objective", default="time")
+    ap.add_argument("--quality", type=int, default=0, help="jobs compared with exhaustive")
+    ap.add_argument("--json", type=Path, default=None, help="append the figures here")
+    args = ap.parse_args()
+    out: dict[str, object] = {
+        "trace": args.trace.name,
+        "workers": args.workers,
+        "nodes": args.nodes,
+        "cpu_count": os.cpu_count(),
+        "load_average_at_start": os.getloadavg(),
+    }
+    if args.limit != 0:
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = args.trace
+            if args.limit:
+                trace = Path(tmp) / "trace.tsv"
+                lines = args.trace.read_text().splitlines(keepends=True)[: args.limit]
+                trace.write_text("".join(lines))
+            stages: dict[str, float] = {}
+            started: dict[str, float] = {}
+
+            def progress(stage: str, done: int, total: int) -> None:
+                now = time.perf_counter()
+                started.setdefault(stage, now)
+                stages[stage] = now - started[stage]
+
+            sampler = TreeSampler()
+            sampler.start()
+            t0 = time.perf_counter()
+            rep = run_batch(
+                [trace],
+                Path(tmp) / "out",
+                BatchSettings(cluster=ClusterSpec(num_nodes=args.nodes), objective=args.objective),
+                workers=args.workers,
+                progress=progress,
+            )
+            wall = time.perf_counter() - t0
+            sampler.sample()
+            sampler.stop.set()
+            s = rep.summary
+            out.update(
+                {
+                    "jobs": rep.jobs,
+                    "tuned": s["tuned"],
+                    "failed": s["failed"],
+                    "wall_s": round(wall, 2),
+                    "jobs_per_s": round(rep.jobs / wall, 1),
+                    "tuning_stage_s": round(stages.get("tuning jobs", 0.0), 2),
+                    "tuning_jobs_per_s": round(
+                        rep.jobs / max(stages.get("tuning jobs", 1e-9), 1e-9), 1
+                    ),
+                    "stage_wall_s": {k: round(v, 2) for k, v in stages.items()},
+                    "cpu_s_tree": round(sampler.total_cpu(), 1),
+                    "cpu_ms_per_job": round(1e3 * sampler.total_cpu() / rep.jobs, 2),
+                    "peak_rss_mb_tree": round(sampler.peak_rss / 2**20, 1),
+                    "goal_met": wall <= GOAL_S,
+                    "hours_saved": round(s["predicted_hours_saved"], 2),
+                    "cluster_wide": s.get("cluster_wide", {}).get("settings"),
+                    "load_average_at_end": os.getloadavg(),
+                }
+            )
+    if args.quality:
+        out["quality_vs_exhaustive"] = quality(args.trace, args.quality, args.nodes)
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.json:
+        with args.json.open("a") as fh:
+            fh.write(json.dumps(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()

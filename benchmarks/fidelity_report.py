@@ -1,0 +1,49 @@
+"""Print the cost model's fidelity report for the committed real-Hadoop runs (issue 5).
+
+Usage (from the repository root)::
+
+    python benchmarks/fidelity_report.py                       # benchmarks/results/runs-matrix.jsonl
+    python benchmarks/fidelity_report.py RUNS.jsonl --measure-codecs -o report.json
+
+Each job's profile is calibrated on one run at Hadoop's defaults (``<job>-default``, the
+repeat with the median job time) and every other configuration is predicted
+(``validation.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The first report uses
+documented codec priors (the calibration run compresses nothing); ``--measure-codecs`` takes
+each codec's ratio from the records' compressed runs instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mrtune.commands.fidelity import finite, print_report  # noqa: E402
+from validation.fidelity import build_report  # noqa: E402
+from validation.records import read_jsonl  # noqa: E402
+
+DEFAULT_RUNS = Path(__file__).resolve().parent / "results" / "runs-matrix.jsonl"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runs", type=Path, nargs="?", default=DEFAULT_RUNS)
+    parser.add_argument("--calibrate", action="append", default=[], help="LABEL or LABEL:REPEAT")
+    parser.add_argument("--measure-codecs", action="store_true")
+    parser.add_argument("--times", choices=("median", "min"), default="median")
+    parser.add_argument("-o", "--output", type=Path, default=None, help="write the JSON report")
+    args = parser.parse_args(argv)
+    report = build_report(
+        read_jsonl(args.runs), args.calibrate, measure_codecs=args.measure_codecs, times=args.times
+    )
+    print_report(report)
+    if args.output is not None:
+        args.output.write_text(json.dumps(finite(report.to_json()), indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

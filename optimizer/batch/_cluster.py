@@ -1,0 +1,267 @@
+"""One cluster-wide configuration for a whole catalog (``mapred-site.xml``).
+
+Per-job recommendations differ from job to job; a cluster has one ``mapred-site.xml``. This
+module chooses the values of the **cluster-level** knobs (every tunable knob except the per-job
+ones, :data:`~optimizer.batch._tune.PER_JOB_KNOBS`: reducer count, split size and the job's
+own combiner, which each job keeps at its tuned value) that minimise the catalog's **total**
+predicted time (or container GB·s with ``objective="resources"``), summed over the tuned jobs.
+
+Search (every step is one pass over the catalog; each job evaluates all candidates of the
+pass in one vectorised model call, on the workers):
+
+1. **Candidates**: the catalog's current setting (the most common current value of each knob),
+   Hadoop's defaults, a cost-weighted vote (per knob, the value chosen by the jobs holding the
+   most predicted cost), and the per-job winners of the costliest jobs and of the most
+   frequent winning combinations.
+2. **Descent**: from the best candidate, every single-knob move over the knob's grid (plus the
+   combined move of all improving single moves of the previous pass), until a pass improves
+   nothing (at most ``max_rounds``).
+3. **Pruning**: settings whose revert to the catalog's current value costs less than
+   ``min_gain`` of the total are reverted (cheapest first, all prefixes in one pass), so the
+   site file holds only settings that matter. The marginal value reported for each remaining
+   setting is the total cost of reverting it alone, from the last descent pass.
+
+A job reads only the knobs that apply to it (a map-only job ignores reduce-side settings).
+Values a job cannot take are repaired for that job (``io.sort.mb`` above its heap is capped),
+as its own configuration would have to override them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from costmodel.config import HadoopConfig, format_property_value
+from optimizer.batch._catalog import JobRef
+from optimizer.batch._executors import Executor
+from optimizer.batch._tune import MIN_GAIN, PER_JOB_KNOBS
+from optimizer.batch._worker import BatchSettings, score_chunk
+from search_spaces import KNOBS, find_knob, knob_to_properties
+
+ProgressFn = Callable[[str, int, int], None]
+_FIELD_OF_ALIAS = {f.alias: n for n, f in HadoopConfig.model_fields.items() if f.alias}
+
+
+@dataclass
+class ClusterChoice:
+    """The chosen cluster-wide values and what they are predicted to do to the catalog."""
+
+    names: list[str]
+    values: dict[str, float]
+    baseline: dict[str, float]
+    total_baseline: float
+    total_chosen: float
+    marginal: dict[str, float] = field(default_factory=dict)
+    passes: int = 0
+    candidates_evaluated: int = 0
+    jobs: int = 0
+
+    @property
+    def changed(self) -> list[str]:
+        return [n for n in self.names if self.values[n] != self.baseline[n]]
+
+    def readable(self) -> dict[str, Any]:
+        return {n: find_knob(n).decode(self.values[n]) for n in self.names}
+
+    def properties(self) -> dict[str, str]:
+        """Hadoop properties for the settings that differ from the catalog's current ones."""
+        from costmodel import JobProfile
+
+        base = HadoopConfig()
+        dummy = JobProfile(input_bytes=1.0)
+        out: dict[str, str] = {}
+        for n in self.changed:
+            knob = find_knob(n)
+            for prop, value in knob_to_properties(
+                knob, knob.decode(self.values[n]), base, dummy
+            ).items():
+                out[prop] = format_property_value(_FIELD_OF_ALIAS.get(prop, prop), value)
+        return out
+
+    def reasons(self, unit: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for n in self.changed:
+            knob = find_knob(n)
+            gain = self.marginal.get(n)
+            text = (
+                f"{n} -> {knob.decode(self.values[n])}: reverting it alone costs the catalog "
+                f"{gain:,.4g} {unit} more"
+                if gain is not None
+                else f"{n} -> {knob.decode(self.values[n])}"
+            )
+            for prop in self.properties():
+                if find_knob(prop).name == n:
+                    out[prop] = text
+        return out
+
+
+def _mode(values: Sequence[float]) -> float:
+    counts = Counter(values)
+    top = max(counts.values())
+    return min(v for v, c in counts.items() if c == top)
+
+
+def choose_cluster_config(
+    results: Sequence[dict[str, Any]],
+    refs: dict[str, JobRef],
+    settings: BatchSettings,
+    executor: Executor,
+    *,
+    chunk: int = 64,
+    max_rounds: int = 3,
+    min_gain: float = MIN_GAIN,
+    n_top: int = 16,
+    progress: ProgressFn | None = None,
+) -> ClusterChoice | None:
+    """Choose the cluster-level values for the tuned jobs ``results`` (module docstring).
+
+    ``results`` must be in a fixed order (the catalog order): totals are summed in that order,
+    so every executor gives bit-identical totals. Returns ``None`` without tuned jobs.
+    """
+    tuned = [r for r in results if r.get("status") == "tuned"]
+    if not tuned:
+        return None
+    order = [k.name for k in KNOBS if k.name not in PER_JOB_KNOBS]
+    present = {n for r in tuned for n in r["best_encoded"]}
+    names = [n for n in order if n in present]
+    if not names:
+        return None
+    baseline = np.array(
+        [
+            _mode([r["current_encoded"][n] for r in tuned if n in r["current_encoded"]])
+            for n in names
+        ]
+    )
+    obj = "current_gb_s" if settings.objective == "resources" else "current_ms"
+
+    def vector(enc: dict[str, float]) -> np.ndarray:
+        return np.array([enc.get(n, baseline[j]) for j, n in enumerate(names)])
+
+    winners = [vector(r["best_encoded"]) for r in tuned]
+    weights = np.array([r[obj] for r in tuned])
+    cands = [baseline.copy()]
+    defaults = baseline.copy()
+    for j, n in enumerate(names):
+        k = find_knob(n)
+        defaults[j] = k.encode("none" if k.kind == "categorical" else k.default)
+    cands.append(defaults)
+    vote = baseline.copy()
+    for j in range(len(names)):
+        tally: dict[float, float] = {}
+        for w, v in zip(weights, winners, strict=True):
+            tally[float(v[j])] = tally.get(float(v[j]), 0.0) + float(w)
+        vote[j] = max(sorted(tally), key=lambda v: tally[v])
+    cands.append(vote)
+    for i in np.argsort(-weights, kind="stable")[:n_top]:
+        cands.append(winners[i])
+    for vec, _ in Counter(tuple(v) for v in winners).most_common(n_top):
+        cands.append(np.array(vec))
+    cand = np.unique(np.array(cands), axis=0)
+
+    items = [(refs[r["key"]], r["best_encoded"]) for r in tuned]
+    chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
+    keys = [r["key"] for r in tuned]
+    passes = 0
+    evaluated = 0
+
+    def totals(c: np.ndarray, label: str) -> np.ndarray:
+        nonlocal passes, evaluated
+        passes += 1
+        evaluated += len(c) * len(items)
+        got: dict[str, np.ndarray] = {}
+        done = 0
+        for _, part in executor.map_unordered(
+            score_chunk, chunks, settings=settings, names=names, candidates=c
+        ):
+            for key, costs in part:
+                got[key] = costs
+            done += len(part)
+            if progress is not None:
+                progress(label, done, len(items))
+        mat = np.stack([got[k] for k in keys])  # catalog order: deterministic sums
+        return np.nansum(mat, axis=0)
+
+    tot = totals(cand, "cluster-wide config: candidates")
+    base_idx = np.nonzero((cand == baseline).all(axis=1))[0]
+    total_baseline = float(tot[base_idx[0]])
+    i = int(np.argmin(tot))
+    x, cx = cand[i].copy(), float(tot[i])
+    grids = [np.union1d(find_knob(n).grid_values(), [baseline[j]]) for j, n in enumerate(names)]
+    combined: np.ndarray | None = None
+    marginal: dict[str, float] = {}
+    for rnd in range(1, max_rounds + 1):
+        rows, which = [], []
+        for j, g in enumerate(grids):
+            for v in g[g != x[j]]:
+                r = x.copy()
+                r[j] = v
+                rows.append(r)
+                which.append(j)
+        if combined is not None and not np.array_equal(combined, x):
+            rows.append(combined)
+            which.append(-1)
+        if not rows:
+            break
+        c = np.array(rows)
+        w = np.array(which)
+        t = totals(c, f"cluster-wide config: descent {rnd}")
+        marginal = {
+            names[w[m]]: float(t[m] - cx)
+            for m in range(len(w))
+            if w[m] >= 0 and c[m, w[m]] == baseline[w[m]] and x[w[m]] != baseline[w[m]]
+        }
+        m = int(np.argmin(t))
+        if not t[m] < cx * (1.0 - 1e-9):
+            break
+        # A round that gains less than a thousandth of the total ends the descent (its move is
+        # kept; further rounds would cost a pass over the catalog for nothing that matters).
+        last_round = t[m] > cx * (1.0 - 1e-3)
+        combined = c[m].copy()
+        for j in range(len(names)):
+            sel = w == j
+            if sel.any():
+                k = int(np.argmin(np.where(sel, t, np.inf)))
+                if t[k] < cx * (1.0 - 1e-9) and j != w[m]:
+                    combined[j] = c[k, j]
+        x, cx = c[m].copy(), float(t[m])
+        marginal = {}
+        if last_round:
+            break
+    changed = [j for j in range(len(names)) if x[j] != baseline[j]]
+    if changed and not marginal and cx <= total_baseline * (1.0 - min_gain):
+        # The descent ended on a move: measure each change's marginal value at the final point.
+        rev = np.repeat(x[None, :], len(changed), axis=0)
+        rev[np.arange(len(changed)), changed] = baseline[changed]
+        t = totals(rev, "cluster-wide config: marginal values")
+        marginal = {names[j]: float(t[m] - cx) for m, j in enumerate(changed)}
+    # Pruning: revert settings whose marginal value is below min_gain of the total.
+    small = sorted((v, n) for n, v in marginal.items() if v < min_gain * cx)
+    if small and cx <= total_baseline * (1.0 - min_gain):
+        steps = np.repeat(x[None, :], len(small), axis=0)
+        for m, (_, n) in enumerate(small):
+            steps[m:, names.index(n)] = baseline[names.index(n)]
+        ts = totals(steps, "cluster-wide config: pruning")
+        prev = np.concatenate([[cx], ts[:-1]])
+        ok = (ts - prev) < min_gain * np.maximum(prev, 1e-12)
+        take = int(np.argmin(ok)) if not ok.all() else len(ok)
+        if take:
+            x, cx = steps[take - 1].copy(), float(ts[take - 1])
+            for _, n in small[:take]:
+                marginal.pop(n, None)
+    if cx > total_baseline * (1.0 - min_gain):
+        x, cx, marginal = baseline.copy(), total_baseline, {}
+    return ClusterChoice(
+        names=names,
+        values={n: float(x[j]) for j, n in enumerate(names)},
+        baseline={n: float(baseline[j]) for j, n in enumerate(names)},
+        total_baseline=total_baseline,
+        total_chosen=cx,
+        marginal=marginal,
+        passes=passes,
+        candidates_evaluated=evaluated,
+        jobs=len(items),
+    )

@@ -1,0 +1,227 @@
+"""Batch outputs: per-job CSV and JSONL, the summary, the cluster-wide ``mapred-site.xml``,
+and PNG plots (matplotlib's Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from optimizer.batch._cluster import ClusterChoice
+from optimizer.outputs import mapred_site_xml
+
+MS_PER_HOUR = 3_600_000.0
+CSV_COLUMNS = (
+    "job_id",
+    "key",
+    "kind",
+    "status",
+    "reason",
+    "map_only",
+    "input_bytes",
+    "current_s",
+    "recommended_s",
+    "current_gb_s",
+    "recommended_gb_s",
+    "gain_pct",
+    "changes",
+    "properties",
+)
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def csv_row(r: dict[str, Any]) -> dict[str, Any]:
+    tuned = r["status"] == "tuned"
+    return {
+        "job_id": r.get("job_id", ""),
+        "key": r["key"],
+        "kind": r["kind"],
+        "status": r["status"],
+        "reason": r.get("reason", ""),
+        "map_only": r.get("map_only", "") if tuned else "",
+        "input_bytes": f"{r['input_bytes']:.0f}" if tuned else "",
+        "current_s": f"{r['current_ms'] / 1e3:.3f}" if tuned else "",
+        "recommended_s": f"{r['recommended_ms'] / 1e3:.3f}" if tuned else "",
+        "current_gb_s": f"{r['current_gb_s']:.3f}" if tuned else "",
+        "recommended_gb_s": f"{r['recommended_gb_s']:.3f}" if tuned else "",
+        "gain_pct": f"{100 * r['gain']:.2f}" if tuned else "",
+        "changes": "; ".join(
+            f"{c['name']}: {_short(c['current'])}->{_short(c['recommended'])}"
+            for c in r.get("changes", [])
+        ),
+        "properties": "; ".join(f"{k}={v}" for k, v in r.get("properties", {}).items()),
+    }
+
+
+def public_record(r: dict[str, Any]) -> dict[str, Any]:
+    """The JSONL record of a job (the internal encoded values left out)."""
+    return {k: v for k, v in r.items() if k not in {"best_encoded", "current_encoded"}}
+
+
+def summarize(
+    results: Sequence[dict[str, Any]], choice: ClusterChoice | None, objective: str
+) -> dict[str, Any]:
+    """Jobs tuned and failed, predicted hours saved, the settings that matter most."""
+    tuned = [r for r in results if r["status"] == "tuned"]
+    failed = [r for r in results if r["status"] != "tuned"]
+    cur_h = sum(r["current_ms"] for r in tuned) / MS_PER_HOUR
+    rec_h = sum(r["recommended_ms"] for r in tuned) / MS_PER_HOUR
+    cur_gbs = sum(r["current_gb_s"] for r in tuned)
+    rec_gbs = sum(r["recommended_gb_s"] for r in tuned)
+    unit_cost = "recommended_gb_s" if objective == "resources" else "recommended_ms"
+    matter: dict[str, dict[str, Any]] = {}
+    for r in tuned:
+        for c in r.get("changes", []):
+            m = matter.setdefault(c["name"], {"jobs_changed": 0, "saving": 0.0, "values": {}})
+            m["jobs_changed"] += 1
+            # Marginal gain: how much more the job would cost without this change alone.
+            m["saving"] += c["marginal_gain"] * r[unit_cost]
+            val = _short(c["recommended"])
+            m["values"][val] = m["values"].get(val, 0) + 1
+    unit = "GB·s" if objective == "resources" else "hours"
+    scale = 1.0 if objective == "resources" else 1.0 / MS_PER_HOUR
+    ranked = sorted(matter.items(), key=lambda kv: -kv[1]["saving"])
+    settings = [
+        {
+            "setting": name,
+            "jobs_changed": m["jobs_changed"],
+            f"saving_{'gb_s' if objective == 'resources' else 'hours'}": m["saving"] * scale,
+            "most_common_value": max(m["values"].items(), key=lambda kv: kv[1])[0],
+        }
+        for name, m in ranked
+    ]
+    out: dict[str, Any] = {
+        "objective": objective,
+        "jobs": len(results),
+        "tuned": len(tuned),
+        "failed": len(failed),
+        "changed": sum(1 for r in tuned if r.get("changes")),
+        "map_only": sum(1 for r in tuned if r.get("map_only")),
+        "predicted_hours_current": cur_h,
+        "predicted_hours_recommended": rec_h,
+        "predicted_hours_saved": cur_h - rec_h,
+        "container_gb_s_current": cur_gbs,
+        "container_gb_s_recommended": rec_gbs,
+        "container_gb_s_saved": cur_gbs - rec_gbs,
+        "settings_that_matter": settings,
+        "settings_unit": unit,
+        "failures": [
+            {"key": r["key"], "job_id": r.get("job_id", ""), "reason": r.get("reason", "")}
+            for r in failed
+        ],
+    }
+    if choice is not None:
+        to_h = (lambda v: v) if objective == "resources" else (lambda v: v / MS_PER_HOUR)
+        out["cluster_wide"] = {
+            "settings": {k: _short(v) for k, v in choice.readable().items()},
+            "properties": choice.properties(),
+            "changed": choice.changed,
+            f"total_{'gb_s' if objective == 'resources' else 'hours'}_with_current_cluster_settings": to_h(
+                choice.total_baseline
+            ),
+            f"total_{'gb_s' if objective == 'resources' else 'hours'}_with_cluster_wide_config": to_h(
+                choice.total_chosen
+            ),
+            "marginal": {k: to_h(v) for k, v in choice.marginal.items()},
+            "note": "per-job settings (mapreduce.job.reduces, split size, combiner) at each "
+            "job's recommended value in both totals",
+            "passes": choice.passes,
+            "configurations_evaluated": choice.candidates_evaluated,
+        }
+    return out
+
+
+def write_outputs(
+    outdir: Path,
+    results: Sequence[dict[str, Any]],
+    summary: dict[str, Any],
+    choice: ClusterChoice | None,
+    *,
+    plots: bool = True,
+) -> dict[str, Path]:
+    """Write every output file; returns what was written, by name."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {}
+    p = outdir / "jobs.csv"
+    with p.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
+        w.writeheader()
+        for r in results:
+            w.writerow(csv_row(r))
+    files["csv"] = p
+    p = outdir / "jobs.jsonl"
+    with p.open("w", encoding="utf-8") as fh:
+        for r in results:
+            fh.write(json.dumps(public_record(r), allow_nan=False) + "\n")
+    files["jsonl"] = p
+    p = outdir / "summary.json"
+    p.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    files["summary"] = p
+    p = outdir / "mapred-site.xml"
+    unit = "GB·s" if summary["objective"] == "resources" else "ms"
+    props = choice.properties() if choice is not None else {}
+    header = "mrtune batch: cluster-wide settings for {} jobs (objective: {})".format(
+        summary["tuned"], summary["objective"]
+    )
+    if choice is not None:
+        header += (
+            f"; catalog total {choice.total_baseline:,.6g} -> {choice.total_chosen:,.6g} {unit}"
+        )
+    p.write_text(
+        mapred_site_xml(props, choice.reasons(unit) if choice else None, header=header),
+        encoding="utf-8",
+    )
+    files["mapred_site"] = p
+    if plots:
+        files.update(write_plots(outdir, results, summary["objective"]))
+    return files
+
+
+def write_plots(
+    outdir: Path, results: Sequence[dict[str, Any]], objective: str
+) -> dict[str, Path]:
+    """Distribution of predicted gains; gain by job size (input bytes)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tuned = [r for r in results if r["status"] == "tuned"]
+    gains = np.array([100 * r["gain"] for r in tuned])
+    sizes = np.array([r["input_bytes"] for r in tuned])
+    what = "container GB·s" if objective == "resources" else "job time"
+    out: dict[str, Path] = {}
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if len(gains):
+        ax.hist(gains, bins=40, color="#4c72b0")
+    ax.set_xlabel(f"predicted gain in {what} (%)")
+    ax.set_ylabel("jobs")
+    ax.set_title(f"Distribution of predicted gains ({len(tuned)} jobs)")
+    fig.tight_layout()
+    out["plot_gains"] = outdir / "gain_distribution.png"
+    fig.savefig(out["plot_gains"], dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if len(gains):
+        mo = np.array([bool(r.get("map_only")) for r in tuned])
+        ax.scatter(sizes[~mo], gains[~mo], s=6, alpha=0.5, label="map + reduce")
+        ax.scatter(sizes[mo], gains[mo], s=6, alpha=0.5, label="map-only")
+        ax.set_xscale("log")
+        ax.legend(loc="best")
+    ax.set_xlabel("job input (bytes, log scale)")
+    ax.set_ylabel(f"predicted gain in {what} (%)")
+    ax.set_title("Predicted gain by job size")
+    fig.tight_layout()
+    out["plot_by_size"] = outdir / "gain_by_size.png"
+    fig.savefig(out["plot_by_size"], dpi=110)
+    plt.close(fig)
+    return out

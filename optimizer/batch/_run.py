@@ -1,0 +1,215 @@
+"""``run_batch``: tune every job of a catalog, choose the cluster-wide config, write outputs.
+
+The driver discovers the catalog, skips jobs whose results are already stored (``resume``),
+sends the others to the executor in chunks and commits each chunk's results to SQLite as it
+arrives (:mod:`optimizer.batch._store`). The cluster-wide configuration is then chosen from the
+stored results and cached under a hash of them, so re-running a finished batch recomputes
+nothing: it reads the store and rewrites the outputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mrtune.errors import InputError
+from optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef, discover
+from optimizer.batch._cluster import ClusterChoice, choose_cluster_config
+from optimizer.batch._executors import Executor, make_executor
+from optimizer.batch._report import summarize, write_outputs
+from optimizer.batch._store import ResultStore
+from optimizer.batch._worker import BatchSettings, tune_chunk
+
+ProgressFn = Callable[[str, int, int], None]
+#: Jobs per chunk by kind: a SWIM row or profile tunes in milliseconds, a history takes longer
+#: to parse; chunks amortise the inter-process round trip and each is one SQLite commit.
+CHUNK_BY_KIND = {SWIM: 64, PROFILE: 32, JHIST: 2}
+DB_NAME = "batch.sqlite"
+
+
+@dataclass
+class BatchReport:
+    """What a batch did (the files it wrote are under ``outdir``)."""
+
+    outdir: Path
+    db_path: Path
+    jobs: int
+    computed: int
+    reused: int
+    interrupted: bool
+    wall_s: float
+    executor: str
+    summary: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+    cluster: ClusterChoice | None = None
+    cluster_cached: bool = False
+
+
+class _Lazy:
+    """Creates the executor only when work needs it (a finished batch starts no pool)."""
+
+    def __init__(self, workers: int | None, scheduler: str | None) -> None:
+        self.workers, self.scheduler = workers, scheduler
+        self.executor: Executor | None = None
+
+    def get(self) -> Executor:
+        if self.executor is None:
+            self.executor = make_executor(self.workers, self.scheduler)
+        return self.executor
+
+    def map_unordered(self, fn: Any, chunks: Sequence[Any], **kwargs: Any) -> Any:
+        return self.get().map_unordered(fn, chunks, **kwargs)
+
+    @property
+    def description(self) -> str:
+        if self.executor is not None:
+            return self.executor.description
+        return "none needed (all results stored)"
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.close()
+
+
+def make_chunks(refs: Sequence[JobRef], workers: int) -> list[list[JobRef]]:
+    """Chunks of the same kind, sized by :data:`CHUNK_BY_KIND`, at least ~4 per worker."""
+    chunks: list[list[JobRef]] = []
+    for kind, size in CHUNK_BY_KIND.items():
+        part = [r for r in refs if r.kind == kind]
+        if not part:
+            continue
+        size = max(1, min(size, math.ceil(len(part) / (4 * max(workers, 1)))))
+        chunks.extend(part[i : i + size] for i in range(0, len(part), size))
+    return chunks
+
+
+def _results_hash(fingerprint: str, results: Sequence[dict[str, Any]]) -> str:
+    h = hashlib.sha256(fingerprint.encode())
+    for r in results:
+        if r["status"] == "tuned":
+            h.update(r["key"].encode())
+            h.update(json.dumps(r["best_encoded"], sort_keys=True).encode())
+    return h.hexdigest()[:24]
+
+
+def run_batch(
+    catalog: Sequence[str | Path],
+    outdir: str | Path,
+    settings: BatchSettings,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    db_path: str | Path | None = None,
+    stop_after: int | None = None,
+    progress: ProgressFn | None = None,
+    plots: bool = True,
+) -> BatchReport:
+    """Tune the catalog (module docstring).
+
+    Args:
+        catalog: files and directories (see :func:`optimizer.batch.discover`).
+        outdir: where the outputs (and by default the SQLite store) go.
+        settings: cluster, objective, base profile.
+        workers: local worker processes (default: one per CPU; 1 = in this process).
+        scheduler: a Dask scheduler address; overrides ``workers``.
+        resume: reuse the stored results of an earlier run of the same batch.
+        overwrite: discard stored results and start over.
+        db_path: the SQLite file (default ``outdir/batch.sqlite``).
+        stop_after: stop (as if killed) once at least this many jobs were committed in this
+            run: a hook for tests and demonstrations of ``resume``; no outputs are written.
+        progress: called as ``progress(stage, done, total)``.
+        plots: write the PNG plots.
+    """
+    t0 = time.perf_counter()
+    out = Path(outdir)
+    refs = discover(catalog)
+    if not refs:
+        raise InputError(
+            "no jobs found in the catalog",
+            path=", ".join(map(str, catalog)),
+            allowed=".jhist files, SWIM .tsv traces, .jsonl profiles",
+        )
+    db = Path(db_path) if db_path is not None else out / DB_NAME
+    fingerprint = settings.fingerprint()
+    lazy = _Lazy(workers, scheduler)
+    with ResultStore(db) as store:
+        store.prepare(fingerprint, resume=resume, overwrite=overwrite)
+        done = store.done_keys()
+        todo = [r for r in refs if r.key not in done]
+        reused = len(refs) - len(todo)
+        computed = 0
+        interrupted = False
+        try:
+            if todo:
+                n_workers = workers or 0
+                executor = lazy.get()
+                if scheduler is None and n_workers == 0:
+                    import os
+
+                    n_workers = os.cpu_count() or 1
+                chunks = make_chunks(todo, n_workers or 4)
+                if progress is not None:
+                    progress("tuning jobs", 0, len(todo))
+                for _, part in executor.map_unordered(tune_chunk, chunks, settings=settings):
+                    computed += store.add(part)
+                    if progress is not None:
+                        progress("tuning jobs", computed, len(todo))
+                    if stop_after is not None and computed >= stop_after:
+                        interrupted = True
+                        break
+            if interrupted:
+                return BatchReport(
+                    out,
+                    db,
+                    len(refs),
+                    computed,
+                    reused,
+                    True,
+                    time.perf_counter() - t0,
+                    lazy.description,
+                )
+            stored = store.results()
+            results = [stored[r.key] for r in refs]
+            cache_key = "cluster:" + _results_hash(fingerprint, results)
+            cached = store.get_meta(cache_key)
+            choice: ClusterChoice | None
+            if cached is not None:
+                data = json.loads(cached)
+                choice = ClusterChoice(**data) if data else None
+            else:
+                choice = choose_cluster_config(
+                    results,
+                    {r.key: r for r in refs},
+                    settings,
+                    lazy,
+                    min_gain=settings.min_gain,
+                    progress=progress,
+                )
+                store.set_meta(cache_key, json.dumps(choice.__dict__ if choice else None))
+        finally:
+            lazy.close()
+    summary = summarize(results, choice, settings.objective)
+    files = write_outputs(out, results, summary, choice, plots=plots)
+    summary_files = {k: str(v) for k, v in files.items()}
+    return BatchReport(
+        outdir=out,
+        db_path=db,
+        jobs=len(refs),
+        computed=computed,
+        reused=reused,
+        interrupted=False,
+        wall_s=time.perf_counter() - t0,
+        executor=lazy.description,
+        summary=summary | {"files": summary_files},
+        files=files,
+        cluster=choice,
+        cluster_cached=cached is not None,
+    )

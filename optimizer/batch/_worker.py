@@ -1,0 +1,203 @@
+"""What runs on a worker (process pool or Dask): read jobs, tune them, score cluster configs.
+
+Functions here take and return plain picklable values (:class:`JobRef` lists, dicts, numpy
+arrays) and never touch the results store, so the same code runs in a local process, a forked
+pool worker or a remote Dask worker, and gives the same numbers everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from costmodel import ClusterSpec, HadoopConfig, JobProfile
+from optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
+from optimizer.batch._swim import parse_swim_line, swim_profile
+from optimizer.batch._tune import MIN_GAIN, BatchBuilder, changed_properties, tune_job
+from search_spaces import SearchSpace, find_knob
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """Everything a job's result depends on besides the job itself (stored with the results so
+    that ``--resume`` refuses to mix results of different settings)."""
+
+    cluster: ClusterSpec
+    objective: str = "time"
+    base_profile_json: str | None = None
+    min_gain: float = MIN_GAIN
+
+    def fingerprint(self) -> str:
+        import hashlib
+        import json
+
+        data = {
+            "cluster": self.cluster.model_dump(mode="json"),
+            "objective": self.objective,
+            "base_profile": self.base_profile_json,
+            "min_gain": self.min_gain,
+            "tuner": TUNER_VERSION,
+        }
+        text = json.dumps(data, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def base_profile(self) -> JobProfile | None:
+        if self.base_profile_json is None:
+            return None
+        return _base_profile_cached(self.base_profile_json)
+
+
+#: Bumped when the tuner's results change, so stored results of an older tuner are not reused.
+TUNER_VERSION = 1
+_BASE_CACHE: dict[str, JobProfile] = {}
+
+
+def _base_profile_cached(text: str) -> JobProfile:
+    if text not in _BASE_CACHE:
+        _BASE_CACHE[text] = JobProfile.model_validate_json(text)
+    return _BASE_CACHE[text]
+
+
+def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopConfig]:
+    """The job's profile and current configuration (raises on a bad job)."""
+    from profiler import load_profile_source, profile_config
+
+    if ref.kind == JHIST:
+        profile = load_profile_source(ref.source)
+    elif ref.kind == SWIM:
+        row = parse_swim_line(ref.payload, path=ref.source, lineno=_line_of(ref.key))
+        profile = swim_profile(row, settings.base_profile(), source=ref.source)
+    elif ref.kind == PROFILE:
+        profile = JobProfile.model_validate_json(ref.payload)
+    else:  # pragma: no cover - discover() only makes the kinds above
+        raise ValueError(f"unknown job kind {ref.kind!r}")
+    return profile, profile_config(profile)
+
+
+def _line_of(key: str) -> int:
+    tail = key.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def failure_reason(exc: BaseException) -> str:
+    """One line saying why a job could not be tuned."""
+    if isinstance(exc, ValidationError):
+        errs = exc.errors()
+        parts = []
+        for e in errs[:3]:
+            loc = ".".join(str(p) for p in e.get("loc", ())) or exc.title
+            parts.append(f"{loc}: {e.get('msg')} (got {e.get('input')!r})")
+        more = f" (+{len(errs) - 3} more)" if len(errs) > 3 else ""
+        return f"invalid profile: {'; '.join(parts)}{more}"
+    text = str(exc).strip().splitlines()
+    msg = text[0] if text else ""
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+def _readable(name: str, encoded: float) -> Any:
+    return find_knob(name).decode(encoded)
+
+
+def tune_ref(ref: JobRef, settings: BatchSettings) -> dict[str, Any]:
+    """Tune one job; a job that cannot be read or tuned comes back ``failed`` with its reason."""
+    out: dict[str, Any] = {"key": ref.key, "kind": ref.kind, "source": ref.source}
+    out["job_id"] = ref.job_id
+    try:
+        profile, base = load_ref(ref, settings)
+        out["job_id"] = profile.job_id
+        t = tune_job(
+            profile,
+            base,
+            settings.cluster,
+            objective=settings.objective,
+            min_gain=settings.min_gain,
+        )
+        props, cur_vals, rec_vals = changed_properties(t, profile, base)
+        if not all(map(math.isfinite, (t.current_ms, t.current_gb_s, t.best_ms, t.best_gb_s))):
+            raise ValueError("the cost model predicts a non-finite time for this profile")
+    # A catalog holds whatever a cluster recorded: any exception while reading or tuning one
+    # job (parse errors, invalid values, a model refusing the configuration) is that job's
+    # failure, recorded with its reason, and the batch goes on.
+    except Exception as exc:  # noqa: BLE001
+        out.update(status="failed", reason=failure_reason(exc))
+        return out
+    obj_cur = t.current_gb_s if settings.objective == "resources" else t.current_ms
+    obj_best = t.best_gb_s if settings.objective == "resources" else t.best_ms
+    out.update(
+        status="tuned",
+        reason="",
+        map_only=bool(profile.map_only or base.num_reducers == 0),
+        input_bytes=float(profile.input_bytes),
+        current_ms=t.current_ms,
+        current_gb_s=t.current_gb_s,
+        recommended_ms=t.best_ms,
+        recommended_gb_s=t.best_gb_s,
+        gain=1.0 - obj_best / obj_cur if obj_cur > 0 else 0.0,
+        current={n: _readable(n, v) for n, v in t.current.items()},
+        recommended={n: _readable(n, v) for n, v in t.best.items()},
+        changes=[
+            {
+                "name": n,
+                "current": cur_vals[n],
+                "recommended": rec_vals[n],
+                "marginal_gain": t.marginal_gain.get(n, 0.0),
+            }
+            for n in t.changed
+        ],
+        properties=props,
+        best_encoded=t.best,
+        current_encoded=t.current,
+        evaluations=t.evaluations,
+    )
+    return out
+
+
+def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, Any]]:
+    """Tune a chunk of jobs (the unit of work sent to a worker)."""
+    return [tune_ref(r, settings) for r in refs]
+
+
+def score_chunk(
+    items: list[tuple[JobRef, dict[str, float]]],
+    settings: BatchSettings,
+    names: list[str],
+    candidates: np.ndarray,
+) -> list[tuple[str, np.ndarray]]:
+    """Cost of every candidate cluster configuration on every job of the chunk.
+
+    ``candidates`` has shape (n_candidates, len(names)) of encoded values of the cluster-level
+    knobs; each job keeps its own per-job knobs (``items``: the job and its tuned values) and
+    reads only the candidate knobs that apply to it. Values a job's heap or buffers cannot take
+    are repaired (e.g. ``io.sort.mb`` capped below that job's heap), as the job would have to
+    override them. Returns ``(key, costs)`` with costs of shape (n_candidates,) in the
+    objective's unit; a job that fails here gets ``nan`` costs.
+    """
+    from costmodel import evaluate
+
+    out: list[tuple[str, np.ndarray]] = []
+    for ref, best in items:
+        try:
+            profile, base = load_ref(ref, settings)
+            space = SearchSpace.for_job(profile, base, settings.cluster)
+            n = len(candidates)
+            vals: dict[str, np.ndarray] = {}
+            for k in space.names:
+                if k in names:
+                    vals[k] = candidates[:, names.index(k)].astype(np.float64)
+                else:
+                    vals[k] = np.full(n, float(best[k]))
+            if vals:
+                batch = BatchBuilder(space)(space.repair(vals))
+            else:
+                from costmodel import ConfigBatch
+
+                batch = ConfigBatch.from_base(base, n)
+            job, gbs = evaluate(profile, batch, settings.cluster)
+            out.append((ref.key, gbs if settings.objective == "resources" else job))
+        except Exception:  # noqa: BLE001 - same isolation as tune_ref
+            out.append((ref.key, np.full(len(candidates), np.nan)))
+    return out

@@ -1,0 +1,258 @@
+"""Profiles from real local-mode run records, and the fidelity report's arithmetic (issue 5).
+
+The records are the committed ones of ``benchmarks/results/runs-matrix.jsonl`` (unmodified
+Hadoop 3.5.0, local mode); only the few lines a test needs are parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from costmodel import ConfigBatch, predict_job
+from profiler.runrecord import (
+    hadoop_memory_limit,
+    local_cluster,
+    profile_from_run,
+    reduce_merge_end_ms,
+    run_config,
+)
+from validation.fidelity import (
+    BYTE_COUNTERS,
+    PHASES,
+    RECORD_COUNTERS,
+    RunComparison,
+    build_report,
+    per_map_check,
+    predicted_figures,
+    summarize,
+)
+from validation.records import RunRecord
+
+RUNS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs-matrix.jsonl"
+
+
+def _records(*labels: str, repeat: int | None = 0) -> list[RunRecord]:
+    """The runs with these labels (and repeat), parsed from the committed matrix records."""
+    keys = {f'"label":"{lab}"' for lab in labels}
+    out = []
+    with open(RUNS, encoding="utf-8") as fh:
+        for line in fh:
+            head = line[:400]
+            if any(k in head for k in keys):
+                rec = RunRecord.model_validate_json(line)
+                if repeat is None or rec.repeat == repeat:
+                    out.append(rec)
+    missing = set(labels) - {r.label for r in out}
+    assert not missing, f"labels not in {RUNS}: {missing}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def wc_default() -> RunRecord:
+    return _records("wc-default")[0]
+
+
+# ------------------------------------------------------------------------ Deliver 2: profile
+
+
+def test_wordcount_profile_reproduces_its_own_run(wc_default: RunRecord) -> None:
+    rec = wc_default
+    profile = profile_from_run(rec)
+    pred = predict_job(profile, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
+    got = predicted_figures(pred)
+    c = pred.counters
+    for name in ("MAP_INPUT_RECORDS", "MAP_OUTPUT_RECORDS", "REDUCE_INPUT_RECORDS"):
+        assert round(float(c[name][0])) == rec.counter(name), name
+    assert got["spills_per_map"] == [a.num_spills for a in rec.map_attempts]
+    assert round(got["MAP_SPILLED_RECORDS"]) == rec.map_spilled_records
+    assert round(got["REDUCE_SPILLED_RECORDS"]) == rec.reduce_spilled_records
+    for name in ("COMBINE_INPUT_RECORDS", "COMBINE_OUTPUT_RECORDS", *BYTE_COUNTERS):
+        assert round(got[name]) == rec.counter(name), name
+    assert got["fetches_to_memory"] == sum(r.fetches_to_memory for r in rec.reduce_attempts)
+    # the calibrated phase times reproduce the run's own segments (least squares, ~exact)
+    fit = profile.cluster_facts
+    for seg in ("map.map", "map.sort", "reduce.merge", "reduce.reduce"):
+        assert fit[f"fit.{seg}.model_ms"] == pytest.approx(fit[f"fit.{seg}.observed_ms"], rel=0.02)
+
+
+@pytest.mark.parametrize("label", ["sort-default", "sel-default", "sort-sortmb-20"])
+def test_each_map_reproduced_given_its_input_records(label: str) -> None:
+    """Fed its actual input records, every map's record counters and bytes are Hadoop's."""
+    rec = _records(label)[0]
+    cal = _records("sort-default" if label.startswith("sort") else "sel-default")[0]
+    profile = profile_from_run(cal, calibrate=False)
+    for m in per_map_check(profile, rec):
+        for key, (pred, meas) in m.items():
+            assert round(pred) == round(meas), (label, key, pred, meas)
+
+
+def test_dataflow_statistics_of_sort() -> None:
+    rec = _records("sort-default")[0]
+    st = profile_from_run(rec, calibrate=False).stats
+    assert st.input_pair_width == 100.0
+    assert st.map_pairs_sel == 1.0 and st.map_size_sel == 1.0
+    # 100-byte records: a 10-byte key and a 90-byte value, each length one vint byte
+    assert st.ifile_record_overhead == pytest.approx(2.0, abs=1e-9)
+
+
+def test_memory_limits_equal_the_logged_ones() -> None:
+    """-Xmx and float arithmetic reproduce MergeManagerImpl's logged limits to the byte."""
+    recs = _records(
+        "sort-default",
+        "sort-xmx-384m",
+        "sort-shuffle-buffer-0.05",
+        "sort-shuffle-buffer-0.20-merge-0.30",
+        "sel-xmx-512m-reduce-input-0.5",
+    )
+    for rec in recs:
+        cfg = run_config(rec)
+        assert cfg.reduce_heap_bytes == rec.xmx_mb * 2**20
+        pred = predict_job(
+            profile_from_run(rec, calibrate=False),
+            ConfigBatch.from_configs([cfg]),
+            local_cluster(rec),
+        )
+        limits = rec.reduce_attempts[0].limits
+        assert limits is not None
+        assert pred.reduce.memory_limit_bytes[0] == limits.memory_limit, rec.label
+        assert pred.reduce.single_shuffle_limit_bytes[0] == limits.max_single_shuffle_limit
+
+
+def test_hadoop_memory_limit_is_single_precision() -> None:
+    assert hadoop_memory_limit(2**31, 0.70) == 1_503_238_528
+    assert math.floor(2**31 * 0.70) == 1_503_238_553  # what double arithmetic would give
+
+
+def test_local_cluster_is_one_task_at_a_time(wc_default: RunRecord) -> None:
+    cl = local_cluster(wc_default)
+    assert cl.local_mode and cl.num_nodes == 1
+    assert cl.max_concurrent_maps == 1 and cl.max_concurrent_reduces == 1
+
+
+def test_merge_end_falls_back_to_the_last_merge_pass() -> None:
+    runs = _records("sort-codec-default", repeat=None)
+    missing = [a for r in runs for a in r.reduce_attempts if a.merge_end_ms is None]
+    assert missing, "expected a run whose log has no status line after finalMerge"
+    for a in missing:
+        assert a.final_merge is not None
+        assert reduce_merge_end_ms(a) == a.final_merge.merger_calls[-1].last_pass_ms
+
+
+def test_codec_ratio_measured_from_a_compressed_run() -> None:
+    cal, lz4 = _records("sort-default", "sort-codec-lz4")
+    profile = profile_from_run(cal, calibrate=False, codec_runs=[lz4])
+    assert profile.codecs["lz4"].source.startswith("measured")
+    pred = predict_job(profile, ConfigBatch.from_configs([run_config(lz4)]), local_cluster(lz4))
+    # random printable records barely compress: the ratio carries the run's bytes to ~0.01%
+    got = float(pred.counters["MAP_OUTPUT_MATERIALIZED_BYTES"][0])
+    assert got == pytest.approx(lz4.counter("MAP_OUTPUT_MATERIALIZED_BYTES"), rel=1e-3)
+
+
+# ---------------------------------------------------------------------- Deliver 3: the report
+
+
+def _cmp(
+    label: str,
+    job_pred: float,
+    job_meas: float,
+    *,
+    spills_ok: bool = True,
+    bytes_pred: float = 100.0,
+    load: float = 1.0,
+) -> RunComparison:
+    meas = {k: 5 for k in RECORD_COUNTERS}
+    meas["spills_per_map"] = [1, 1]
+    meas["map_merge_passes"] = [0, 0]
+    pred = dict(meas)
+    if not spills_ok:
+        pred["spills_per_map"] = [2, 1]
+    for k in BYTE_COUNTERS:
+        meas[k], pred[k] = 100, bytes_pred
+    for k in ("MAP_INPUT_RECORDS", "MAP_OUTPUT_RECORDS", "REDUCE_INPUT_RECORDS"):
+        meas[k] = pred[k] = 10
+    times_p = {p: 0.0 for p in PHASES} | {"map.map": job_pred, "job": job_pred}
+    times_m = {p: 0.0 for p in PHASES} | {"map.map": job_meas, "job": job_meas}
+    return RunComparison(
+        label, "sort", {}, 3, False, pred, meas, times_p, times_m, 0.1, load, True
+    )
+
+
+def test_summary_figures_on_a_hand_made_set() -> None:
+    runs = [
+        _cmp("a", 110.0, 100.0),
+        _cmp("b", 180.0, 200.0, spills_ok=False),
+        _cmp("c", 330.0, 300.0, bytes_pred=103.0),
+        _cmp("d", 380.0, 400.0),
+    ]
+    s = summarize(runs)
+    # 4 runs × 9 record counters, one wrong
+    assert s["record_counters_compared"] == 36
+    assert s["record_exact_rate"] == pytest.approx(35 / 36)
+    assert s["runs_all_records_exact"] == pytest.approx(3 / 4)
+    assert s["record_mismatches"] == ["b: spills_per_map"]
+    assert s["byte_worst_rel_error"] == pytest.approx(0.03)
+    assert s["byte_worst_at"].startswith("c: ")
+    errors = [0.10, 0.10, 0.10, 0.05]
+    assert s["job_time_median_abs_error"] == pytest.approx(np.median(errors))
+    assert s["job_time_p90_abs_error"] == pytest.approx(np.quantile(errors, 0.9))
+    # predicted ranks 1,2,3,4 and measured ranks 1,2,3,4: rho = 1
+    assert s["spearman"] == pytest.approx(1.0)
+    assert s["phase_error_share"]["map.map"] == pytest.approx(1.0)
+    assert s["goals_met"] == {
+        "record_exact_rate": True,
+        "byte_rel_error": False,
+        "job_time_median_abs_error": True,
+        "job_time_p90_abs_error": True,
+        "spearman": True,
+    }
+
+
+def test_spearman_of_a_swapped_order() -> None:
+    # measured order 2,1,4,3 against predicted 1,2,3,4: 1 − 6·Σd²/(n(n²−1)) = 1 − 24/60
+    runs = [_cmp("a", 100, 200), _cmp("b", 200, 100), _cmp("c", 300, 400), _cmp("d", 400, 300)]
+    assert summarize(runs)["spearman"] == pytest.approx(0.6)
+
+
+def test_report_on_committed_runs_calibrates_on_one_default_run() -> None:
+    recs = _records("sel-default", "sel-10pct", "sel-sortmb-5-factor-3", repeat=None)
+    report = build_report(recs)
+    (cal,) = report.calibrations
+    assert cal.record.label == "sel-default"
+    compared = {r.label: r for r in report.compared}
+    assert set(compared) == {"sel-10pct", "sel-sortmb-5-factor-3"}
+    # the job parameter (emit 10 %) moves the profile: map output records are Hadoop's
+    r10 = compared["sel-10pct"]
+    assert r10.predicted["MAP_OUTPUT_RECORDS"] == r10.measured["MAP_OUTPUT_RECORDS"]
+    # decisions the model must get exactly: spills per map, merge passes, fetch destinations
+    r5 = compared["sel-sortmb-5-factor-3"]
+    for key in ("spills_per_map", "map_merge_passes", "fetches_to_memory", "fetches_to_disk"):
+        assert r5.record_matches[key], key
+    # the calibration run's own job time is reproduced by construction (the overhead constant)
+    own = next(r for r in report.runs if r.calibration)
+    assert own.predicted_times["job"] == pytest.approx(float(cal.record.job_time_ms))
+
+
+def test_validate_command(tmp_path: Path) -> None:
+    from mrtune.cli import app
+
+    recs = _records("wc-default", "wc-sortmb-10", "wc-nocombiner", repeat=None)
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(r.to_json() + "\n" for r in recs))
+    out = tmp_path / "report.json"
+    res = CliRunner().invoke(app, ["validate", str(path), "--format", "json", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data == json.loads(out.read_text())
+    assert data["summary"]["runs"] == 2
+    assert {r["label"] for r in data["runs"]} == {"wc-default", "wc-sortmb-10", "wc-nocombiner"}
+    res = CliRunner().invoke(app, ["validate", str(path), "--calibrate", "nope"])
+    assert res.exit_code == 2 and "nope" in res.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"x": 1}\n')
+    assert CliRunner().invoke(app, ["validate", str(bad)]).exit_code == 2
