@@ -64,19 +64,14 @@ def render(rec: Recommendation, where: str, names: NameStyle) -> None:
         f"gain: [bold]{rec.gain_vs_current:.1%}[/] vs current, "
         f"{rec.gain_vs_defaults:.1%} vs Hadoop defaults"
     )
-    ct = Table(title="Changes (each measured by reverting it alone)", show_lines=True)
-    ct.add_column("setting", no_wrap=True)
-    ct.add_column("current → recommended")
-    ct.add_column("gain", justify="right")
-    ct.add_column("effect")
+    console.print("[bold]Changes[/] (each gain measured by reverting that change alone):")
     for c in rec.changes:
-        ct.add_row(
-            c.name,
-            f"{short_value(c.current)} → [bold]{short_value(c.recommended)}[/]",
-            f"{c.gain_fraction:.1%}",
-            ", ".join(c.effects),
+        console.print(
+            f"  • [cyan]{c.name}[/] {short_value(c.current)} → [bold]{short_value(c.recommended)}"
+            f"[/]  [green]{c.gain_fraction:.1%}[/]",
+            highlight=False,
         )
-    console.print(ct)
+        console.print(f"      {', '.join(c.effects)}", highlight=False, style="dim")
     console.print("[dim]-D flags:[/]")
     console.print(d_flags(rename(rec.properties, names)), soft_wrap=True, highlight=False)
 

@@ -47,7 +47,8 @@ PER_JOB_KNOBS = frozenset({REDUCES, SPLIT, "mapreduce.job.combine.class"})
 MIN_GAIN = 0.01
 #: Pairs of knobs moved jointly (their full grid product) in every round, because one alone
 #: cannot reach the pair's optimum: the reducer count and split size set the task counts and so
-#: the waves (reference §6.1); the reduce-side buffer percents decide together what stays in
+#: the waves (reference §6.1); a larger split only pays with a sort buffer that holds its map
+#: output in fewer spills (reference §3); the reduce-side buffer percents decide together what stays in
 #: memory between shuffle and reduce (``MergeManagerImpl``: a larger reduce input buffer only
 #: pays once the in-memory merge threshold lets the segments stay, reference §7).
 #: The reduce-side buffer knobs, searched as one block (their full grid product, one call)
@@ -60,6 +61,7 @@ REDUCE_BUFFERS = (
 )
 PLANES: tuple[tuple[str, str], ...] = (
     (REDUCES, SPLIT),
+    (SPLIT, SORT_MB),
     ("mapreduce.reduce.shuffle.merge.percent", "mapreduce.reduce.input.buffer.percent"),
     ("mapreduce.reduce.shuffle.input.buffer.percent", "mapreduce.reduce.input.buffer.percent"),
 )
