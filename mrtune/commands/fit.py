@@ -137,7 +137,12 @@ def _residual_plot(r: PhaseReport, path: Path) -> None:
 
 
 def _held_out_errors(
-    paths: list[Path], observations: PhaseObservations, folds: int, seed: int, alpha: float
+    paths: list[Path],
+    observations: PhaseObservations,
+    forms: dict[str, tuple[str, ...]],
+    folds: int,
+    seed: int,
+    alpha: float,
 ) -> PredictionErrors:
     """Grouped K-fold held-out errors of the regression predictor on harness run records."""
     records = []
@@ -154,7 +159,7 @@ def _held_out_errors(
     inputs = {r.run_id: job_inputs_from_run_record(r) for r in records}
     try:
         predicted = held_out_regression_predictions(
-            observations, inputs, folds=folds, seed=seed, alpha=alpha
+            observations, inputs, folds=folds, seed=seed, forms=forms, alpha=alpha
         )
     except RegressionDataError as exc:
         sources = ", ".join(str(p) for p in paths)
@@ -303,6 +308,7 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
     ) -> None:
         """Fit per-phase regression models to measured phase times (Ceesay et al., sec. V)."""
+        forms = parse_forms(form or [])
         rows, observations = load_phase_data(data)
         sources = ", ".join(str(p) for p in data)
         files: dict[str, str] = {}
@@ -312,7 +318,7 @@ def register(app: typer.Typer) -> None:
         try:
             result = fit_phases(
                 observations,
-                parse_forms(form or []),
+                forms,
                 alpha=alpha,
                 folds=folds,
                 seed=seed,
@@ -322,7 +328,7 @@ def register(app: typer.Typer) -> None:
             raise InputError(str(exc), path=sources, field=exc.field, value=exc.value) from None
         model = result.to_model(name, description=f"fitted on {sources}")
         held_out_errors = (
-            _held_out_errors(data, observations, held_out, seed, alpha)
+            _held_out_errors(data, observations, forms, held_out, seed, alpha)
             if held_out is not None
             else None
         )

@@ -82,18 +82,23 @@ class ClusterChoice:
                 out[prop] = format_property_value(_FIELD_OF_ALIAS.get(prop, prop), value)
         return out
 
-    def reasons(self, unit: str) -> dict[str, str]:
+    def reasons(self, objective: str) -> dict[str, str]:
+        """Property → why: what reverting that setting alone costs the catalog."""
         out: dict[str, str] = {}
+        props = self.properties()
         for n in self.changed:
             knob = find_knob(n)
+            text = f"{n} -> {knob.decode(self.values[n])}"
             gain = self.marginal.get(n)
-            text = (
-                f"{n} -> {knob.decode(self.values[n])}: reverting it alone costs the catalog "
-                f"{gain:,.4g} {unit} more"
-                if gain is not None
-                else f"{n} -> {knob.decode(self.values[n])}"
-            )
-            for prop in self.properties():
+            if gain is not None:
+                amount = (
+                    f"{gain:,.4g} container GB·s"
+                    if objective == "resources"
+                    else f"{gain / 3.6e6:,.4g} h of predicted job time"
+                )
+                share = gain / self.total_chosen if self.total_chosen > 0 else 0.0
+                text += f": reverting it alone costs the catalog {amount} ({share:.1%})"
+            for prop in props:
                 if find_knob(prop).name == n:
                     out[prop] = text
         return out

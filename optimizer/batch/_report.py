@@ -177,7 +177,9 @@ def write_outputs(
             f"; catalog total {choice.total_baseline:,.6g} -> {choice.total_chosen:,.6g} {unit}"
         )
     p.write_text(
-        mapred_site_xml(props, choice.reasons(unit) if choice else None, header=header),
+        mapred_site_xml(
+            props, choice.reasons(summary["objective"]) if choice else None, header=header
+        ),
         encoding="utf-8",
     )
     files["mapred_site"] = p

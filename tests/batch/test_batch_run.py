@@ -13,7 +13,7 @@ from costmodel import ClusterSpec
 from optimizer.batch import BatchSettings, discover, run_batch
 from optimizer.outputs import parse_site_xml
 from search_spaces import KNOBS_BY_NAME
-from tests.batch.conftest import TRUNCATED, make_catalog
+from tests.batch.conftest import TRUNCATED, make_catalog, swim_rows
 
 SETTINGS = BatchSettings(cluster=ClusterSpec(num_nodes=10))
 
@@ -141,3 +141,18 @@ def test_dask_cluster_gives_the_same_results_as_the_local_pool(tmp_path: Path) -
         )
     assert "Dask" in rep.executor
     assert _outputs(tmp_path / "dask") == _outputs(tmp_path / "pool")
+
+
+def test_resources_objective_minimises_gb_seconds(tmp_path: Path) -> None:
+    trace = tmp_path / "fb.tsv"
+    trace.write_text(swim_rows(60, start=100))
+    s = BatchSettings(cluster=ClusterSpec(num_nodes=10), objective="resources")
+    rep = run_batch([trace], tmp_path / "out", s, workers=1, plots=False)
+    results = [json.loads(line) for line in (tmp_path / "out" / "jobs.jsonl").open()]
+    tuned = [r for r in results if r["status"] == "tuned"]
+    assert tuned
+    for r in tuned:
+        assert r["recommended_gb_s"] <= r["current_gb_s"] * (1 + 1e-9)
+        assert r["gain"] == pytest.approx(1 - r["recommended_gb_s"] / r["current_gb_s"])
+    assert rep.summary["objective"] == "resources"
+    assert all("saving_gb_s" in m for m in rep.summary["settings_that_matter"])

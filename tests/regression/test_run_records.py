@@ -224,6 +224,26 @@ def test_fit_cli_on_run_records_with_held_out_runs(tmp_path: Path) -> None:
     # the job error includes the 200 ms job overhead the phase model does not have
     assert held["job"]["bias_ms"] == pytest.approx(-200, abs=20)
 
+    # --form reaches the held-out fits too: an intercept-only write model cannot follow R_d
+    intercept_only = CliRunner().invoke(
+        app,
+        [
+            "fit",
+            str(path),
+            "--no-compare",
+            "--held-out",
+            "4",
+            "--form",
+            "write=",
+            "--format",
+            "json",
+        ],
+    )
+    assert intercept_only.exit_code == 0, intercept_only.output
+    out2 = json.loads(intercept_only.stdout)
+    assert out2["report"]["phases"]["write"]["terms"] == []
+    assert out2["held_out"]["phases"]["write"]["rmse_ms"] > 100.0
+
 
 def test_measured_runs_are_task_means_and_the_driver_job_time() -> None:
     from profiler.phase_data import measured_runs_from_records
