@@ -37,6 +37,12 @@ F64 = NDArray[np.float64]
 INT_MAX = float(2**31 - 1)
 
 
+def _java_float_times(x: F64, pct: F64) -> F64:
+    """``(long)(x * pctFloat)`` as Java computes it: both operands rounded to float32."""
+    prod = np.asarray(x, dtype=np.float32) * np.asarray(pct, dtype=np.float32)
+    return np.floor(prod.astype(np.float64))
+
+
 @dataclass
 class ReduceTaskResult:
     """One reduce task of each configuration (ndarrays of shape (n,))."""
@@ -124,11 +130,13 @@ def reduce_task(
     total_mem = batch.reduce_total_mem_bytes
     if any_h1:
         total_mem = np.where(h1, np.minimum(total_mem, INT_MAX), total_mem)
-    mem_limit = np.floor(total_mem * batch.shuffle_input_pct)
-    single_limit = np.minimum(mem_limit * batch.shuffle_limit_pct, INT_MAX)
+    # MergeManagerImpl multiplies a long by a float percent: Java evaluates that in 32-bit
+    # float and truncates, e.g. (long)(2^31 * 0.7f) = 1,503,238,528 (logged by real runs).
+    mem_limit = _java_float_times(total_mem, batch.shuffle_input_pct)
+    single_limit = np.minimum(_java_float_times(mem_limit, batch.shuffle_limit_pct), INT_MAX)
     if any_h1:
-        single_limit = np.where(h1, mem_limit * 0.25, single_limit)
-    merge_thr = mem_limit * batch.shuffle_merge_pct
+        single_limit = np.where(h1, np.floor(mem_limit * 0.25), single_limit)
+    merge_thr = _java_float_times(mem_limit, batch.shuffle_merge_pct)
     to_mem = seg_u <= single_limit
     if any_h1:
         to_mem = np.where(h1, seg_u < single_limit, to_mem)

@@ -17,9 +17,15 @@ pass in one vectorised model call, on the workers):
    combined move of all improving single moves of the previous pass), until a pass improves
    nothing (at most ``max_rounds``).
 3. **Pruning**: settings whose revert to the catalog's current value costs less than
-   ``min_gain`` of the total are reverted (cheapest first, all prefixes in one pass), so the
-   site file holds only settings that matter. The marginal value reported for each remaining
-   setting is the total cost of reverting it alone, from the last descent pass.
+   ``min_gain`` of the total are reverted (cheapest first, all prefixes in one pass) as long
+   as the configuration keeps a gain of ``min_gain`` over the current settings, so the site
+   file holds only settings that matter, alone or together. If no configuration gains
+   ``min_gain`` the catalog's current settings stay.
+
+The marginal value reported for each setting is what reverting it alone costs the catalog: exact
+when the descent's last pass was around the final configuration (``marginal_exact``), else
+measured at the configuration before the last move (an extra pass over the catalog is not spent
+on it).
 
 A job reads only the knobs that apply to it (a map-only job ignores reduce-side settings).
 Values a job cannot take are repaired for that job (``io.sort.mb`` above its heap is capped),
@@ -56,6 +62,7 @@ class ClusterChoice:
     total_baseline: float
     total_chosen: float
     marginal: dict[str, float] = field(default_factory=dict)
+    marginal_exact: bool = True
     passes: int = 0
     candidates_evaluated: int = 0
     jobs: int = 0
@@ -97,7 +104,8 @@ class ClusterChoice:
                     else f"{gain / 3.6e6:,.4g} h of predicted job time"
                 )
                 share = gain / self.total_chosen if self.total_chosen > 0 else 0.0
-                text += f": reverting it alone costs the catalog {amount} ({share:.1%})"
+                about = "" if self.marginal_exact else "about "
+                text += f": reverting it alone costs the catalog {about}{amount} ({share:.1%})"
             for prop in props:
                 if find_knob(prop).name == n:
                     out[prop] = text
@@ -197,7 +205,8 @@ def choose_cluster_config(
     x, cx = cand[i].copy(), float(tot[i])
     grids = [np.union1d(find_knob(n).grid_values(), [baseline[j]]) for j, n in enumerate(names)]
     combined: np.ndarray | None = None
-    marginal: dict[str, float] = {}
+    marginal: dict[str, float] = {}  # exact: reverts evaluated at the final point
+    estimate: dict[str, float] = {}  # measured at the point before the last move
     for rnd in range(1, max_rounds + 1):
         rows, which = [], []
         for j, g in enumerate(grids):
@@ -214,58 +223,67 @@ def choose_cluster_config(
         c = np.array(rows)
         w = np.array(which)
         t = totals(c, f"cluster-wide config: descent {rnd}")
-        marginal = {
+        at_x = {
             names[w[m]]: float(t[m] - cx)
             for m in range(len(w))
             if w[m] >= 0 and c[m, w[m]] == baseline[w[m]] and x[w[m]] != baseline[w[m]]
         }
         m = int(np.argmin(t))
         if not t[m] < cx * (1.0 - 1e-9):
+            marginal = at_x
             break
         # A round that gains less than a thousandth of the total ends the descent (its move is
         # kept; further rounds would cost a pass over the catalog for nothing that matters).
         last_round = t[m] > cx * (1.0 - 1e-3)
-        combined = c[m].copy()
+        new = c[m].copy()
+        estimate = {}
+        for j in range(len(names)):
+            if new[j] == baseline[j]:
+                continue
+            if new[j] == x[j]:
+                estimate[names[j]] = at_x.get(names[j], 0.0)
+            else:  # moved now: its value is what moving it alone gained at the old point
+                single = np.nonzero((w == j) & (c[:, j] == new[j]))[0]
+                estimate[names[j]] = float(cx - t[single[0]]) if len(single) else 0.0
+        combined = new.copy()
         for j in range(len(names)):
             sel = w == j
             if sel.any():
                 k = int(np.argmin(np.where(sel, t, np.inf)))
                 if t[k] < cx * (1.0 - 1e-9) and j != w[m]:
                     combined[j] = c[k, j]
-        x, cx = c[m].copy(), float(t[m])
-        marginal = {}
+        x, cx = new, float(t[m])
         if last_round:
             break
-    changed = [j for j in range(len(names)) if x[j] != baseline[j]]
-    if changed and not marginal and cx <= total_baseline * (1.0 - min_gain):
-        # The descent ended on a move: measure each change's marginal value at the final point.
-        rev = np.repeat(x[None, :], len(changed), axis=0)
-        rev[np.arange(len(changed)), changed] = baseline[changed]
-        t = totals(rev, "cluster-wide config: marginal values")
-        marginal = {names[j]: float(t[m] - cx) for m, j in enumerate(changed)}
-    # Pruning: revert settings whose marginal value is below min_gain of the total.
-    small = sorted((v, n) for n, v in marginal.items() if v < min_gain * cx)
+    exact = bool(marginal) or not estimate
+    values = marginal if marginal else estimate
+    # Pruning: revert settings worth less than min_gain of the total, cheapest first, while
+    # each revert costs less than min_gain and the whole keeps a gain of min_gain over the
+    # catalog's current settings (settings that only matter together are kept together).
+    small = sorted((v, n) for n, v in values.items() if v < min_gain * cx)
     if small and cx <= total_baseline * (1.0 - min_gain):
         steps = np.repeat(x[None, :], len(small), axis=0)
         for m, (_, n) in enumerate(small):
             steps[m:, names.index(n)] = baseline[names.index(n)]
         ts = totals(steps, "cluster-wide config: pruning")
         prev = np.concatenate([[cx], ts[:-1]])
-        ok = (ts - prev) < min_gain * np.maximum(prev, 1e-12)
+        ok = ((ts - prev) < min_gain * np.maximum(prev, 1e-12)) & (
+            ts <= total_baseline * (1.0 - min_gain)
+        )
         take = int(np.argmin(ok)) if not ok.all() else len(ok)
         if take:
             x, cx = steps[take - 1].copy(), float(ts[take - 1])
-            for _, n in small[:take]:
-                marginal.pop(n, None)
+            values = {n: v for n, v in values.items() if n not in {b for _, b in small[:take]}}
     if cx > total_baseline * (1.0 - min_gain):
-        x, cx, marginal = baseline.copy(), total_baseline, {}
+        x, cx, values = baseline.copy(), total_baseline, {}
     return ClusterChoice(
         names=names,
         values={n: float(x[j]) for j, n in enumerate(names)},
         baseline={n: float(baseline[j]) for j, n in enumerate(names)},
         total_baseline=total_baseline,
         total_chosen=cx,
-        marginal=marginal,
+        marginal=values,
+        marginal_exact=exact,
         passes=passes,
         candidates_evaluated=evaluated,
         jobs=len(items),

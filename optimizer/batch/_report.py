@@ -132,6 +132,7 @@ def summarize(
                 choice.total_chosen
             ),
             "marginal": {k: to_h(v) for k, v in choice.marginal.items()},
+            "marginal_exact": choice.marginal_exact,
             "note": "per-job settings (mapreduce.job.reduces, split size, combiner) at each "
             "job's recommended value in both totals",
             "passes": choice.passes,
