@@ -64,6 +64,46 @@ def test_spills_and_spilled_records_match_hadoop(
     if io_sort_mb == 1:
         assert all(m.intermediate_merge_passes == 1 for m in rec.map_attempts)
 
+    # The project's cost model, given only the job's input and configuration, predicts the
+    # same spills and SPILLED_RECORDS (map side, reduce side, job total) exactly.
+    pred = model_prediction(input_dir, size, io_sort_mb)
+    assert pred.counters["MAP_SPILLS"][0] == sum(m.num_spills for m in rec.map_attempts)
+    assert pred.counters["MAP_SPILLED_RECORDS"][0] == rec.map_spilled_records
+    assert pred.counters["REDUCE_SPILLED_RECORDS"][0] == rec.reduce_spilled_records
+    assert pred.counters["SPILLED_RECORDS"][0] == rec.counter("SPILLED_RECORDS")
+    assert pred.counters["MAP_OUTPUT_MATERIALIZED_BYTES"][0] == rec.counter(
+        "MAP_OUTPUT_MATERIALIZED_BYTES"
+    )
+    assert pred.counters["REDUCE_SHUFFLE_BYTES"][0] == rec.counter("REDUCE_SHUFFLE_BYTES")
+    assert pred.reduce.fetches_to_memory[0] == len(rec.map_attempts)
+
+
+def model_prediction(input_dir: Path, size: int, io_sort_mb: int):  # noqa: ANN201
+    """``costmodel.predict_job`` for the sort job: 100-byte records, two 8 MiB splits."""
+    from costmodel import (
+        ClusterSpec,
+        ConfigBatch,
+        DataflowStats,
+        HadoopConfig,
+        JobProfile,
+        predict_job,
+    )
+
+    files = [f for f in input_dir.iterdir() if f.is_file() and not f.name.startswith((".", "_"))]
+    profile = JobProfile(
+        input_bytes=size, input_files=len(files), stats=DataflowStats(input_pair_width=100)
+    )
+    cfg = HadoopConfig.from_properties(
+        {
+            "mapreduce.task.io.sort.mb": io_sort_mb,
+            "mapreduce.input.fileinputformat.split.maxsize": SPLIT_BYTES,
+            "mapreduce.job.reduces": 1,
+            "mapreduce.map.java.opts": "-Xmx1024m",
+            "mapreduce.reduce.java.opts": "-Xmx1024m",
+        }
+    )
+    return predict_job(profile, ConfigBatch.from_configs([cfg]), ClusterSpec.local())
+
 
 def test_cli_hadoop_run_writes_records(tmp_path: Path) -> None:
     """``mrtune hadoop-run`` end to end: WordCount without combiner on 2 MiB of Zipf text."""
