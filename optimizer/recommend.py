@@ -215,7 +215,7 @@ def recommend(
     *,
     strategy: str = DEFAULT_STRATEGY,
     objective: ObjectiveKind = ObjectiveKind.time,
-    n_trials: int = 200,
+    n_trials: int | None = None,
     seed: int | None = 0,
     storage: str | None = None,
     study_name: str | None = None,
@@ -242,7 +242,7 @@ def recommend(
     result = strat.optimize(
         space,
         obj,
-        n_trials=n_trials,
+        n_trials=n_trials or strat.default_trials,
         seed=seed,
         storage=storage,
         study_name=study_name,

@@ -135,6 +135,15 @@ def run_all(plans: dict[str, dict[str, str]], repeats: int, out: Path) -> None:
     work = default_cache_dir() / "runs" / "recommendations"
     work.mkdir(parents=True, exist_ok=True)
     done = _done(out)
+    if out.is_file():
+        for r in read_jsonl(out):
+            job = r.job
+            want = plans.get(job) if r.label == f"{job}-recommended" else {}
+            if want is not None and r.label.startswith(job) and r.settings != want:
+                raise SystemExit(
+                    f"{out} holds {r.label} runs with other settings ({r.settings}); "
+                    "write to another file"
+                )
     for rep in range(repeats):
         for job, settings in plans.items():
             kind, mib, seed = INPUTS[job]

@@ -84,7 +84,12 @@ def register(app: typer.Typer) -> None:
         strategy: str = typer.Option(
             DEFAULT_STRATEGY, "--strategy", help=f"One of: {', '.join(STRATEGIES)}."
         ),
-        trials: int = typer.Option(200, "--trials", min=1, help="Search budget (trials)."),
+        trials: int | None = typer.Option(
+            None,
+            "--trials",
+            min=1,
+            help="Search budget (trials); default: the strategy's own (tpe 32, de 3000, …).",
+        ),
         objective: ObjectiveKind = typer.Option(
             ObjectiveKind.time, "--objective", help="time, resources (GB·s) or pareto"
         ),

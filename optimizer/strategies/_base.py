@@ -95,6 +95,9 @@ class BaseStrategy(abc.ABC):
 
     #: Registry name (``get_strategy(name)``).
     name: ClassVar[str] = ""
+    #: Budget used when the caller gives none (``mrtune optimize`` without ``--trials``): what
+    #: the search benchmark shows the strategy needs to approach the optimum.
+    default_trials: ClassVar[int] = 200
     #: Whether the strategy persists its trials in Optuna storage and can resume.
     uses_storage: ClassVar[bool] = False
     #: Whether the strategy searches job time and GB-seconds together (fills ``pareto``).

@@ -126,6 +126,7 @@ class ExhaustiveStrategy(BaseStrategy):
     """
 
     name = "exhaustive"
+    default_trials = 1
 
     def __init__(
         self,

@@ -288,6 +288,7 @@ class TPEStrategy(OptunaStrategy):
     """
 
     name = "tpe"
+    default_trials = 32
 
     def __init__(
         self,
@@ -332,6 +333,7 @@ class PlainTPEStrategy(TPEStrategy):
     """Plain multivariate TPE (no screening warm start), for comparisons."""
 
     name = "tpe-plain"
+    default_trials = 200
 
     def __init__(self, *, batch_size: int = 16, n_startup_trials: int = 10) -> None:
         super().__init__(
@@ -350,6 +352,7 @@ class CmaEsStrategy(OptunaStrategy):
     """
 
     name = "cmaes"
+    default_trials = 600
 
     def __init__(self, *, sigma0: float = 0.25, popsize: int | None = None) -> None:
         super().__init__(batch_size=popsize or 16)
@@ -396,6 +399,7 @@ class NSGAIIStrategy(OptunaStrategy):
     """
 
     name = "nsga2"
+    default_trials = 600
     multi_objective = True
 
     def __init__(self, *, population_size: int = 50) -> None:
@@ -423,6 +427,7 @@ class GridStrategy(OptunaStrategy):
     """
 
     name = "grid"
+    default_trials = 600
 
     def __init__(self, *, max_grid: int = 200_000, batch_size: int = 32) -> None:
         super().__init__(batch_size=batch_size)

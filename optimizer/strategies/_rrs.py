@@ -127,6 +127,7 @@ class RRSStrategy(BaseStrategy):
     """
 
     name = "rrs"
+    default_trials = 3000
 
     def __init__(
         self,
@@ -193,6 +194,7 @@ class SmartRRSStrategy(RRSStrategy):
     """
 
     name = "smart-rrs"
+    default_trials = 3000
 
     def _search(
         self,

@@ -61,6 +61,7 @@ class DifferentialEvolutionStrategy(BaseStrategy):
     """
 
     name = "de"
+    default_trials = 3000
 
     def __init__(
         self,
@@ -121,6 +122,7 @@ class DualAnnealingStrategy(BaseStrategy):
     started at the current configuration."""
 
     name = "dual-annealing"
+    default_trials = 1500
 
     def __init__(self, *, initial_temp: float = 5230.0, visit: float = 2.62) -> None:
         self.initial_temp = initial_temp
