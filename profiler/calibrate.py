@@ -373,6 +373,9 @@ def _finish(
     )
     for f in ("setup_ms", "cleanup_ms"):
         prov[f"costs.{f}"] = "defaulted: not timed apart in histories (in task_overhead_ms)"
+    prov["costs.reduce_includes_final_merge"] = (
+        "defaulted: false, reduce_cpu is fitted with the final merge charged apart"
+    )
     for f in UNIT_FACTORS:
         prov.setdefault(f"costs.{f}", "defaulted: its phase was not observed")
     seg_fits = []

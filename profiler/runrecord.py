@@ -23,7 +23,6 @@ read-ahead past the split end, so it is not the split's share of the file).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -78,18 +77,6 @@ def hadoop_memory_limit(total_bytes: int, percent: float) -> int:
     return int(np.float32(np.float32(total_bytes) * np.float32(percent)))
 
 
-def _totalbytes_for(limit: int, percent: float) -> int:
-    """Smallest ``T`` with ``floor(T × percent) == limit`` in double precision (the model's rule)."""
-    t = math.ceil(limit / percent)
-    while math.floor(t * percent) > limit:
-        t -= 1
-    while math.floor(t * percent) < limit:
-        t += 1
-    while t > 1 and math.floor((t - 1) * percent) == limit:
-        t -= 1
-    return t
-
-
 def _model_props(rec: RunRecord) -> dict[str, str]:
     props = {**rec.effective_conf, **rec.settings}
     return {k: v for k, v in props.items() if not k.startswith(_NOT_MODEL_PREFIXES)}
@@ -99,14 +86,12 @@ def run_config(rec: RunRecord) -> HadoopConfig:
     """The configuration the run had, as the cost model reads it.
 
     Every task runs in the driver's JVM, so both task heaps are its ``-Xmx`` (making
-    ``HadoopConfig.reduce_heap_bytes`` the JVM's max heap), and splits follow the local file
-    system's 32 MiB block size. ``mapreduce.reduce.memory.totalbytes`` (which MergeManagerImpl
-    honours in place of ``Runtime.maxMemory()``) is set to the value whose double-precision
-    product with the shuffle input percent is Hadoop's single-precision limit, so the model's
-    shuffle memory limit equals the logged ``memoryLimit`` exactly.
+    ``HadoopConfig.reduce_heap_bytes`` the JVM's max heap, which is ``Runtime.maxMemory()``
+    here: the model's shuffle limits then equal MergeManagerImpl's logged ones to the byte,
+    see :func:`hadoop_memory_limit`), and splits follow the local file system's 32 MiB block
+    size.
     """
     props = _model_props(rec)
-    heap = int(rec.xmx_mb) * 2**20
     xmx = f"-Xmx{int(rec.xmx_mb)}m"
     props["mapreduce.map.java.opts"] = xmx
     props["mapreduce.reduce.java.opts"] = xmx
@@ -116,13 +101,7 @@ def run_config(rec: RunRecord) -> HadoopConfig:
         cfg = HadoopConfig.from_properties(props, hadoop_version=3, source=rec.run_id)
     except ValueError as exc:
         raise InputError(f"run {rec.run_id}: configuration not usable: {exc}") from exc
-    total = int(props.get("mapreduce.reduce.memory.totalbytes", heap))
-    limit = hadoop_memory_limit(total, cfg.shuffle_input_buffer_percent)
-    return cfg.model_copy(
-        update={
-            "reduce_memory_totalbytes": _totalbytes_for(limit, cfg.shuffle_input_buffer_percent)
-        }
-    )
+    return cfg
 
 
 def local_cluster(rec: RunRecord | None = None) -> ClusterSpec:
@@ -295,7 +274,8 @@ def _fit_combiner(
     maps = rec.map_attempts
     obs = np.array([_c(a.counters, "COMBINE_OUTPUT_RECORDS") for a in maps])
     batch = ConfigBatch.from_base(cfg, len(maps))
-    first = map_task(profile, batch, split)
+    recs = np.rint(split / profile.stats.input_pair_width)
+    first = map_task(profile, batch, split, input_records=recs)
     n0 = float(first.records_per_full_spill[0])
     merge_combines = any(_map_combine_split(a)[2] > 0 for a in maps)
 
@@ -308,7 +288,7 @@ def _fit_combiner(
             }
         )
         p = profile.model_copy(update={"stats": stats})
-        return map_task(p, batch, split).combine_output_records
+        return map_task(p, batch, split, input_records=recs).combine_output_records
 
     beta = profile.stats.combiner_heaps_beta
     if merge_combines:

@@ -84,11 +84,11 @@ PHASES: tuple[str, ...] = (
 #: Prefix of a job's labels in the matrix (``benchmarks/hadoop/matrix.yaml``).
 JOB_PREFIX = {"sort": "sort", "wordcount": "wc", "selectivity": "sel"}
 SPLIT_NOTE = (
-    "costmodel/map_task.py (`in_recs = np.rint(in_bytes / st.input_pair_width)`) gives every "
-    "split rint(split bytes / width) records; LineRecordReader-style readers (the project's "
-    "RecordInputFormat included) read every record that STARTS in the split, so with 100-byte "
-    "records and 32 MiB splits the first split reads 335,545 records and the others 335,544 "
-    "(ceil(end/w) − ceil(start/w)), one record more in total than the model"
+    "costmodel/job.py predict_job gives every full split rint(split bytes / width) records and "
+    "the tail split the rest of the file; the project's record readers (like "
+    "LineRecordReader) read every record that STARTS in the split, so with 100-byte records "
+    "and 32 MiB splits Hadoop's FIRST split reads 335,545 records and the others 335,544 "
+    "(ceil(end/w) − ceil(start/w)): per-map counts differ by a record, totals agree"
 )
 SPILL_NOTE = (
     "costmodel/map_task.py records_per_spill gives floor(softLimit / (w + 16)) records per "
@@ -216,7 +216,8 @@ def per_map_check(profile: JobProfile, rec: RunRecord) -> list[dict[str, Any]]:
     split = map_split_bytes(rec, profile.stats.input_pair_width)[
         np.argsort([a.task_index for a in rec.map_attempts])
     ]
-    res = map_task(profile, ConfigBatch.from_base(cfg, len(maps)), split)
+    recs = np.array([flat_counters(a.counters).get("MAP_INPUT_RECORDS", 0.0) for a in maps])
+    res = map_task(profile, ConfigBatch.from_base(cfg, len(maps)), split, input_records=recs)
     out = []
     for i, a in enumerate(maps):
         c = flat_counters(a.counters)
@@ -466,13 +467,14 @@ def explain(runs: Sequence[RunComparison], s: dict[str, Any]) -> list[str]:
         off_by_split = [
             r.label
             for r in runs
-            if r.predicted["MAP_INPUT_RECORDS"] != r.measured["MAP_INPUT_RECORDS"]
+            if round(r.predicted["MAP_INPUT_RECORDS"]) != r.measured["MAP_INPUT_RECORDS"]
         ]
         if off_by_split:
             notes.append(
-                f"{len(off_by_split)} of {len(runs)} runs already differ in MAP_INPUT_RECORDS, "
-                "so every counter downstream is off by those records: " + SPLIT_NOTE
+                f"{len(off_by_split)} of {len(runs)} runs already differ in MAP_INPUT_RECORDS "
+                f"({', '.join(off_by_split[:5])}…), so counters downstream differ too"
             )
+        notes.append(SPLIT_NOTE)
         if "per_map_record_exact_rate" in s:
             notes.append(
                 "fed each map's actual input records, the model's map-side record counters "

@@ -173,6 +173,17 @@ def measured_speedups(out: Path) -> dict[str, dict[str, float]]:
         if not d or not m:
             continue
         md, mr = statistics.median(d), statistics.median(m)
+        by_rep = {(r.label, r.repeat): r for r in recs if r.label.startswith(f"{job}-")}
+        paired = [
+            by_rep[(f"{job}-hadoop-defaults", k)].job_time_ms
+            / by_rep[(f"{job}-recommended", k)].job_time_ms
+            for k in sorted({rep for _, rep in by_rep})
+            if (f"{job}-hadoop-defaults", k) in by_rep and (f"{job}-recommended", k) in by_rep
+        ]
+        cpu_d = [
+            r.cpu_time_ms for r in recs if r.label == f"{job}-hadoop-defaults" and r.cpu_time_ms
+        ]
+        cpu_m = [r.cpu_time_ms for r in recs if r.label == f"{job}-recommended" and r.cpu_time_ms]
         res[job] = {
             "runs_defaults": len(d),
             "runs_recommended": len(m),
@@ -180,6 +191,13 @@ def measured_speedups(out: Path) -> dict[str, dict[str, float]]:
             "median_recommended_ms": mr,
             "speedup": md / mr,
             "time_saved_fraction": 1.0 - mr / md,
+            # each round ran defaults then recommended back to back: the ratio within a round
+            # cancels most of the host's slow drift
+            "paired_speedup_median": statistics.median(paired) if paired else None,
+            "min_time_speedup": min(d) / min(m),
+            "cpu_time_speedup": (statistics.median(cpu_d) / statistics.median(cpu_m))
+            if cpu_d and cpu_m
+            else None,
             "defaults_ms": d,
             "recommended_ms": m,
             "load_avg_1m": [r.load_avg_1m for r in recs if r.label.startswith(job)],
@@ -236,7 +254,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{job}: defaults {m['median_defaults_ms']:.0f} ms, recommended "
             f"{m['median_recommended_ms']:.0f} ms (medians of {m['runs_defaults']} and "
-            f"{m['runs_recommended']} runs): speedup ×{m['speedup']:.2f}"
+            f"{m['runs_recommended']} runs): speedup ×{m['speedup']:.2f} (paired "
+            f"×{m['paired_speedup_median']:.2f}, fastest runs ×{m['min_time_speedup']:.2f}, "
+            f"JVM CPU time ×{m['cpu_time_speedup']:.2f})"
         )
     return 0
 
