@@ -176,6 +176,53 @@ class SearchSpace:
                 cols["reduce_total_mem_bytes"] = cols["reduce_heap_bytes"]
         return ConfigBatch.from_base(b, **cols)
 
+    # ------------------------------------------------------------------ grids
+    def grid(self, knob: Knob) -> np.ndarray:
+        """``knob``'s encoded grid for this job: the registry's grid plus job-aware values.
+
+        The registry grid is generic; the best values often sit where a wave fills up or a
+        map's output just fits one spill. So the grid adds reducer counts that are whole
+        multiples of the reduce slots, split sizes that make the maps whole waves, and the
+        smallest sort buffer that holds one map's output in a single spill.
+        """
+        base = knob.grid_values().astype(np.float64)
+        extra: list[float] = []
+        b, prof, cl = self.base, self.profile, self.cluster
+        if knob.name == "mapreduce.job.reduces":
+            slots = self._slots(b.reduce_container_mb, b.reduce_vcores, reduce=True)
+            extra = [k * slots for k in (0.5, 1, 2, 3, 4)] + [slots - 1]
+        elif knob.name == "mapreduce.input.fileinputformat.split.maxsize":
+            slots = self._slots(b.map_container_mb, b.map_vcores, reduce=False)
+            file_size = prof.input_bytes / prof.input_files
+            for waves in (1, 2, 3, 4, 6, 8):
+                per_file = max(1.0, np.ceil(waves * slots / prof.input_files))
+                extra.append(np.ceil(file_size / per_file))
+        elif knob.name == "mapreduce.task.io.sort.mb":
+            st = prof.stats
+            split = b.split_size * (1 / st.input_compress_ratio if prof.input_compressed else 1)
+            recs = split / st.input_pair_width * st.map_pairs_sel
+            out = split * st.map_size_sel
+            need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
+            extra = [np.ceil(need) + 1]
+        if not extra:
+            return base
+        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
+        vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
+        return np.unique(np.concatenate([base, vals[np.isfinite(vals)]]))
+
+    def _slots(self, container_mb: int, vcores: int, *, reduce: bool) -> float:
+        cl = self.cluster
+        if cl.local_mode:
+            return float((cl.max_concurrent_reduces if reduce else cl.max_concurrent_maps) or 1)
+        if self.base.hadoop_version == 1:
+            per = cl.reduce_slots_per_node if reduce else cl.map_slots_per_node
+            return float(per * cl.num_nodes)
+        from costmodel.job import container_slots
+
+        return float(
+            container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0]
+        )
+
     # ------------------------------------------------------------------ encodings
     def from_unit(self, u: np.ndarray) -> Values:
         """Points of the unit cube, shape (n, d), → knob values (log scale where declared)."""

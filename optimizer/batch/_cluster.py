@@ -173,7 +173,22 @@ def choose_cluster_config(
         cands.append(winners[i])
     for vec, _ in Counter(tuple(v) for v in winners).most_common(n_top):
         cands.append(np.array(vec))
-    cand = np.unique(np.array(cands), axis=0)
+    # A site file applies to every job: a value some job's heap cannot hold (io.sort.mb above
+    # its cap, search_spaces.constraints) is never proposed.
+    caps = {
+        n: min((r["limits"][n] for r in tuned if n in r.get("limits", {})), default=np.inf)
+        for n in names
+    }
+    grids = []
+    for j, n in enumerate(names):
+        g = np.union1d(find_knob(n).grid_values(), [baseline[j]])
+        g = g[g <= caps[n]] if (g <= caps[n]).any() else g[:1]
+        grids.append(g)
+    cand = np.array(cands)
+    for j, g in enumerate(grids):
+        over = cand[:, j] > g.max()
+        cand[over, j] = g.max()
+    cand = np.unique(cand, axis=0)
 
     items = [(refs[r["key"]], r["best_encoded"]) for r in tuned]
     chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
@@ -203,7 +218,6 @@ def choose_cluster_config(
     total_baseline = float(tot[base_idx[0]])
     i = int(np.argmin(tot))
     x, cx = cand[i].copy(), float(tot[i])
-    grids = [np.union1d(find_knob(n).grid_values(), [baseline[j]]) for j, n in enumerate(names)]
     combined: np.ndarray | None = None
     marginal: dict[str, float] = {}  # exact: reverts evaluated at the final point
     estimate: dict[str, float] = {}  # measured at the point before the last move

@@ -5,7 +5,7 @@ a catalog of 24,442 jobs on two cores leaves about 12 ms of CPU per job. This tu
 handful of vectorised calls of the cost model per job (DESIGN decision 5):
 
 1. **Descent.** From the job's current configuration, every *single-knob move* (each knob
-   over its whole grid, :meth:`Knob.grid_values`, plus its current value) and the joint
+   over its whole grid, :meth:`SearchSpace.grid`, plus its current value) and the joint
    grids of the coupled pairs of :data:`PLANES` (reducers × split size, which set the waves,
    and the reduce-side buffer percents) are evaluated in **one** call; the best move is taken.
    Once no such move gains, the three reduce buffer percents (:data:`REDUCE_BUFFERS`) are
@@ -40,6 +40,7 @@ from search_spaces import SearchSpace, find_knob, knob_to_properties
 REDUCES = "mapreduce.job.reduces"
 SPLIT = "mapreduce.input.fileinputformat.split.maxsize"
 SORT_MB = "mapreduce.task.io.sort.mb"
+SLOWSTART = "mapreduce.job.reduce.slowstart.completedmaps"
 #: Knobs whose best value is a property of the job, not of the cluster: the reducer count and
 #: split size (task counts) and the job's own combiner class. The cluster-wide configuration
 #: never sets them.
@@ -47,7 +48,8 @@ PER_JOB_KNOBS = frozenset({REDUCES, SPLIT, "mapreduce.job.combine.class"})
 MIN_GAIN = 0.01
 #: Pairs of knobs moved jointly (their full grid product) in every round, because one alone
 #: cannot reach the pair's optimum: the reducer count and split size set the task counts and so
-#: the waves (reference §6.1); a larger split only pays with a sort buffer that holds its map
+#: the waves (reference §6.1); reducers launched at slow-start hold containers the maps can no
+#: longer use, so their number and start point trade off together; a larger split only pays with a sort buffer that holds its map
 #: output in fewer spills (reference §3); the reduce-side buffer percents decide together what stays in
 #: memory between shuffle and reduce (``MergeManagerImpl``: a larger reduce input buffer only
 #: pays once the in-memory merge threshold lets the segments stay, reference §7).
@@ -61,6 +63,7 @@ REDUCE_BUFFERS = (
 )
 PLANES: tuple[tuple[str, str], ...] = (
     (REDUCES, SPLIT),
+    (REDUCES, SLOWSTART),
     (SPLIT, SORT_MB),
     ("mapreduce.reduce.shuffle.merge.percent", "mapreduce.reduce.input.buffer.percent"),
     ("mapreduce.reduce.shuffle.input.buffer.percent", "mapreduce.reduce.input.buffer.percent"),
@@ -81,6 +84,7 @@ class JobTuning:
     marginal_gain: dict[str, float] = field(default_factory=dict)
     evaluations: int = 0
     rounds: int = 0
+    limits: dict[str, float] = field(default_factory=dict)
 
     @property
     def changed(self) -> list[str]:
@@ -150,14 +154,16 @@ class _Evaluator:
 
 
 def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
-    """Each knob's grid plus its current value (so "no change" is always on the grid).
+    """Each knob's grid for this job (:meth:`SearchSpace.grid`: the registry's grid plus
+    job-aware values such as split sizes that make whole waves) plus its current value (so "no
+    change" is always on the grid).
 
     ``io.sort.mb`` values above the heap cap are dropped (they are infeasible for this job's
     heap whatever the other knobs are, :mod:`search_spaces.constraints`).
     """
     grids = []
     for j, k in enumerate(space.knobs):
-        g = np.union1d(k.grid_values().astype(np.float64), [current[j]])
+        g = np.union1d(space.grid(k), [current[j]])
         grids.append(g)
     if SORT_MB in space.names:
         j = space.names.index(SORT_MB)
@@ -289,6 +295,7 @@ def tune_job(
         best_gb_s=gx,
         marginal_gain=gains,
         evaluations=ev.evaluations,
+        limits=({SORT_MB: float(grids[names.index(SORT_MB)].max())} if SORT_MB in names else {}),
         rounds=rounds,
     )
 

@@ -152,6 +152,7 @@ def tune_ref(ref: JobRef, settings: BatchSettings) -> dict[str, Any]:
         best_encoded=t.best,
         current_encoded=t.current,
         evaluations=t.evaluations,
+        limits=t.limits,
     )
     return out
 

@@ -255,7 +255,7 @@ def grid_of(space: SearchSpace) -> dict[str, np.ndarray]:
     grids: dict[str, np.ndarray] = {}
     cur = current_row(space)
     for k in space.knobs:
-        g = np.unique(k.grid_values().astype(np.float64))
+        g = np.unique(space.grid(k))
         if k.name == "mapreduce.task.io.sort.mb" and "mapreduce.map.memory.mb" not in space.names:
             probe = {n: np.full(len(g), cur[n]) for n in space.names}
             probe[k.name] = g

@@ -62,6 +62,10 @@ def test_mixed_catalog_reports_bad_jobs_and_tunes_the_rest(catalog: Path, tmp_pa
     assert props == s["cluster_wide"]["properties"]
     for name in ("mapreduce.job.reduces", "mapreduce.input.fileinputformat.split.maxsize"):
         assert name not in props  # per-job knobs never go into the cluster-wide file
+    # The site file's sort buffer fits every job's heap.
+    sort_mb = float(s["cluster_wide"]["settings"]["mapreduce.task.io.sort.mb"])
+    caps = [r["limits"]["mapreduce.task.io.sort.mb"] for r in results if r.get("limits")]
+    assert caps and sort_mb <= min(caps)
     for png in ("gain_distribution.png", "gain_by_size.png"):
         data = (tmp_path / "out" / png).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
