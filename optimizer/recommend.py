@@ -74,12 +74,9 @@ class Recommendation:
 
     def reasons(self) -> dict[str, str]:
         """Property name → the explanation of the change that sets it."""
-        from search_spaces import knob_to_properties
-
         out: dict[str, str] = {}
         for ch in self.changes:
-            knob = find_knob(ch.name)
-            for prop in knob_to_properties(knob, ch.recommended, self.config, _DummyProfile()):
+            for prop in _property_names(ch.name):
                 if prop in self.properties:
                     out[prop] = ch.explanation
         return out
@@ -130,8 +127,13 @@ class Recommendation:
         }
 
 
-class _DummyProfile:
-    combine_class = None
+def _property_names(knob_name: str) -> tuple[str, ...]:
+    """The Hadoop properties a knob writes (see ``search_spaces.knob_to_properties``)."""
+    if knob_name.endswith(".compress.codec"):
+        return (knob_name.removesuffix(".codec"), knob_name)
+    if knob_name == "mapreduce.input.fileinputformat.split.maxsize":
+        return ("mapreduce.input.fileinputformat.split.minsize", knob_name)
+    return (knob_name,)
 
 
 def hadoop_defaults(base: HadoopConfig) -> HadoopConfig:

@@ -10,6 +10,7 @@ all of them turn values into a :class:`~costmodel.batch.ConfigBatch` through
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ Values = dict[str, np.ndarray]
 
 #: Knobs searched by default (container memory only with ``allow_memory``).
 DEFAULT_EXCLUDED = {"mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb"}
+#: Codecs a Hadoop 1 cluster does not have.
+HADOOP1_MISSING_CODECS = {"lz4", "zstd"}
 #: Knobs the cost model gives no effect (the reference models no fetch concurrency), so
 #: searching them would only add noise; they can still be set in what-if questions.
 NO_MODELLED_EFFECT = {"mapreduce.reduce.shuffle.parallelcopies"}
@@ -101,6 +104,11 @@ class SearchSpace:
                 "mapreduce.reduce.memory.mb",
             }:
                 continue
+            if k.kind == "categorical" and base.hadoop_version == 1:
+                # Hadoop 1 (0.20/1.x) ships no Lz4Codec or ZStandardCodec.
+                k = dataclasses.replace(
+                    k, choices=tuple(c for c in k.choices if c not in HADOOP1_MISSING_CODECS)
+                )
             knobs.append(k)
         return cls(profile=profile, base=base, cluster=cluster, knobs=knobs)
 
@@ -219,9 +227,7 @@ class SearchSpace:
             return float(per * cl.num_nodes)
         from costmodel.job import container_slots
 
-        return float(
-            container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0]
-        )
+        return float(container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0])
 
     # ------------------------------------------------------------------ encodings
     def from_unit(self, u: np.ndarray) -> Values:

@@ -78,6 +78,22 @@ def build_cluster(
             spec = spec.model_copy(update={"num_nodes": nodes})
         return spec, f"{spec.num_nodes} nodes from {cluster_file}"
     facts = profile.cluster_facts
+    spec_facts = {
+        k.removeprefix("cluster_spec."): v
+        for k, v in facts.items()
+        if k.startswith("cluster_spec.")
+    }
+    if spec_facts:
+        fields = ClusterSpec.model_fields
+        kwargs = {
+            k: (int(v) if fields[k].annotation is int else v)
+            for k, v in spec_facts.items()
+            if k in fields
+        }
+        spec = ClusterSpec.model_validate(kwargs)
+        if nodes is not None:
+            spec = spec.model_copy(update={"num_nodes": nodes})
+        return spec, f"{spec.num_nodes} nodes as the profile describes them"
     if facts.get("local_mode") in (1, 1.0, "true", True):
         return ClusterSpec.local(), "local mode (from the profile)"
     n = nodes or int(float(facts.get("num_nodes", DEFAULT_NODES)))
