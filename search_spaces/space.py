@@ -195,7 +195,7 @@ class SearchSpace:
         """
         base = knob.grid_values().astype(np.float64)
         extra: list[float] = []
-        b, prof, cl = self.base, self.profile, self.cluster
+        b, prof = self.base, self.profile
         if knob.name == "mapreduce.job.reduces":
             slots = self._slots(b.reduce_container_mb, b.reduce_vcores, reduce=True)
             extra = [k * slots for k in (0.5, 1, 2, 3, 4)] + [slots - 1]
