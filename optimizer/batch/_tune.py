@@ -6,11 +6,12 @@ handful of vectorised calls of the cost model per job (DESIGN decision 5):
 
 1. **Descent.** From the job's current configuration, every *single-knob move* (each knob
    over its whole grid, :meth:`SearchSpace.grid`, plus its current value) and the joint
-   grids of the coupled pairs of :data:`PLANES` (reducers × split size, which set the waves,
-   and the reduce-side buffer percents) are evaluated in **one** call; the best move is taken.
-   Once no such move gains, the three reduce buffer percents (:data:`REDUCE_BUFFERS`) are
-   searched once as a block (their grid product, one call), and the descent resumes if that
-   gained. The next
+   grids of the coupled pairs of :data:`PLANES` (reducers × split size, reducers ×
+   slow-start, split size × sort buffer, reduce buffer percents) are evaluated in **one**
+   call; the best move is taken.
+   Once no such move gains, the blocks of :data:`POLISH_BLOCKS` (the three reduce buffer
+   percents, sort buffer × spill threshold, split size × slow-start) are searched once, each
+   over its grid product, all in one call, and the descent resumes if that gained. The next
    call also evaluates the *combined* move (every knob at its best single-move value), so
    several knobs can move per round. Rounds stop when no move gains (at most ``max_rounds``).
 2. **Pruning** (what :func:`optimizer.recommend.recommend` does greedily, vectorised here):
@@ -46,13 +47,6 @@ SLOWSTART = "mapreduce.job.reduce.slowstart.completedmaps"
 #: never sets them.
 PER_JOB_KNOBS = frozenset({REDUCES, SPLIT, "mapreduce.job.combine.class"})
 MIN_GAIN = 0.01
-#: Pairs of knobs moved jointly (their full grid product) in every round, because one alone
-#: cannot reach the pair's optimum: the reducer count and split size set the task counts and so
-#: the waves (reference §6.1); reducers launched at slow-start hold containers the maps can no
-#: longer use, so their number and start point trade off together; a larger split only pays with a sort buffer that holds its map
-#: output in fewer spills (reference §3); the reduce-side buffer percents decide together what stays in
-#: memory between shuffle and reduce (``MergeManagerImpl``: a larger reduce input buffer only
-#: pays once the in-memory merge threshold lets the segments stay, reference §7).
 #: The reduce-side buffer knobs, searched as one block (their full grid product, one call)
 #: once the descent has converged: together they decide whether map outputs stay in memory
 #: from shuffle to reduce, which no single or pairwise move may reach.
@@ -61,6 +55,22 @@ REDUCE_BUFFERS = (
     "mapreduce.reduce.shuffle.merge.percent",
     "mapreduce.reduce.input.buffer.percent",
 )
+#: Blocks searched once (all in one call) when single moves and planes stop gaining: the reduce
+#: buffers, the sort buffer with its spill threshold (together they set the spills, reference
+#: §3), and the split size with the slow-start point (map waves against reducer overlap).
+POLISH_BLOCKS: tuple[tuple[str, ...], ...] = (
+    REDUCE_BUFFERS,
+    (SORT_MB, "mapreduce.map.sort.spill.percent"),
+    (SPLIT, SLOWSTART),
+)
+#: Pairs of knobs moved jointly (their full grid product) in every round, because one alone
+#: cannot reach the pair's optimum: the reducer count and split size set the task counts and so
+#: the waves (reference §6.1); reducers launched at slow-start hold containers the maps can no
+#: longer use, so their number and start point trade off together; a larger split only pays
+#: with a sort buffer that holds its map output in few spills (reference §3); the reduce-side
+#: buffer percents decide together what stays in memory between shuffle and reduce
+#: (``MergeManagerImpl``: a larger reduce input buffer only pays once the in-memory merge
+#: threshold lets the segments stay, reference §7).
 PLANES: tuple[tuple[str, str], ...] = (
     (REDUCES, SPLIT),
     (REDUCES, SLOWSTART),
@@ -261,9 +271,10 @@ def tune_job(
         if not c[i] < cx * (1.0 - 1e-9):
             if polished:
                 break
-            # Converged for single moves and planes: try the reduce-buffer block once.
+            # Converged for single moves and planes: try the polish blocks once.
             polished = True
-            cand = _block(x, grids, names, REDUCE_BUFFERS)
+            blocks = [_block(x, grids, names, b) for b in POLISH_BLOCKS]
+            cand = np.concatenate(blocks) if blocks else np.empty((0, len(x)))
             if not len(cand):
                 break
             c, tj, gj = ev(cand)

@@ -295,7 +295,7 @@ class TPEStrategy(OptunaStrategy):
         *,
         warm_start: bool = True,
         n_screen: int = 3_000,
-        n_warm: int = 6,
+        n_warm: int = 16,
         batch_size: int = 16,
         n_startup_trials: int = 10,
     ) -> None:
