@@ -25,8 +25,12 @@ def main() -> None:
         has_combiner=True,
         combine_class="Combiner",
         stats=DataflowStats(
-            input_pair_width=80, map_size_sel=1.3, map_pairs_sel=8.0, combine_pairs_sel=0.2,
-            combine_size_sel=0.25, combine_profiled_input_records=5e5,
+            input_pair_width=80,
+            map_size_sel=1.3,
+            map_pairs_sel=8.0,
+            combine_pairs_sel=0.2,
+            combine_size_sel=0.25,
+            combine_profiled_input_records=5e5,
         ),
     )
     cluster = ClusterSpec(num_nodes=20)
@@ -42,7 +46,10 @@ def main() -> None:
         assert np.all(np.isfinite(job_ms))
         print(f"vectorised n={n}: {n / dt:,.0f} configs/s")
     m = SCALAR_CALLS
-    batches = [space.to_batch({k: v[i : i + 1] for k, v in values.items()}, repair=False) for i in range(m)]
+    batches = [
+        space.to_batch({k: v[i : i + 1] for k, v in values.items()}, repair=False)
+        for i in range(m)
+    ]
     t0 = time.process_time()
     for b in batches:
         predict_job(profile, b, cluster).job_ms  # noqa: B018

@@ -57,14 +57,14 @@ class Schedule:
         return [t for t in self.tasks if t.kind == kind]
 
 
-def simulate_schedule(
-    profile: JobProfile, config: HadoopConfig, cluster: ClusterSpec
-) -> Schedule:
+def simulate_schedule(profile: JobProfile, config: HadoopConfig, cluster: ClusterSpec) -> Schedule:
     """Simulate the job's tasks on ``cluster`` under ``config``."""
     pred = predict_job(profile, ConfigBatch.from_configs([config]), cluster)
     n_full, n_tail = int(pred.num_full_maps[0]), int(pred.num_tail_maps[0])
     maps = [float(pred.map_full.task_ms[0])] * n_full + [float(pred.map_tail.task_ms[0])] * n_tail
-    split_sizes = [float(pred.full_split_bytes[0])] * n_full + [float(pred.tail_split_bytes[0])] * n_tail
+    split_sizes = [float(pred.full_split_bytes[0])] * n_full + [
+        float(pred.tail_split_bytes[0])
+    ] * n_tail
     order = sorted(range(len(maps)), key=lambda i: -split_sizes[i])
     n_red = int(pred.num_reducers[0])
     red_total = float(pred.reduce.task_ms[0]) if n_red else 0.0
@@ -141,7 +141,11 @@ def simulate_schedule(
         nonlocal seq
         while True:
             started = False
-            reds_ok = pending_reds and done_maps >= slow_k and (not local or not pending_maps and running_maps == 0)
+            reds_ok = (
+                pending_reds
+                and done_maps >= slow_k
+                and (not local or not pending_maps and running_maps == 0)
+            )
             if reds_ok and not hadoop1 and not local and pending_maps:
                 reds_ok = red_mem_held + red_mem <= REDUCE_RAMPUP_LIMIT * total_mem
             if reds_ok:
@@ -182,7 +186,9 @@ def simulate_schedule(
                 for r_idx, r_node, r_start in waiting_reds:
                     shuffle_end = max(r_start + red_shuffle, now + red_shuffle / max(n_maps, 1))
                     end = shuffle_end + (red_total - red_shuffle)
-                    spans.append(TaskSpan("reduce", r_idx, r_node, r_start - delay, end, shuffle_end))
+                    spans.append(
+                        TaskSpan("reduce", r_idx, r_node, r_start - delay, end, shuffle_end)
+                    )
                     heapq.heappush(events, (end, seq, "reduce", r_idx, r_node))
                     seq += 1
                 waiting_reds.clear()
@@ -190,10 +196,21 @@ def simulate_schedule(
 
     job_ms = max((s.end_ms for s in spans), default=0.0)
     map_end = max((s.end_ms for s in spans if s.kind == "map"), default=0.0)
-    gb_s = sum(
-        (s.end_ms - s.start_ms) * (config.map_container_mb if s.kind == "map" else config.reduce_container_mb)
-        for s in spans
-    ) / 1024.0 / 1000.0
+    gb_s = (
+        sum(
+            (s.end_ms - s.start_ms)
+            * (config.map_container_mb if s.kind == "map" else config.reduce_container_mb)
+            for s in spans
+        )
+        / 1024.0
+        / 1000.0
+    )
     total = sum(maps) + n_red * red_total
     spans.sort(key=lambda s: (s.start_ms, s.kind, s.index))
-    return Schedule(tasks=spans, job_ms=job_ms, map_stage_end_ms=map_end, total_task_ms=total, container_gb_s=gb_s)
+    return Schedule(
+        tasks=spans,
+        job_ms=job_ms,
+        map_stage_end_ms=map_end,
+        total_task_ms=total,
+        container_gb_s=gb_s,
+    )

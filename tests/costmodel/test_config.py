@@ -52,7 +52,11 @@ def test_contradictory_duplicates_are_an_error() -> None:
 @pytest.mark.parametrize(
     ("props", "field", "allowed"),
     [
-        ({"mapreduce.map.sort.spill.percent": "1.5"}, "sort_spill_percent", "less than or equal to 1"),
+        (
+            {"mapreduce.map.sort.spill.percent": "1.5"},
+            "sort_spill_percent",
+            "less than or equal to 1",
+        ),
         ({"mapreduce.task.io.sort.mb": "4096"}, "io_sort_mb", "less than or equal to 2047"),
         ({"mapreduce.task.io.sort.mb": "0"}, "io_sort_mb", "greater than or equal to 1"),
         ({"hadoop_version": "4"}, "hadoop_version", "1, 2 or 3"),

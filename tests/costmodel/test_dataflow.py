@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from costmodel import ClusterSpec, ConfigBatch, DataflowStats, HadoopConfig, JobProfile, predict_job
+from costmodel import (
+    ClusterSpec,
+    ConfigBatch,
+    DataflowStats,
+    HadoopConfig,
+    JobProfile,
+    predict_job,
+)
 from costmodel.map_task import map_task, records_per_spill
 
 
@@ -33,14 +40,29 @@ def test_two_million_100_byte_records_defaults() -> None:
 # 100 bytes; spills per map for io.sort.mb, and map SPILLED_RECORDS / N with sort factor 10.
 @pytest.mark.parametrize(
     ("sort_mb", "spill", "spills"),
-    [(100, 0.8, 1), (50, 0.8, 1), (20, 0.8, 3), (10, 0.8, 5), (5, 0.8, 10), (3, 0.8, 16),
-     (2, 0.8, 24), (1, 0.8, 47), (20, 0.5, 4), (20, 0.99, 2)],
+    [
+        (100, 0.8, 1),
+        (50, 0.8, 1),
+        (20, 0.8, 3),
+        (10, 0.8, 5),
+        (5, 0.8, 10),
+        (3, 0.8, 16),
+        (2, 0.8, 24),
+        (1, 0.8, 47),
+        (20, 0.5, 4),
+        (20, 0.99, 2),
+    ],
 )
 def test_spills_match_real_hadoop(sort_mb: int, spill: float, spills: int) -> None:
-    p = JobProfile(input_bytes=8 * 33_554_400, input_files=8, stats=DataflowStats(input_pair_width=100))
+    p = JobProfile(
+        input_bytes=8 * 33_554_400, input_files=8, stats=DataflowStats(input_pair_width=100)
+    )
     cfg = HadoopConfig.from_properties(
-        {"mapreduce.task.io.sort.mb": sort_mb, "mapreduce.map.sort.spill.percent": spill,
-         "mapreduce.map.java.opts": "-Xmx2g"}
+        {
+            "mapreduce.task.io.sort.mb": sort_mb,
+            "mapreduce.map.sort.spill.percent": spill,
+            "mapreduce.map.java.opts": "-Xmx2g",
+        }
     )
     pred = predict_job(p, one(cfg), ClusterSpec.local())
     assert pred.num_maps[0] == 8
@@ -55,8 +77,11 @@ def test_spills_match_real_hadoop(sort_mb: int, spill: float, spills: int) -> No
 def test_map_spilled_records_match_real_hadoop(sort_mb: int, factor: int, ratio: float) -> None:
     p = JobProfile(input_bytes=33_554_400, stats=DataflowStats(input_pair_width=100))
     cfg = HadoopConfig.from_properties(
-        {"mapreduce.task.io.sort.mb": sort_mb, "mapreduce.task.io.sort.factor": factor,
-         "mapreduce.map.java.opts": "-Xmx2g"}
+        {
+            "mapreduce.task.io.sort.mb": sort_mb,
+            "mapreduce.task.io.sort.factor": factor,
+            "mapreduce.map.java.opts": "-Xmx2g",
+        }
     )
     m = map_task(p, one(cfg), np.array([33_554_400.0]))
     assert round(m.spilled_records[0] / 335_544, 3) == ratio
@@ -66,14 +91,24 @@ def test_map_spilled_records_match_real_hadoop(sort_mb: int, factor: int, ratio:
     ("sort_mb", "factor", "spilled"),
     # Hadoop 3.5.0 map SPILLED_RECORDS for 335,544 records of 100 bytes (the harness's
     # simulation of MapOutputBuffer and Merger, which reproduces all 714 recorded attempts).
-    [(1, 2, 2225864), (1, 10, 970472), (2, 4, 1154157), (3, 10, 811377), (5, 2, 1460772),
-     (10, 4, 789684), (20, 2, 862000)],
+    [
+        (1, 2, 2225864),
+        (1, 10, 970472),
+        (2, 4, 1154157),
+        (3, 10, 811377),
+        (5, 2, 1460772),
+        (10, 4, 789684),
+        (20, 2, 862000),
+    ],
 )
 def test_map_spilled_records_exact(sort_mb: int, factor: int, spilled: int) -> None:
     p = JobProfile(input_bytes=33_554_400, stats=DataflowStats(input_pair_width=100))
     cfg = HadoopConfig.from_properties(
-        {"mapreduce.task.io.sort.mb": sort_mb, "mapreduce.task.io.sort.factor": factor,
-         "mapreduce.map.java.opts": "-Xmx2g"}
+        {
+            "mapreduce.task.io.sort.mb": sort_mb,
+            "mapreduce.task.io.sort.factor": factor,
+            "mapreduce.map.java.opts": "-Xmx2g",
+        }
     )
     m = map_task(p, one(cfg), np.array([33_554_400.0]))
     assert m.spilled_records[0] == spilled
@@ -102,7 +137,9 @@ def test_quasi_monte_carlo_dataflow() -> None:
 
 def test_reduce_input_buffer_keeps_segments_in_memory() -> None:
     """real-hadoop.md: reduce.input.buffer.percent 0.80 removes the final-merge spill."""
-    p = JobProfile(input_bytes=8 * 33_554_400, input_files=8, stats=DataflowStats(input_pair_width=100))
+    p = JobProfile(
+        input_bytes=8 * 33_554_400, input_files=8, stats=DataflowStats(input_pair_width=100)
+    )
     base = {"mapreduce.map.java.opts": "-Xmx2g", "mapreduce.reduce.java.opts": "-Xmx2g"}
     d = predict_job(p, one(HadoopConfig.from_properties(base)), ClusterSpec.local())
     k = predict_job(
@@ -119,8 +156,12 @@ def test_reduce_input_buffer_keeps_segments_in_memory() -> None:
 
 def test_large_segments_go_to_disk_and_merge() -> None:
     """A segment above the single-shuffle limit is fetched to disk (MergeManagerImpl)."""
-    p = JobProfile(input_bytes=40 * 256 * 2**20, input_files=40, stats=DataflowStats(input_pair_width=100))
-    cfg = HadoopConfig.from_properties({"mapreduce.input.fileinputformat.split.minsize": 256 * 2**20})
+    p = JobProfile(
+        input_bytes=40 * 256 * 2**20, input_files=40, stats=DataflowStats(input_pair_width=100)
+    )
+    cfg = HadoopConfig.from_properties(
+        {"mapreduce.input.fileinputformat.split.minsize": 256 * 2**20}
+    )
     pred = predict_job(p, one(cfg), ClusterSpec(num_nodes=4))
     r = pred.reduce
     assert r.fetches_to_disk[0] == 40 and r.fetches_to_memory[0] == 0
@@ -129,13 +170,21 @@ def test_large_segments_go_to_disk_and_merge() -> None:
 
 
 def test_combiner_in_merge_only_with_enough_spills() -> None:
-    stats = DataflowStats(combine_pairs_sel=0.1, combine_size_sel=0.1, combine_profiled_input_records=1e5)
+    stats = DataflowStats(
+        combine_pairs_sel=0.1, combine_size_sel=0.1, combine_profiled_input_records=1e5
+    )
     p = JobProfile(input_bytes=256 * 2**20, has_combiner=True, combine_class="C", stats=stats)
-    cfg = HadoopConfig.from_properties({"mapreduce.job.combine.class": "C", "mapreduce.task.io.sort.mb": 50})
+    cfg = HadoopConfig.from_properties(
+        {"mapreduce.job.combine.class": "C", "mapreduce.task.io.sort.mb": 50}
+    )
     m = map_task(p, one(cfg), np.array([256.0 * 2**20]))
     assert m.spills[0] >= 3
     assert m.combine_input_records[0] > m.output_records[0]  # the merge combined again
-    m2 = map_task(p, one(cfg.with_changes({"mapreduce.map.combine.minspills": 100})), np.array([256.0 * 2**20]))
+    m2 = map_task(
+        p,
+        one(cfg.with_changes({"mapreduce.map.combine.minspills": 100})),
+        np.array([256.0 * 2**20]),
+    )
     assert m2.combine_input_records[0] == m2.output_records[0]
     assert m2.final_records[0] > m.final_records[0]
 
@@ -145,6 +194,8 @@ def test_map_only_job_writes_to_hdfs_and_has_no_reduce_cost() -> None:
     pred = predict_job(p, one(HadoopConfig()), ClusterSpec())
     assert pred.counters["SPILLED_RECORDS"][0] == 0
     assert pred.counters["REDUCE_SHUFFLE_BYTES"][0] == 0
-    assert pred.counters["HDFS_BYTES_WRITTEN"][0] == pytest.approx(pred.counters["MAP_OUTPUT_BYTES"][0])
+    assert pred.counters["HDFS_BYTES_WRITTEN"][0] == pytest.approx(
+        pred.counters["MAP_OUTPUT_BYTES"][0]
+    )
     assert pred.reduce_task_ms[0] == 0
     assert pred.map_full.phase_ms["write"][0] > 0

@@ -50,7 +50,9 @@ def test_closed_forms_equal_simulation_for_n_up_to_f_squared(f: int, data: st.Da
 
 @settings(max_examples=300, deadline=None)
 @given(f=st.integers(2, 12), n=st.integers(1, 400), last=st.floats(0.01, 1.0))
-def test_vectorised_plan_equals_simulation_with_smaller_last_spill(f: int, n: int, last: float) -> None:
+def test_vectorised_plan_equals_simulation_with_smaller_last_spill(
+    f: int, n: int, last: float
+) -> None:
     segs = [(1.0, 1.0)] * (n - 1) + [(last, last)]
     r = simulate_merge(segs, f)
     passes, a, b = spill_merge_plan(np.array([n]), np.array([f]))

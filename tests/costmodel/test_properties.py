@@ -6,7 +6,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costmodel import ClusterSpec, ConfigBatch, DataflowStats, HadoopConfig, JobProfile, predict_job
+from costmodel import (
+    ClusterSpec,
+    ConfigBatch,
+    DataflowStats,
+    HadoopConfig,
+    JobProfile,
+    predict_job,
+)
 from costmodel.scheduler import simulate_schedule
 
 profiles = st.builds(
