@@ -113,8 +113,10 @@ def register(app: typer.Typer) -> None:
         emit: str = typer.Option(
             "xml", "--emit", help="What -o writes: xml, flags, hive, pig or json."
         ),
-        names: NameStyle = typer.Option(
-            NameStyle.hadoop2, "--names", help="Property names: hadoop2 or hadoop1 (0.20)."
+        names: NameStyle | None = typer.Option(
+            None,
+            "--names",
+            help="Property names: hadoop2 or hadoop1 (0.20); default: the job's Hadoop version.",
         ),
         input_size: str | None = InputSizeOpt,
         nodes: int | None = NodesOpt,
@@ -167,6 +169,8 @@ def register(app: typer.Typer) -> None:
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
+        if names is None:
+            names = NameStyle.hadoop1 if base.hadoop_version == 1 else NameStyle.hadoop2
         props = rename(rec.properties, names)
         if output is not None:
             reasons = rename(rec.reasons(), names)
