@@ -23,7 +23,7 @@ from optimizer.objective import Objective, ObjectiveKind
 from optimizer.strategies import DEFAULT_STRATEGY, SearchResult, get_strategy
 from optimizer.units import format_bytes, format_ms
 from optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
-from search_spaces import KNOBS, SearchSpace, find_knob
+from search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
 
@@ -76,7 +76,7 @@ class Recommendation:
         """Property name → the explanation of the change that sets it."""
         out: dict[str, str] = {}
         for ch in self.changes:
-            for prop in _property_names(ch.name):
+            for prop in knob_property_names(find_knob(ch.name)):
                 if prop in self.properties:
                     out[prop] = ch.explanation
         return out
@@ -127,15 +127,6 @@ class Recommendation:
         }
 
 
-def _property_names(knob_name: str) -> tuple[str, ...]:
-    """The Hadoop properties a knob writes (see ``search_spaces.knob_to_properties``)."""
-    if knob_name.endswith(".compress.codec"):
-        return (knob_name.removesuffix(".codec"), knob_name)
-    if knob_name == "mapreduce.input.fileinputformat.split.maxsize":
-        return ("mapreduce.input.fileinputformat.split.minsize", knob_name)
-    return (knob_name,)
-
-
 def hadoop_defaults(base: HadoopConfig) -> HadoopConfig:
     """``base`` with every tunable setting at Hadoop's default (job-specific settings kept)."""
     changes: dict[str, Any] = {}
@@ -143,8 +134,7 @@ def hadoop_defaults(base: HadoopConfig) -> HadoopConfig:
         if k.name in {"mapreduce.job.combine.class", "io.sort.record.percent"}:
             continue
         if k.kind == "categorical":
-            key = k.name.removesuffix(".codec")
-            changes[key] = False
+            changes[knob_property_names(k)[0]] = False  # the compression switch
             continue
         if k.name == "mapreduce.input.fileinputformat.split.maxsize":
             changes["mapreduce.input.fileinputformat.split.minsize"] = 0

@@ -2,7 +2,7 @@
 
 from search_spaces.constraints import CONSTRAINTS, Constraint
 from search_spaces.knobs import KNOBS, KNOBS_BY_NAME, Knob, find_knob
-from search_spaces.space import SearchSpace, knob_to_properties
+from search_spaces.space import SearchSpace, knob_property_names, knob_to_properties
 
 __all__ = [
     "CONSTRAINTS",
@@ -12,5 +12,6 @@ __all__ = [
     "Knob",
     "SearchSpace",
     "find_knob",
+    "knob_property_names",
     "knob_to_properties",
 ]

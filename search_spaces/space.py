@@ -285,6 +285,18 @@ class SearchSpace:
         return self.base.with_changes(changes)
 
 
+def knob_property_names(knob: Knob) -> tuple[str, ...]:
+    """Every Hadoop property :func:`knob_to_properties` may write for ``knob``."""
+    if knob.name in {
+        "mapreduce.map.output.compress.codec",
+        "mapreduce.output.fileoutputformat.compress.codec",
+    }:
+        return (knob.name.removesuffix(".codec"), knob.name)
+    if knob.name == "mapreduce.input.fileinputformat.split.maxsize":
+        return ("mapreduce.input.fileinputformat.split.minsize", knob.name)
+    return (knob.name,)
+
+
 def knob_to_properties(
     knob: Knob, value: float | int | bool | str, base: HadoopConfig, profile: JobProfile
 ) -> dict[str, object]:

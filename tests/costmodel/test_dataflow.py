@@ -36,6 +36,19 @@ def test_two_million_100_byte_records_defaults() -> None:
     assert h3.records_in_last_spill[0] == 2_000_000 - 2 * per
 
 
+def one_sort_map(sort_mb: int, factor: int):  # noqa: ANN201
+    """One map of the sort job: 335,544 records of 100 bytes, 2 GB heap."""
+    p = JobProfile(input_bytes=33_554_400, stats=DataflowStats(input_pair_width=100))
+    cfg = HadoopConfig.from_properties(
+        {
+            "mapreduce.task.io.sort.mb": sort_mb,
+            "mapreduce.task.io.sort.factor": factor,
+            "mapreduce.map.java.opts": "-Xmx2g",
+        }
+    )
+    return map_task(p, one(cfg), np.array([33_554_400.0]))
+
+
 # Observed on real Hadoop 3.5.0 (shared/spec/real-hadoop.md): 8 maps x 335,544 records of
 # 100 bytes; spills per map for io.sort.mb, and map SPILLED_RECORDS / N with sort factor 10.
 @pytest.mark.parametrize(
@@ -75,15 +88,7 @@ def test_spills_match_real_hadoop(sort_mb: int, spill: float, spills: int) -> No
     [(3, 10, 2.418), (2, 10, 2.655), (1, 10, 2.892), (2, 4, 3.440), (10, 10, 2.0), (100, 10, 1.0)],
 )
 def test_map_spilled_records_match_real_hadoop(sort_mb: int, factor: int, ratio: float) -> None:
-    p = JobProfile(input_bytes=33_554_400, stats=DataflowStats(input_pair_width=100))
-    cfg = HadoopConfig.from_properties(
-        {
-            "mapreduce.task.io.sort.mb": sort_mb,
-            "mapreduce.task.io.sort.factor": factor,
-            "mapreduce.map.java.opts": "-Xmx2g",
-        }
-    )
-    m = map_task(p, one(cfg), np.array([33_554_400.0]))
+    m = one_sort_map(sort_mb, factor)
     assert round(m.spilled_records[0] / 335_544, 3) == ratio
 
 
@@ -102,15 +107,7 @@ def test_map_spilled_records_match_real_hadoop(sort_mb: int, factor: int, ratio:
     ],
 )
 def test_map_spilled_records_exact(sort_mb: int, factor: int, spilled: int) -> None:
-    p = JobProfile(input_bytes=33_554_400, stats=DataflowStats(input_pair_width=100))
-    cfg = HadoopConfig.from_properties(
-        {
-            "mapreduce.task.io.sort.mb": sort_mb,
-            "mapreduce.task.io.sort.factor": factor,
-            "mapreduce.map.java.opts": "-Xmx2g",
-        }
-    )
-    m = map_task(p, one(cfg), np.array([33_554_400.0]))
+    m = one_sort_map(sort_mb, factor)
     assert m.spilled_records[0] == spilled
 
 
