@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mrtune.commands.fidelity import finite, print_report  # noqa: E402
+from profiler.machine import MachineCosts  # noqa: E402
 from validation.fidelity import build_report  # noqa: E402
 from validation.records import read_jsonl  # noqa: E402
 
@@ -34,10 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibrate", action="append", default=[], help="LABEL or LABEL:REPEAT")
     parser.add_argument("--measure-codecs", action="store_true")
     parser.add_argument("--times", choices=("median", "min"), default="median")
+    parser.add_argument(
+        "--machine", type=Path, default=None, help="machine cost file (mrtune calibrate-machine)"
+    )
     parser.add_argument("-o", "--output", type=Path, default=None, help="write the JSON report")
     args = parser.parse_args(argv)
     report = build_report(
-        read_jsonl(args.runs), args.calibrate, measure_codecs=args.measure_codecs, times=args.times
+        read_jsonl(args.runs),
+        args.calibrate,
+        measure_codecs=args.measure_codecs,
+        times=args.times,
+        machine=MachineCosts.load(args.machine) if args.machine else None,
     )
     print_report(report)
     if args.output is not None:

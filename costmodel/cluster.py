@@ -36,15 +36,25 @@ class ClusterSpec(BaseModel):
         0.0, ge=0, description="scheduling delay before each task starts (Starfish: 1500 ms)"
     )
     local_mode: bool = False
+    spill_overlap: bool = Field(
+        False,
+        description="map spills run on a free core, overlapping the map function "
+        "(costmodel.map_task); off by default (every core runs a task, reference §2.3)",
+    )
     max_concurrent_maps: int | None = Field(None, ge=1)
     max_concurrent_reduces: int | None = Field(None, ge=1)
 
     @classmethod
     def local(cls, maps: int = 1, reduces: int = 1) -> ClusterSpec:
-        """Hadoop's LocalJobRunner (``mapreduce.local.{map,reduce}.tasks.maximum``)."""
+        """Hadoop's LocalJobRunner (``mapreduce.local.{map,reduce}.tasks.maximum``).
+
+        One task at a time on a multi-core host leaves the map's spill thread a core of its
+        own: ``spill_overlap`` is on.
+        """
         return cls(
             num_nodes=1,
             local_mode=True,
+            spill_overlap=True,
             max_concurrent_maps=maps,
             max_concurrent_reduces=reduces,
             task_startup_ms=0.0,

@@ -212,8 +212,13 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
     file_recs = np.rint(profile.input_bytes / float(profile.input_files) / cmp_in / width)
     full_recs = np.rint(full_bytes / cmp_in / width)
     tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
-    mf = map_task(profile, batch, full_bytes, inputs=map_inputs, input_records=full_recs)
-    mt = map_task(profile, batch, tail_bytes, inputs=map_inputs, input_records=tail_recs)
+    ovl = cluster.spill_overlap
+    mf = map_task(
+        profile, batch, full_bytes, inputs=map_inputs, input_records=full_recs, spill_overlap=ovl
+    )
+    mt = map_task(
+        profile, batch, tail_bytes, inputs=map_inputs, input_records=tail_recs, spill_overlap=ovl
+    )
     n_full = k_full * files
     n_tail = files.copy()
     n_maps = n_full + n_tail

@@ -34,6 +34,7 @@ _COMMAND_MODULES = (
     "fit",
     "validate",
     "fidelity",
+    "machine",
     "schema",
 )
 

@@ -42,6 +42,7 @@ per-byte from per-record costs).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,8 +51,8 @@ from scipy.optimize import nnls
 
 from costmodel.batch import ConfigBatch
 from costmodel.config import HadoopConfig
-from costmodel.map_task import map_task
-from costmodel.profile import CostFactors, JobProfile, TaskTiming
+from costmodel.map_task import MapTaskResult, map_task, overlap_coefficients
+from costmodel.profile import CODEC_PRIORS, CostFactors, JobProfile, TaskTiming
 from costmodel.reduce_task import reduce_task
 from profiler.build import stored_input_bytes
 
@@ -63,6 +64,8 @@ UNIT_FACTORS: tuple[str, ...] = tuple(
     for f, info in CostFactors.model_fields.items()
     if f not in ("setup_ms", "cleanup_ms", "task_overhead_ms") and info.annotation is float
 )
+#: Column-name prefix of a codec's CPU scale (machine fits, :mod:`profiler.machine`).
+CODEC_COLUMN_PREFIX = "codec:"
 #: Below this share of a segment's time at default costs, the segment is fixed time.
 FIXED_SHARE = 0.05
 #: Relative singular value (columns scaled to unit norm) below which a column adds nothing
@@ -116,25 +119,103 @@ class _Obs:
     skipped: int = 0  # reduces whose shuffle overlapped the maps
 
 
-def _unit_profiles(profile: JobProfile) -> tuple[JobProfile, dict[str, JobProfile]]:
+def codec_column(name: str) -> str:
+    """The column name of a codec's CPU scale in a fit (see :func:`fit_costs`)."""
+    return f"{CODEC_COLUMN_PREFIX}{name}"
+
+
+def _unit_profiles(
+    profile: JobProfile, codecs: Sequence[str] = ()
+) -> tuple[JobProfile, dict[str, JobProfile]]:
+    """The profile at zero costs, and one profile per column with only that column at 1.
+
+    A codec column (``codecs``) prices the codec's compress and uncompress CPU at its prior
+    (``CODEC_PRIORS``) times 1: its fitted value scales both. The base profile then has that
+    codec's CPU at 0; otherwise codec CPU stays in the offset (it is not a cost factor).
+    """
     zero = {f: 0.0 for f in CostFactors.model_fields}
-    base = profile.model_copy(update={"costs": CostFactors(**zero)})
+    zcodecs = dict(profile.codecs)
+    for name in codecs:
+        c = profile.codec(name)
+        zcodecs[name] = c.model_copy(
+            update={"compress_ns_per_byte": 0.0, "uncompress_ns_per_byte": 0.0}
+        )
+    base = profile.model_copy(update={"costs": CostFactors(**zero), "codecs": zcodecs})
     units = {
-        f: profile.model_copy(update={"costs": CostFactors(**{**zero, f: 1.0})})
-        for f in UNIT_FACTORS
+        f: base.model_copy(update={"costs": CostFactors(**{**zero, f: 1.0})}) for f in UNIT_FACTORS
     }
+    for name in codecs:
+        prior = CODEC_PRIORS[name]
+        c = profile.codec(name).model_copy(
+            update={
+                "compress_ns_per_byte": prior.compress_ns_per_byte,
+                "uncompress_ns_per_byte": prior.uncompress_ns_per_byte,
+            }
+        )
+        units[codec_column(name)] = base.model_copy(update={"codecs": {**zcodecs, name: c}})
     return base, units
 
 
-def _map_segments(phases: dict[str, F64], spills: F64, map_only: bool) -> dict[str, F64]:
-    s = np.maximum(spills, 1.0)
-    early = np.where(spills > 1, (spills - 1) / s, 0.0)
-    first = phases["read"] + phases["map"] + phases["collect"] + phases["write"]
-    return {
-        "map.map": first + phases["spill"] * early,
-        "map.sort": phases["spill"] * (1 - early) + phases["merge"],
-        "map.total": sum(phases.values()),
-    }
+def _map_parts(res: MapTaskResult) -> dict[str, F64]:
+    """A map task's serial parts: the map thread's work to the flush, the background spills
+    (gross), the final spill, the merge."""
+    ph = res.phase_ms
+    work = ph["read"] + ph["map"] + ph["collect"] + ph["write"]
+    last = np.asarray(res.last_spill_ms, dtype=np.float64) * np.ones_like(work)
+    return {"work": work, "bg": ph["spill"] - last, "last": last, "merge": ph["merge"]}
+
+
+@dataclass
+class _Overlap:
+    """Cost-independent coefficients of ``costmodel.map_task.hidden_spill_ns`` per attempt."""
+
+    n_full: F64
+    mid: F64
+    end: F64
+    head_share: F64
+    last_share: F64
+
+    @classmethod
+    def of(cls, res: MapTaskResult, batch: ConfigBatch) -> _Overlap:
+        n_full = np.maximum(res.spills - 1.0, 0.0)
+        mid, end, head, last = overlap_coefficients(
+            n_full,
+            res.records_per_full_spill,
+            res.records_in_last_spill,
+            res.output_records,
+            batch.spill_percent,
+        )
+        return cls(n_full, mid, end, head, last)
+
+    def blocked_terms(self, parts: dict[str, F64]) -> tuple[F64, F64]:
+        """The two blocked-time terms (middle spills, last spill) before their ``max(0, ·)``."""
+        s_full = np.divide(
+            parts["bg"], self.n_full, out=np.zeros_like(parts["bg"]), where=self.n_full > 0
+        )
+        return (
+            self.mid * (s_full - self.head_share * parts["work"]),
+            self.end * (s_full - self.last_share * parts["work"]),
+        )
+
+
+def _map_segments(
+    parts: dict[str, F64], ovl: _Overlap | None, branch: tuple[NDArray, NDArray] | None
+) -> dict[str, F64]:
+    """Observed map segments from the parts (linear in the cost factors).
+
+    Serial phases (``ovl is None``): ``map`` = work + background spills. With the spill
+    thread on its own core (``costmodel.map_task.hidden_spill_ns``) ``map`` = work + the time
+    the map thread blocked on full buffers; each blocked term is ``max(0, ·)`` of a linear
+    expression, and ``branch`` says per attempt which terms are positive at the current cost
+    estimate, so each row stays linear.
+    """
+    if ovl is None or branch is None:
+        first = parts["work"] + parts["bg"]
+    else:
+        b_mid, b_end = ovl.blocked_terms(parts)
+        first = parts["work"] + np.where(branch[0], b_mid, 0.0) + np.where(branch[1], b_end, 0.0)
+    sort = parts["last"] + parts["merge"]
+    return {"map.map": first, "map.sort": sort, "map.total": first + sort}
 
 
 def _reduce_segments(phases: dict[str, F64]) -> dict[str, F64]:
@@ -146,7 +227,17 @@ def _reduce_segments(phases: dict[str, F64]) -> dict[str, F64]:
     }
 
 
-def _collect_map(profile: JobProfile, cfg: HadoopConfig, obs: dict[str, _Obs]) -> None:
+def _collect_map(
+    profile: JobProfile,
+    cfg: HadoopConfig,
+    obs: dict[str, _Obs],
+    codecs: Sequence[str] = (),
+    *,
+    spill_overlap: bool = False,
+    theta: dict[str, float] | None = None,
+) -> None:
+    """Rows of the map attempts. ``theta`` (column → value) decides, with ``spill_overlap``,
+    which attempts were spill-bound (:func:`_map_segments`)."""
     maps = [t for t in profile.observed if t.kind == "map"]
     if not maps:
         return
@@ -154,17 +245,30 @@ def _collect_map(profile: JobProfile, cfg: HadoopConfig, obs: dict[str, _Obs]) -
     avg = profile.input_bytes / max(n_maps, 1.0)
     split = np.array([stored_input_bytes(t.counters) or avg for t in maps], dtype=np.float64)
     batch = ConfigBatch.from_base(cfg, len(maps))
-    base, units = _unit_profiles(profile)
+    base, units = _unit_profiles(profile, codecs)
     r0 = map_task(base, batch, split)
-    seg0 = _map_segments(r0.phase_ms, r0.spills, profile.map_only)
-    segk = {}
-    for f, p in units.items():
-        r = map_task(p, batch, split)
-        segk[f] = _map_segments(r.phase_ms, r0.spills, profile.map_only)
+    parts0 = _map_parts(r0)
+    partsk = {f: _map_parts(map_task(p, batch, split)) for f, p in units.items()}
+    ovl = branch = None
+    if spill_overlap:
+        th = theta or {}
+        default = CostFactors()
+        at = {
+            key: parts0[key]
+            + sum(pk[key] * th.get(f, getattr(default, f, 1.0)) for f, pk in partsk.items())
+            for key in parts0
+        }
+        ovl = _Overlap.of(r0, batch)
+        b_mid, b_end = ovl.blocked_terms(at)
+        branch = (b_mid > 0, b_end > 0)
+    seg0 = _map_segments(parts0, ovl, branch)
+    segk = {f: _map_segments(pk, ovl, branch) for f, pk in partsk.items()}
     _add_obs(maps, seg0, segk, obs, ("map.map", "map.sort"), "map.total")
 
 
-def _collect_reduce(profile: JobProfile, cfg: HadoopConfig, obs: dict[str, _Obs]) -> None:
+def _collect_reduce(
+    profile: JobProfile, cfg: HadoopConfig, obs: dict[str, _Obs], codecs: Sequence[str] = ()
+) -> None:
     reds = [t for t in profile.observed if t.kind == "reduce"]
     if not reds or profile.map_only:
         return
@@ -187,7 +291,7 @@ def _collect_reduce(profile: JobProfile, cfg: HadoopConfig, obs: dict[str, _Obs]
     q_raw = q * (job_raw / job_rir if job_rir > 0 else 1.0)
     w = np.full(len(reds), float(mf.final_pair_width[0]))
     batch = ConfigBatch.from_base(cfg, len(reds))
-    base, units = _unit_profiles(profile)
+    base, units = _unit_profiles(profile, codecs)
     seg0 = _reduce_segments(reduce_task(base, batch, m, q, q_raw, w).phase_ms)
     segk = {
         f: _reduce_segments(reduce_task(p, batch, m, q, q_raw, w).phase_ms)
@@ -222,34 +326,148 @@ def _add_obs(
                 continue
             o.y.append(float(t.phases_ms[key]))
             o.fixed_w.append(1.0 if first else 0.0)
-            o.rows.append(np.array([segk[f][name][j] for f in UNIT_FACTORS], dtype=np.float64))
+            o.rows.append(np.array([segk[f][name][j] for f in segk], dtype=np.float64))
             o.offset.append(float(seg0[name][j]))
 
 
-def fit_cost_factors(profile: JobProfile, cfg: HadoopConfig) -> CalibrationResult:
-    """Fit ``profile.costs`` to its observed attempts (see the module doc)."""
-    obs: dict[str, _Obs] = {}
-    _collect_map(profile, cfg, obs)
-    _collect_reduce(profile, cfg, obs)
-    defaults = CostFactors()
-    theta0 = np.array([getattr(defaults, f) for f in UNIT_FACTORS], dtype=np.float64)
+def fit_cost_factors(
+    profile: JobProfile,
+    cfg: HadoopConfig,
+    *,
+    prior: CostFactors | None = None,
+    refit: Collection[str] | None = None,
+    prior_source: str = "",
+    spill_overlap: bool = False,
+    method: str = "nnls",
+) -> CalibrationResult:
+    """Fit ``profile.costs`` to its observed attempts (see the module doc).
+
+    ``prior``: the cost factors a factor keeps when this profile's phase times cannot identify
+    it (default: :class:`CostFactors`' documented defaults), e.g. a machine benchmark's
+    (:mod:`profiler.machine`). ``refit``: the only factors (and ``task_overhead_ms``) the fit
+    may change; the others keep ``prior`` and their provenance says ``prior_source``.
+    ``spill_overlap``: the run's map spills overlapped the map function (local mode, see
+    ``costmodel.map_task``). ``method``: ``"nnls"`` fits the identifiable factors and keeps
+    the others at ``prior`` (:func:`_solve`); ``"ridge"`` moves every factor, pulled toward
+    ``prior`` (strongly for factors outside ``refit``) (:func:`_solve_ridge`).
+    """
+    fit = solve_runs(
+        [(profile, cfg)],
+        prior or CostFactors(),
+        refit,
+        prior_source,
+        (),
+        spill_overlap,
+        method=method,
+    )
+    return _finish(profile, fit)
+
+
+def solve_runs(
+    runs: Sequence[tuple[JobProfile, HadoopConfig]],
+    prior: CostFactors,
+    refit: Collection[str] | None,
+    prior_source: str = "",
+    codecs: Sequence[str] = (),
+    spill_overlap: bool = False,
+    iterations: int = 4,
+    method: str = "nnls",
+) -> _Fit:
+    """:func:`_solve` on the rows of every run; with ``spill_overlap`` the spill-bound branch of
+    each map attempt is re-decided at the fitted costs until it no longer changes."""
+    theta = {f: float(getattr(prior, f)) for f in UNIT_FACTORS}
+    last_rows: list[F64] | None = None
+    fit: _Fit | None = None
+    for _ in range(iterations if spill_overlap else 1):
+        obs: dict[str, _Obs] = {}
+        for profile, cfg in runs:
+            _collect_map(profile, cfg, obs, codecs, spill_overlap=spill_overlap, theta=theta)
+            _collect_reduce(profile, cfg, obs, codecs)
+        rows = obs["map.map"].rows if "map.map" in obs else []
+        if (
+            fit is not None
+            and last_rows is not None
+            and len(rows) == len(last_rows)
+            and all(np.array_equal(a, b) for a, b in zip(rows, last_rows, strict=True))
+        ):
+            break
+        last_rows = rows
+        if method == "ridge":
+            strong = (
+                [
+                    c
+                    for c in (
+                        *UNIT_FACTORS,
+                        *(codec_column(c) for c in codecs),
+                        "task_overhead_ms",
+                    )
+                    if c not in refit
+                ]
+                if refit is not None
+                else []
+            )
+            fit = _solve_ridge(obs, prior, strong, prior_source, codecs)
+        else:
+            fit = _solve(obs, prior, refit, prior_source, codecs)
+        theta = {f: float(v) for f, v in zip(fit.columns, fit.theta, strict=True)}
+    assert fit is not None
+    return fit
+
+
+@dataclass
+class _Fit:
+    theta: F64
+    columns: list[str]
+    fixed: float
+    fixed_how: str
+    prov: dict[str, str]
+    warnings: list[str]
+    obs: dict[str, _Obs]
+    present: list[str]
+
+
+def _solve(
+    obs: dict[str, _Obs],
+    prior: CostFactors,
+    refit: Collection[str] | None,
+    prior_source: str,
+    codecs: Sequence[str] = (),
+) -> _Fit:
+    """One weighted non-negative least squares over every observed phase time (module doc).
+
+    Columns are :data:`UNIT_FACTORS`, then one CPU scale per codec of ``codecs``.
+    """
+    columns = [*UNIT_FACTORS, *(codec_column(c) for c in codecs)]
+    theta0 = np.array(
+        [getattr(prior, f) for f in UNIT_FACTORS] + [1.0] * len(codecs), dtype=np.float64
+    )
+    fit_fixed = refit is None or "task_overhead_ms" in refit
     prov: dict[str, str] = {}
     warnings: list[str] = []
+    if refit is not None:
+        for f in columns:
+            if f not in refit:
+                prov[f"costs.{f}"] = prior_source or "prior"
+        if not fit_fixed:
+            prov["costs.task_overhead_ms"] = prior_source or "prior"
     present = [s for s in SEGMENTS if s in obs and obs[s].y]
     overlapped = sum(obs[s].skipped for s in ("reduce.shuffle", "reduce.total") if s in obs)
     if overlapped and not any(s in present for s in ("reduce.shuffle", "reduce.total")):
-        prov["costs.network"] = (
+        prov.setdefault(
+            "costs.network",
             f"defaulted: all {overlapped} reduce(s) started before the last map ended, so "
-            "their shuffle times measure the wait for maps"
+            "their shuffle times measure the wait for maps",
         )
     if not present:
-        return _finish(profile, theta0, None, "", prov, warnings, obs, [])
+        return _Fit(theta0, columns, prior.task_overhead_ms, "", prov, warnings, obs, [])
 
     # ---- stack every observed phase time: one row per (attempt, segment)
     y = np.concatenate([np.array(obs[s].y) for s in present])
     V = np.vstack([np.vstack(obs[s].rows) for s in present])
     off = np.concatenate([np.array(obs[s].offset) for s in present])
     fw = np.concatenate([np.array(obs[s].fixed_w) for s in present])
+    if not fit_fixed:
+        off = off + prior.task_overhead_ms * fw
     seg = np.concatenate([[s] * len(obs[s].y) for s in present])
     # each segment weighs the same: rows are scaled by 1 / the segment's mean time
     mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
@@ -272,7 +490,9 @@ def fit_cost_factors(profile: JobProfile, cfg: HadoopConfig) -> CalibrationResul
     # ---- each factor's home segment (largest default contribution)
     contrib = {s: np.abs(V[seg == s]).sum(axis=0) * theta0 * w[seg == s][0] for s in present}
     cand: list[int] = []
-    for i, f in enumerate(UNIT_FACTORS):
+    for i, f in enumerate(columns):
+        if refit is not None and f not in refit:
+            continue
         best = max(present, key=lambda s: contrib[s][i])
         if contrib[best][i] <= 0:
             prov.setdefault(
@@ -290,20 +510,20 @@ def fit_cost_factors(profile: JobProfile, cfg: HadoopConfig) -> CalibrationResul
 
     # ---- greedy selection of identifiable columns, then one non-negative least squares
     Vk, yk, offk, fwk, wk = V[keep], y[keep], off[keep], fw[keep], w[keep]
-    columns: list[tuple[str, int]] = [("f", i) for i in cand]
-    if fwk.any():
+    cols: list[tuple[str, int]] = [("f", i) for i in cand]
+    if fwk.any() and fit_fixed:
         all_first_fixed = all(s in fixed_segs for s in present if s in FIRST_SEGMENTS)
-        columns.insert(0 if all_first_fixed or not columns else 1, ("c", -1))
+        cols.insert(0 if all_first_fixed or not cols else 1, ("c", -1))
     sel: list[tuple[str, int]] = []
-    for c in columns:
+    for c in cols:
         trial = [*sel, c]
         if len(trial) <= len(yk) and _full_rank(_design(Vk, trial, fwk) * wk[:, None]):
             sel.append(c)
     chosen = [i for k, i in sel if k == "f"]
-    others = [i for i in range(len(UNIT_FACTORS)) if i not in chosen]
+    others = [i for i in range(len(columns)) if i not in chosen]
     resid = yk - offk - Vk[:, others] @ theta0[others]
     theta = theta0.copy()
-    fixed: float | None = None
+    fixed = prior.task_overhead_ms
     fixed_how = ""
     if sel:
         D = _design(Vk, sel, fwk) * wk[:, None]
@@ -326,18 +546,131 @@ def fit_cost_factors(profile: JobProfile, cfg: HadoopConfig) -> CalibrationResul
                     SEGMENT_LABEL[s] for s in present if s not in fixed_segs and contrib[s][i] > 0
                 ]
                 how = "exact fit" if exact else "least squares"
-                prov[f"costs.{UNIT_FACTORS[i]}"] = (
+                prov[f"costs.{columns[i]}"] = (
                     f"measured: {how} on {len(yk)} phase times ({'; '.join(segs[:2])})"
                     + (" (hit 0 bound)" if v == 0 else "")
                 )
     for i in cand:
         if i not in chosen:
             near = _most_collinear(Vk * wk[:, None], i, chosen)
-            prov[f"costs.{UNIT_FACTORS[i]}"] = (
-                f"defaulted: not separable from {UNIT_FACTORS[near] if near is not None else 'the fitted factors'} "
+            prov[f"costs.{columns[i]}"] = (
+                f"defaulted: not separable from {columns[near] if near is not None else 'the fitted factors'} "
                 f"in these {len(yk)} phase times (underdetermined)"
             )
-    return _finish(profile, theta, fixed, fixed_how, prov, warnings, obs, present)
+    if fit_fixed and not fixed_how:
+        fixed_how = ""
+    elif not fit_fixed:
+        fixed_how = prior_source or "prior"
+    return _Fit(theta, columns, fixed, fixed_how, prov, warnings, obs, present)
+
+
+#: Ridge weights of :func:`_solve_ridge` (rows are relative errors: a weight of 1e-4 on a
+#: log-factor makes moving a factor by ×e cost as much as a 1% misfit of one phase time).
+WEAK_PRIOR = 1e-4
+STRONG_PRIOR = 1.0
+
+
+def _solve_ridge(
+    obs: dict[str, _Obs],
+    prior: CostFactors,
+    strong: Collection[str] = (),
+    prior_source: str = "",
+    codecs: Sequence[str] = (),
+) -> _Fit:
+    """Fit every factor at once, pulled toward ``prior`` in log space.
+
+    ``θ_k = prior_k · exp(u_k)``; minimise Σ (weighted row residual)² + Σ λ_k u_k², with
+    λ = :data:`WEAK_PRIOR`, or :data:`STRONG_PRIOR` for the factors in ``strong`` (a machine
+    benchmark's, which the job's one run should only correct where it must). Where the rows
+    cannot separate two factors of a segment (equal-sized tasks: per-byte and per-record terms
+    are collinear), the penalty spreads the correction over them in proportion, keeping the
+    prior's ratios, instead of moving one and leaving the others at values the observation
+    already contradicts. The task's fixed time is a non-negative linear unknown.
+    """
+    from scipy.optimize import least_squares
+
+    columns = [*UNIT_FACTORS, *(codec_column(c) for c in codecs)]
+    theta0 = np.array(
+        [getattr(prior, f) for f in UNIT_FACTORS] + [1.0] * len(codecs), dtype=np.float64
+    )
+    prov: dict[str, str] = {}
+    warnings: list[str] = []
+    present = [s for s in SEGMENTS if s in obs and obs[s].y]
+    if not present:
+        return _Fit(theta0, columns, prior.task_overhead_ms, "", prov, warnings, obs, [])
+    y = np.concatenate([np.array(obs[s].y) for s in present])
+    V = np.vstack([np.vstack(obs[s].rows) for s in present])
+    off = np.concatenate([np.array(obs[s].offset) for s in present])
+    fw = np.concatenate([np.array(obs[s].fixed_w) for s in present])
+    seg = np.concatenate([[s] * len(obs[s].y) for s in present])
+    mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
+    w = np.array([1.0 / mean_of[s] for s in seg])
+    share = {s: float(np.mean(V[seg == s] @ theta0 + off[seg == s])) / mean_of[s] for s in present}
+    fixed_segs = {s for s in present if share[s] < FIXED_SHARE}
+    keep = np.array([(s not in fixed_segs) or (s in FIRST_SEGMENTS) for s in seg])
+    for s in sorted(fixed_segs - FIRST_SEGMENTS, key=SEGMENTS.index):
+        warnings.append(
+            f"{SEGMENT_LABEL[s]}: {mean_of[s]:.0f} ms on average, but the model's volume terms "
+            f"give {share[s] * mean_of[s]:.1f} ms at prior costs; the rest is fixed time the "
+            "model has no term for"
+        )
+    V, y, off, fw, w = V[keep], y[keep], off[keep], fw[keep], w[keep]
+    active = np.flatnonzero((np.abs(V).sum(axis=0) > 0) & (theta0 > 0))
+    lam = np.array([STRONG_PRIOR if columns[i] in strong else WEAK_PRIOR for i in active])
+    has_fixed = bool(fw.any())
+    base = (
+        V[:, [i for i in range(len(columns)) if i not in set(active)]]
+        @ theta0[[i for i in range(len(columns)) if i not in set(active)]]
+    )
+    Va = V[:, active] * theta0[active]
+
+    lam_fixed = STRONG_PRIOR if "task_overhead_ms" in strong else WEAK_PRIOR
+    fixed_scale = float(np.mean(y[fw > 0])) if has_fixed else 1.0
+
+    def residuals(x: F64) -> F64:
+        u, fixed = x[: len(active)], (x[-1] if has_fixed else 0.0)
+        model = off + base + Va @ np.exp(u) + fixed * fw
+        pen = np.sqrt(lam_fixed) * (fixed - prior.task_overhead_ms) / fixed_scale
+        return np.concatenate([(model - y) * w, np.sqrt(lam) * u, [pen] if has_fixed else []])
+
+    x0 = np.zeros(len(active) + has_fixed)
+    lo = np.full(len(x0), -30.0)
+    hi = np.full(len(x0), 30.0)
+    if has_fixed:
+        x0[-1] = min(prior.task_overhead_ms, float(np.min(y[fw > 0])) if (fw > 0).any() else 0.0)
+        lo[-1], hi[-1] = 0.0, np.inf
+    res = least_squares(residuals, x0, bounds=(lo, hi), method="trf", x_scale="jac")
+    theta = theta0.copy()
+    theta[active] = theta0[active] * np.exp(res.x[: len(active)])
+    fixed = float(res.x[-1]) if has_fixed else prior.task_overhead_ms
+    rel = np.abs(res.fun[: len(y)])
+    how = f"{len(y)} phase times, median |error| {np.median(rel):.1%} after the fit"
+    for j, i in enumerate(active):
+        f = columns[i]
+        segs = [SEGMENT_LABEL[s] for s in present if s not in fixed_segs]
+        ratio = float(np.exp(res.x[j]))
+        src = prior_source if f in strong and prior_source else "the prior (documented default)"
+        if abs(ratio - 1.0) < 1e-3:
+            prov[f"costs.{f}"] = f"{src}: unchanged by the fit of {how}"
+        else:
+            prov[f"costs.{f}"] = (
+                f"measured: {ratio:.3g} × {src}, fitted jointly with every factor of the same "
+                f"phases ({'; '.join(segs[:3])}) to {how}"
+            )
+    for i, f in enumerate(columns):
+        if i not in set(active):
+            prov.setdefault(
+                f"costs.{f}",
+                f"{prior_source or 'defaulted'}: nothing in these runs for it to price"
+                if theta0[i] > 0
+                else f"{prior_source or 'defaulted'}: 0",
+            )
+    fixed_how = (
+        f"measured: fixed time in {int(fw.sum())} attempts' first phase, fitted jointly"
+        if has_fixed
+        else ""
+    )
+    return _Fit(theta, columns, fixed, fixed_how, prov, warnings, obs, present)
 
 
 def _most_collinear(V: F64, i: int, chosen: list[int]) -> int | None:
@@ -351,25 +684,36 @@ def _most_collinear(V: F64, i: int, chosen: list[int]) -> int | None:
     return best
 
 
-def _finish(
-    profile: JobProfile,
-    theta: F64,
-    fixed: float | None,
-    fixed_how: str,
-    prov: dict[str, str],
-    warnings: list[str],
-    obs: dict[str, _Obs],
-    present: list[str],
-) -> CalibrationResult:
+def _finish(profile: JobProfile, fit: _Fit) -> CalibrationResult:
+    costs, prov = fit_costs_dict(fit)
+    seg_fits = segment_fits(fit)
+    facts = dict(profile.cluster_facts)
+    for sf in seg_fits:
+        facts[f"fit.{sf.name}.observed_ms"] = sf.observed_mean_ms
+        facts[f"fit.{sf.name}.model_ms"] = sf.model_mean_ms
+        facts[f"fit.{sf.name}.n"] = float(sf.n)
+    new = profile.model_copy(
+        update={
+            "costs": CostFactors(**costs),
+            "provenance": {**profile.provenance, **prov},
+            "warnings": [*profile.warnings, *fit.warnings],
+            "cluster_facts": facts,
+        }
+    )
+    return CalibrationResult(new, seg_fits)
+
+
+def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
+    """The fitted :class:`CostFactors` values and their provenance (codec columns excluded)."""
     defaults = CostFactors()
-    costs = {f: float(theta[i]) for i, f in enumerate(UNIT_FACTORS)}
-    costs["task_overhead_ms"] = fixed if fixed is not None else defaults.task_overhead_ms
+    prov = dict(fit.prov)
+    costs = {f: float(fit.theta[i]) for i, f in enumerate(fit.columns) if f in UNIT_FACTORS}
+    costs["task_overhead_ms"] = fit.fixed
     costs["setup_ms"] = defaults.setup_ms
     costs["cleanup_ms"] = defaults.cleanup_ms
-    prov["costs.task_overhead_ms"] = (
-        fixed_how
-        if fixed is not None
-        else "defaulted: not separable from volume terms (task sizes too alike)"
+    prov.setdefault(
+        "costs.task_overhead_ms",
+        fit.fixed_how or "defaulted: not separable from volume terms (task sizes too alike)",
     )
     for f in ("setup_ms", "cleanup_ms"):
         prov[f"costs.{f}"] = "defaulted: not timed apart in histories (in task_overhead_ms)"
@@ -378,29 +722,17 @@ def _finish(
     )
     for f in UNIT_FACTORS:
         prov.setdefault(f"costs.{f}", "defaulted: its phase was not observed")
-    seg_fits = []
-    facts = dict(profile.cluster_facts)
-    for s in present:
-        o = obs[s]
-        pred = (
-            np.vstack(o.rows) @ theta
-            + np.array(o.offset)
-            + costs["task_overhead_ms"] * np.array(o.fixed_w)
-        )
-        sf = SegmentFit(s, len(o.y), float(np.mean(o.y)), float(np.mean(pred)))
-        seg_fits.append(sf)
-        facts[f"fit.{s}.observed_ms"] = sf.observed_mean_ms
-        facts[f"fit.{s}.model_ms"] = sf.model_mean_ms
-        facts[f"fit.{s}.n"] = float(sf.n)
-    new = profile.model_copy(
-        update={
-            "costs": CostFactors(**costs),
-            "provenance": {**profile.provenance, **prov},
-            "warnings": [*profile.warnings, *warnings],
-            "cluster_facts": facts,
-        }
-    )
-    return CalibrationResult(new, seg_fits)
+    return costs, prov
+
+
+def segment_fits(fit: _Fit) -> list[SegmentFit]:
+    """Observed vs model mean time of each segment at the fitted costs."""
+    out = []
+    for s in fit.present:
+        o = fit.obs[s]
+        pred = np.vstack(o.rows) @ fit.theta + np.array(o.offset) + fit.fixed * np.array(o.fixed_w)
+        out.append(SegmentFit(s, len(o.y), float(np.mean(o.y)), float(np.mean(pred))))
+    return out
 
 
 def _design(V: F64, sel: list[tuple[str, int]], fw: F64) -> F64:

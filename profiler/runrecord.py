@@ -24,6 +24,7 @@ read-ahead past the split end, so it is not the split's share of the file).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import brentq, least_squares
@@ -42,6 +43,9 @@ from costmodel.profile import (
     TaskTiming,
 )
 from mrtune.errors import InputError
+
+if TYPE_CHECKING:
+    from profiler.machine import MachineCosts
 from validation.records import (
     FS_COUNTER_GROUP,
     TASK_COUNTER_GROUP,
@@ -330,6 +334,7 @@ def profile_from_run(
     *,
     calibrate: bool = True,
     codec_runs: Iterable[RunRecord] = (),
+    machine: MachineCosts | None = None,
 ) -> JobProfile:
     """Build the job's profile from one successful run (see the module doc).
 
@@ -337,6 +342,10 @@ def profile_from_run(
     data (same input file and map output pair width, e.g. the sort and selectivity jobs over
     one record file) give their codec's measured ratio on this data (the calibration run, at
     Hadoop's defaults, compresses nothing). Without them codecs fall back to documented priors.
+
+    ``machine``: this machine's cost factors from a benchmark (:mod:`profiler.machine`). The
+    run then refits only the job's own costs (:data:`profiler.machine.JOB_FACTORS`) and every
+    other factor, and the codecs' CPU, are the machine's.
     """
     if not rec.success:
         raise InputError(f"run {rec.run_id} failed: no profile from it", field="success")
@@ -513,8 +522,24 @@ def profile_from_run(
     if calibrate:
         from profiler.calibrate import fit_cost_factors
 
-        profile = fit_cost_factors(profile, cfg).profile
-        profile = _local_shuffle_cost(profile, cfg, rec)
+        if machine is not None:
+            from profiler.machine import JOB_FACTORS
+
+            profile = machine.apply_codecs(profile)
+            profile = fit_cost_factors(
+                profile,
+                cfg,
+                prior=machine.costs,
+                refit=JOB_FACTORS,
+                prior_source=f"machine benchmark ({machine.source})",
+                spill_overlap=local_cluster(rec).spill_overlap,
+                method="ridge",
+            ).profile
+        else:
+            profile = fit_cost_factors(
+                profile, cfg, spill_overlap=local_cluster(rec).spill_overlap, method="ridge"
+            ).profile
+            profile = _local_shuffle_cost(profile, cfg, rec)
     else:
         prov = dict(profile.provenance)
         for name in CostFactors.model_fields:

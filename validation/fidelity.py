@@ -42,6 +42,7 @@ from costmodel import ConfigBatch, JobProfile, predict_job
 from costmodel.job import JobPrediction
 from costmodel.map_task import map_task
 from mrtune.errors import InputError
+from profiler.machine import MachineCosts
 from profiler.runrecord import (
     flat_counters,
     local_cluster,
@@ -185,19 +186,19 @@ def predicted_figures(pred: JobPrediction) -> dict[str, Any]:
 def predicted_phases(pred: JobPrediction, profile: JobProfile) -> dict[str, float]:
     """Summed phase times of the model, cut as :func:`measured_phases` cuts Hadoop's log.
 
-    A map's "map" segment is read + map + collect + the spills done before the flush
-    ((s − 1)/s of the spill time) + the task's fixed time; "sort" is the last spill and the
-    merge (``profiler.calibrate``'s segments). A reduce's fixed time goes to its shuffle.
+    A map's "map" segment is read + map + collect + the spills done before the flush (the
+    spill phase but the final spill, net of what the map function hid) + the task's fixed
+    time; "sort" is the final spill and the merge (``profiler.calibrate``'s segments). A reduce's fixed time goes to its shuffle.
     """
     fixed = profile.costs.task_overhead_ms + profile.costs.setup_ms + profile.costs.cleanup_ms
     out = {k: 0.0 for k in PHASES}
     for n, res in ((pred.num_full_maps[0], pred.map_full), (pred.num_tail_maps[0], pred.map_tail)):
         ph = {k: float(v[0]) for k, v in res.phase_ms.items()}
-        s = float(res.spills[0])
-        early = (s - 1) / s if s > 1 else 0.0
-        first = ph["read"] + ph["map"] + ph["collect"] + ph["write"] + ph["spill"] * early + fixed
+        last = float(np.broadcast_to(res.last_spill_ms, res.spills.shape)[0])
+        # the spill phase is net of the time hidden behind the map function (spill_overlap)
+        first = ph["read"] + ph["map"] + ph["collect"] + ph["write"] + ph["spill"] - last + fixed
         out["map.map"] += n * first
-        out["map.sort"] += n * (ph["spill"] * (1 - early) + ph["merge"])
+        out["map.sort"] += n * (last + ph["merge"])
     R = float(pred.num_reducers[0])
     if R > 0:
         rp = {k: float(v[0]) for k, v in pred.reduce.phase_ms.items()}
@@ -562,6 +563,7 @@ def build_report(
     *,
     measure_codecs: bool = False,
     times: str = "median",
+    machine: MachineCosts | None = None,
 ) -> FidelityReport:
     """Calibrate each job on one default run and compare every label with the model.
 
@@ -571,6 +573,8 @@ def build_report(
     (otherwise the calibration run, at defaults, measures none and documented priors are used).
     ``times``: ``median`` (default) or ``min`` over repeats, for the measured times and for the
     choice of the calibration repeat.
+    ``machine``: this machine's cost factors from a separate benchmark
+    (:mod:`profiler.machine`); each job's run then refits only the job's own costs.
     """
     if times not in TIME_STATISTICS:
         raise InputError(
@@ -607,7 +611,9 @@ def build_report(
         if rep is not None and cal is None:
             raise InputError("no such repeat", field="--calibrate", value=f"{label}:{rep}")
         cal = cal or _median_repeat(runs, times)
-        profile = profile_from_run(cal, codec_runs=records if measure_codecs else ())
+        profile = profile_from_run(
+            cal, codec_runs=records if measure_codecs else (), machine=machine
+        )
         pred = predict_job(
             profile, ConfigBatch.from_configs([run_config(cal)]), local_cluster(cal)
         )

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from costmodel import CodecStats, JobProfile  # noqa: E402
 from optimizer.recommend import Recommendation, recommend  # noqa: E402
+from profiler.machine import MachineCosts  # noqa: E402
 from profiler.runrecord import local_cluster, profile_from_run, run_config  # noqa: E402
 from validation.records import RunRecord, read_jsonl, write_jsonl  # noqa: E402
 
@@ -50,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "benchmarks" / "results" / "runs-matrix.jsonl"
 OUT = ROOT / "benchmarks" / "results" / "runs-recommended.jsonl"
 SUMMARY = ROOT / "benchmarks" / "results" / "recommendations.json"
+MACHINE = ROOT / "benchmarks" / "results" / "machine-costs.json"
 JOBS = {"sort": "sort-default", "wordcount": "wc-default", "selectivity": "sel-default"}
 #: The matrix's inputs (benchmarks/hadoop/matrix.yaml): kind, MiB, seed.
 INPUTS = {
@@ -79,9 +81,11 @@ def calibration_run(records: list[RunRecord], label: str) -> RunRecord:
     return runs[(len(runs) - 1) // 2]
 
 
-def local_profile(cal: RunRecord, records: list[RunRecord]) -> JobProfile:
+def local_profile(
+    cal: RunRecord, records: list[RunRecord], machine: MachineCosts | None = None
+) -> JobProfile:
     """Profile of the calibration run, with the codecs local mode can and cannot use."""
-    prof = profile_from_run(cal, codec_runs=records)
+    prof = profile_from_run(cal, codec_runs=records, machine=machine)
     codecs = dict(prof.codecs)
     if "default" in codecs and "gzip" not in codecs:
         d = codecs["default"]
@@ -100,10 +104,13 @@ def local_profile(cal: RunRecord, records: list[RunRecord]) -> JobProfile:
 
 
 def recommend_for(
-    cal: RunRecord, records: list[RunRecord], search_reduces: bool = False
+    cal: RunRecord,
+    records: list[RunRecord],
+    search_reduces: bool = False,
+    machine: MachineCosts | None = None,
 ) -> tuple[Recommendation, dict[str, str]]:
     """The recommendation and the -D settings that apply it to the project's job."""
-    prof = local_profile(cal, records)
+    prof = local_profile(cal, records, machine)
     base = run_config(cal)
     exclude = ["mapreduce.output.fileoutputformat.compress.codec"]
     if not search_reduces:
@@ -213,21 +220,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="only search and print")
     parser.add_argument("--report", action="store_true", help="only summarise saved records")
     parser.add_argument("--search-reduces", action="store_true")
+    parser.add_argument(
+        "--machine", type=Path, default=MACHINE, help="machine cost file ('' for none)"
+    )
     parser.add_argument("--jobs", nargs="*", default=list(JOBS))
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     summary: dict = json.loads(SUMMARY.read_text()) if SUMMARY.is_file() else {}
     if not args.report:
         records = read_jsonl(args.matrix)
+        machine = MachineCosts.load(args.machine) if str(args.machine) not in ("", ".") else None
         plans: dict[str, dict[str, str]] = {}
         for job in args.jobs:
             cal = calibration_run(records, JOBS[job])
             t0 = time.perf_counter()
-            rec, settings = recommend_for(cal, records, args.search_reduces)
+            rec, settings = recommend_for(cal, records, args.search_reduces, machine)
             plans[job] = settings
             summary[job] = {
                 "calibration_run": cal.run_id,
                 "calibration_job_time_ms": cal.job_time_ms,
+                "machine_costs": str(args.machine) if machine is not None else None,
                 "strategy": rec.strategy,
                 "search_s": round(time.perf_counter() - t0, 1),
                 "settings": settings,

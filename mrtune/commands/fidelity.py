@@ -221,6 +221,15 @@ def register(app: typer.Typer) -> None:
                 help="Reduce repeats by 'median' (default) or 'min' (least disturbed run).",
             ),
         ] = "median",
+        machine: Annotated[
+            Path | None,
+            typer.Option(
+                "--machine",
+                dir_okay=False,
+                help="Machine cost file (mrtune calibrate-machine): each job's run then "
+                "refits only its own map/reduce/combine costs.",
+            ),
+        ] = None,
         format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
         output: Annotated[
             Path | None, typer.Option("-o", "--output", help="Write the JSON report here.")
@@ -239,7 +248,15 @@ def register(app: typer.Typer) -> None:
             raise InputError(msg, path=str(runs)) from None
         if not any(r.success for r in records):
             raise InputError("no successful run in the file", path=str(runs))
-        report = build_report(records, calibrate or (), measure_codecs=measure_codecs, times=times)
+        from profiler.machine import MachineCosts
+
+        report = build_report(
+            records,
+            calibrate or (),
+            measure_codecs=measure_codecs,
+            times=times,
+            machine=MachineCosts.load(machine) if machine is not None else None,
+        )
         data = finite(report.to_json())
         if output is not None:
             output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

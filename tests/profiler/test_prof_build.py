@@ -60,8 +60,11 @@ def _synthetic_history(
     t = 1_000_000
     for i, split in enumerate(splits):
         ph = {k: float(v[i]) for k, v in mt.phase_ms.items()}
-        first = ph["read"] + ph["map"] + ph["collect"] + ph["write"] + fixed
-        rest = ph["spill"] + ph["merge"]
+        # MapTask: mapFinishTime is the flush; the spills before it (all but the last) are in
+        # the map phase, the final spill and the merge after it
+        last = float(np.broadcast_to(mt.last_spill_ms, mt.spills.shape)[i])
+        first = ph["read"] + ph["map"] + ph["collect"] + ph["write"] + ph["spill"] - last + fixed
+        rest = last + ph["merge"]
         recs = float(mt.input_records[i])
         out = float(mt.output_records[i])
         counters = {

@@ -136,12 +136,15 @@ def test_local_cluster_is_one_task_at_a_time(wc_default: RunRecord) -> None:
 
 
 def test_merge_end_falls_back_to_the_last_merge_pass() -> None:
-    runs = _records("sort-codec-default", repeat=None)
-    missing = [a for r in runs for a in r.reduce_attempts if a.merge_end_ms is None]
-    assert missing, "expected a run whose log has no status line after finalMerge"
-    for a in missing:
-        assert a.final_merge is not None
-        assert reduce_merge_end_ms(a) == a.final_merge.merger_calls[-1].last_pass_ms
+    """A long final merge replaces the status line after finalMerge by "reduce > sort" lines
+    (seen on a loaded host); the last Merger call's final pass then marks the hand-over to
+    reduce(). Where both exist, the two instants are at most 8 ms apart."""
+    for rec in _records("sort-codec-default", "sort-default", "wc-nocombiner", repeat=None):
+        for a in rec.reduce_attempts:
+            assert a.final_merge is not None and a.merge_end_ms is not None
+            last = a.final_merge.merger_calls[-1].last_pass_ms
+            assert 0 <= a.merge_end_ms - last <= 8
+            assert reduce_merge_end_ms(a.model_copy(update={"merge_end_ms": None})) == last
 
 
 def test_codec_ratio_measured_from_a_compressed_run() -> None:

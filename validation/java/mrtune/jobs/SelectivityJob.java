@@ -17,7 +17,9 @@ import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
  * records x percent / 100) and the reduce writes every record it receives. By default the map
  * still reads its whole split (so the read phase scales with the input size);
  * {@code mrtune.selectivity.read.all=false} stops reading at the threshold, as the paper's
- * overridden run() does.
+ * overridden run() does. {@code mrtune.selectivity.value.bytes=V} (default: the records' own
+ * 90-byte values) emits values of V bytes instead (the input value repeated or cut, written
+ * as a vint length and the bytes), for benchmarks that need other record widths.
  */
 public class SelectivityJob extends MrtTool {
   public static class SelectiveMapper extends Mapper<FixedKey, FixedValue, FixedKey, FixedValue> {
@@ -45,6 +47,35 @@ public class SelectivityJob extends MrtTool {
     }
   }
 
+  /** The selective map with values resized to {@code mrtune.selectivity.value.bytes}. */
+  public static class SizedMapper extends Mapper<FixedKey, FixedValue, FixedKey, SizedValue> {
+    @Override
+    public void run(Context ctx) throws IOException, InterruptedException {
+      setup(ctx);
+      Configuration conf = ctx.getConfiguration();
+      double pct = conf.getDouble("mrtune.selectivity.percent", 100.0);
+      boolean readAll = conf.getBoolean("mrtune.selectivity.read.all", true);
+      int width = conf.getInt("mrtune.selectivity.value.bytes", FixedValue.LENGTH);
+      long n = RecordInputFormat.recordsIn((FileSplit) ctx.getInputSplit());
+      long emit = (long) Math.floor(n * pct / 100.0 + 1e-9);
+      SizedValue out = new SizedValue();
+      long i = 0;
+      try {
+        while (ctx.nextKeyValue()) {
+          if (i < emit) {
+            out.fill(ctx.getCurrentValue().getBytes(), FixedValue.LENGTH, width);
+            ctx.write(ctx.getCurrentKey(), out);
+          } else if (!readAll) {
+            break;
+          }
+          i++;
+        }
+      } finally {
+        cleanup(ctx);
+      }
+    }
+  }
+
   @Override
   protected Job createJob(Configuration conf, Path in, Path out) throws IOException {
     double pct = conf.getDouble("mrtune.selectivity.percent", 100.0);
@@ -53,14 +84,26 @@ public class SelectivityJob extends MrtTool {
     }
     Job job = Job.getInstance(conf, "mrtune-selectivity");
     job.setJarByClass(SelectivityJob.class);
-    job.setMapperClass(SelectiveMapper.class);
     job.setReducerClass(Reducer.class);
     job.setInputFormatClass(RecordInputFormat.class);
-    job.setOutputFormatClass(RecordOutputFormat.class);
     job.setMapOutputKeyClass(FixedKey.class);
-    job.setMapOutputValueClass(FixedValue.class);
     job.setOutputKeyClass(FixedKey.class);
-    job.setOutputValueClass(FixedValue.class);
+    String width = conf.get("mrtune.selectivity.value.bytes");
+    if (width == null) {
+      job.setMapperClass(SelectiveMapper.class);
+      job.setOutputFormatClass(RecordOutputFormat.class);
+      job.setMapOutputValueClass(FixedValue.class);
+      job.setOutputValueClass(FixedValue.class);
+    } else {
+      int w = Integer.parseInt(width.trim());
+      if (w < 0 || w > 1 << 20) {
+        throw new IOException("mrtune.selectivity.value.bytes must be in [0, 1048576], got " + w);
+      }
+      job.setMapperClass(SizedMapper.class);
+      job.setOutputFormatClass(SizedRecordOutputFormat.class);
+      job.setMapOutputValueClass(SizedValue.class);
+      job.setOutputValueClass(SizedValue.class);
+    }
     FileInputFormat.addInputPath(job, in);
     FileOutputFormat.setOutputPath(job, out);
     return job;

@@ -1,0 +1,107 @@
+"""Machine cost factors from a benchmark of real runs, and jobs calibrated from them.
+
+Reads the committed machine benchmark (``benchmarks/results/runs-machine.jsonl``: the generic
+benchmark job on its own input, spills, merges, reduce buffers and codecs varied; unmodified
+Hadoop 3.5.0 in local mode) and the fidelity matrix's default runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from costmodel import ConfigBatch, predict_job
+from mrtune.cli import app
+from mrtune.errors import InputError
+from profiler.machine import JOB_FACTORS, MachineCosts, fit_machine_from_runs
+from profiler.runrecord import local_cluster, profile_from_run, run_config
+from validation.records import RunRecord, read_jsonl
+
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+MACHINE_RUNS = RESULTS / "runs-machine.jsonl"
+MATRIX_RUNS = RESULTS / "runs-matrix.jsonl"
+
+
+@pytest.fixture(scope="module")
+def machine_runs() -> list[RunRecord]:
+    return [r for r in read_jsonl(MACHINE_RUNS) if r.success]
+
+
+@pytest.fixture(scope="module")
+def machine(machine_runs: list[RunRecord]) -> MachineCosts:
+    return fit_machine_from_runs(machine_runs, source="test")
+
+
+def _first(label: str) -> RunRecord:
+    with open(MATRIX_RUNS, encoding="utf-8") as fh:
+        for line in fh:
+            if f'"label":"{label}"' in line[:400]:
+                return RunRecord.model_validate_json(line)
+    raise AssertionError(f"{label} not in {MATRIX_RUNS}")
+
+
+def test_benchmark_never_uses_the_matrix_inputs(machine_runs: list[RunRecord]) -> None:
+    """The machine is measured on its own data: no input file of the fidelity matrix."""
+    matrix_inputs = {_first(lab).input.path for lab in ("sort-default", "wc-default")}
+    assert {r.input.path for r in machine_runs}.isdisjoint(matrix_inputs)
+
+
+def test_machine_fit_reproduces_its_phases(machine: MachineCosts) -> None:
+    """Every factor is finite and non-negative, each segment's mean is reproduced within 10%,
+    and the three codecs of the benchmark get a measured CPU cost."""
+    for name, v in machine.costs.model_dump().items():
+        if not isinstance(v, bool):
+            assert np.isfinite(v) and v >= 0, name
+    assert {s.segment for s in machine.segments} >= {"map.map", "map.sort", "reduce.merge"}
+    for s in machine.segments:
+        assert s.model_mean_ms == pytest.approx(s.observed_mean_ms, rel=0.10), s.segment
+    assert set(machine.codecs) == {"default", "snappy", "lz4"}
+    # deflate costs more CPU than the LZ family on the same data
+    assert (
+        machine.codecs["default"].compress_ns_per_byte > machine.codecs["lz4"].compress_ns_per_byte
+    )
+
+
+def test_machine_file_round_trip_and_bad_files(machine: MachineCosts, tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    machine.save(path)
+    assert MachineCosts.load(path) == machine
+    (tmp_path / "bad.json").write_text('{"costs": {"local_read": -1}}')
+    with pytest.raises(InputError, match="costs.local_read"):
+        MachineCosts.load(tmp_path / "bad.json")
+    with pytest.raises(InputError, match="not found"):
+        MachineCosts.load(tmp_path / "missing.json")
+
+
+def test_job_calibration_keeps_machine_factors_and_refits_its_own(machine: MachineCosts) -> None:
+    """With a machine file, a job's one run moves its own code's costs freely; the machine's
+    factors stay close to the benchmark's, and the run's phases are reproduced."""
+    rec = _first("wc-default")
+    prof = profile_from_run(rec, machine=machine)
+    for name in ("local_read", "local_write", "merge_cpu", "network", "spill_file_ns"):
+        mine, theirs = getattr(prof.costs, name), getattr(machine.costs, name)
+        assert mine == pytest.approx(theirs, rel=0.5), name
+        assert "machine benchmark" in prof.provenance[f"costs.{name}"]
+    assert any("measured" in prof.provenance[f"costs.{f}"] for f in JOB_FACTORS)
+    pred = predict_job(prof, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
+    task_ms = sum(a.done_ms - a.start_ms for a in [*rec.map_attempts, *rec.reduce_attempts])
+    assert float(pred.total_task_ms[0]) == pytest.approx(task_ms, rel=0.10)
+
+
+def test_calibrate_machine_command(machine_runs: list[RunRecord], tmp_path: Path) -> None:
+    out = tmp_path / "machine.json"
+    res = CliRunner().invoke(
+        app, ["calibrate-machine", str(MACHINE_RUNS), "-o", str(out), "--format", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["runs"] == len(machine_runs)
+    assert MachineCosts.load(out).costs.model_dump() == data["costs"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{}\n")
+    res = CliRunner().invoke(app, ["calibrate-machine", str(bad), "-o", str(out)])
+    assert res.exit_code == 2 and "run records" in res.output
