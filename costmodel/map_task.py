@@ -236,6 +236,18 @@ def overlap_coefficients(
     return mid, end, head * inv, np.minimum(head, r_last) * inv
 
 
+def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
+    """How long the map thread waits for one background spill of ``s_full`` (its time alone)
+    while it has ``overlap_work`` of collecting to do in the buffer's headroom.
+
+    The two threads share the machine: while both run, the spill is slowed by ``contention``
+    × the time they overlap, ``min(s_full, overlap_work)`` (0: a free core, full speed;
+    1: no gain, as if serial). The map thread waits for what is left after its own work.
+    """
+    overlap = np.minimum(s_full, overlap_work)
+    return np.maximum(s_full + contention * overlap - overlap_work, 0.0)
+
+
 def hidden_spill_ns(
     work: F64,
     spill_ns: F64,
@@ -245,6 +257,7 @@ def hidden_spill_ns(
     r_last: F64,
     out_recs: F64,
     spill_percent: F64,
+    contention: float | F64 = 0.0,
 ) -> F64:
     """Spill time hidden behind the map function when the spill thread has a core.
 
@@ -256,17 +269,18 @@ def hidden_spill_ns(
     With map-thread work ``m`` per output record and a full spill taking ``S``, each middle
     background spill blocks the map thread ``max(0, S − headroom·m)``, and the last one
     ``max(0, S − min(headroom, r_last)·m)`` (the flush waits for it); the rest of the
-    ``n_full·S`` background time is hidden. Reference §2.3 (and Starfish) treat the phases
-    as serial, which is right when every core runs a task. Measured on WordCount in local
-    mode: a 2.1 s spill of 2.97 M records blocked the map thread 1.86 s, leaving 0.24 s
-    (0.74 M records of headroom) hidden.
+    ``n_full·S`` background time is hidden. ``contention`` (:func:`blocked_ns`) takes back
+    that share of the overlap. Reference §2.3 (and Starfish) treat the phases as serial,
+    which is right when every core runs a task (``contention`` = 1 gives the same). Measured
+    on WordCount in local mode: a 2.1 s spill of 2.97 M records blocked the map thread
+    1.86 s, leaving 0.24 s (0.74 M records of headroom) hidden.
     """
     mid, end, head_share, last_share = overlap_coefficients(
         n_full, r_full, r_last, out_recs, spill_percent
     )
     s_full = np.divide(spill_ns - last_ns, n_full, out=np.zeros_like(work), where=n_full > 0)
-    blocked = mid * np.maximum(s_full - head_share * work, 0.0) + end * np.maximum(
-        s_full - last_share * work, 0.0
+    blocked = mid * blocked_ns(s_full, head_share * work, contention) + end * blocked_ns(
+        s_full, last_share * work, contention
     )
     return np.maximum(n_full * s_full - blocked, 0.0)
 
@@ -289,7 +303,8 @@ def map_task(
 
     ``spill_overlap``: the spill thread runs on a core of its own (see
     :func:`hidden_spill_ns`); the ``spill`` phase is then reported net of the spill time the
-    map function hid (both its I/O and CPU parts, pro rata).
+    map function hid (both its I/O and CPU parts, pro rata), less the share
+    ``costs.spill_contention`` of the overlap that the two threads lose to each other.
     """
     st, c = profile.stats, profile.costs
     n = len(batch)
@@ -387,17 +402,18 @@ def map_task(
         work = read_io + map_cpu + collect_cpu
         if read_cpu is not None:
             work = work + read_cpu
+        spill_ns = spill_cpu + spill_io
         hidden_ns = hidden_spill_ns(
             work,
-            spill_cpu + spill_io,
+            spill_ns,
             last_ns,
             n_full,
             r_full,
             r_last,
             out_recs,
             batch.spill_percent,
+            c.spill_contention,
         )
-        spill_ns = spill_cpu + spill_io
         keep = 1.0 - np.divide(hidden_ns, spill_ns, out=np.zeros(n), where=spill_ns > 0)
         spill_cpu = spill_cpu * keep
         spill_io = spill_io * keep

@@ -162,6 +162,15 @@ class CostFactors(BaseModel):
         description="reduce_cpu was measured on the final-merge + reduce() loop (Starfish's "
         "REDUCE_CPU_COST), so the final merge's CPU is not charged again",
     )
+    spill_contention: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="share of the spill/map overlap lost because the SpillThread shares the "
+        "CPU, caches and garbage collector with the map thread: 0 = a free core at full speed, "
+        "1 = no gain (serial phases); used where spills overlap the map function "
+        "(ClusterSpec.spill_overlap)",
+    )
     task_overhead_ms: float = Field(
         1000.0,
         ge=0,

@@ -62,7 +62,8 @@ F64 = NDArray[np.float64]
 UNIT_FACTORS: tuple[str, ...] = tuple(
     f
     for f, info in CostFactors.model_fields.items()
-    if f not in ("setup_ms", "cleanup_ms", "task_overhead_ms") and info.annotation is float
+    if f not in ("setup_ms", "cleanup_ms", "task_overhead_ms", "spill_contention")
+    and info.annotation is float
 )
 #: Column-name prefix of a codec's CPU scale (machine fits, :mod:`profiler.machine`).
 CODEC_COLUMN_PREFIX = "codec:"
@@ -74,6 +75,9 @@ RANK_TOL = 1e-3
 
 SEGMENTS: tuple[str, ...] = (
     "map.map",
+    "map.fill",
+    "map.spill_full",
+    "map.spill_last",
     "map.total",
     "map.sort",
     "reduce.shuffle",
@@ -81,8 +85,11 @@ SEGMENTS: tuple[str, ...] = (
     "reduce.merge",
     "reduce.reduce",
 )
-FIRST_SEGMENTS = {"map.map", "map.total", "reduce.shuffle", "reduce.total"}
+FIRST_SEGMENTS = {"map.map", "map.fill", "map.total", "reduce.shuffle", "reduce.total"}
 SEGMENT_LABEL = {
+    "map.fill": "map function until the first spill starts (from the task log)",
+    "map.spill_full": "spills before the flush (each spill's own time, from the task log)",
+    "map.spill_last": "final spill (from the task log)",
     "map.map": "map phase (start→mapFinishTime)",
     "map.total": "map attempt time",
     "map.sort": "map sort/spill (mapFinishTime→finish)",
@@ -156,13 +163,23 @@ def _unit_profiles(
     return base, units
 
 
-def _map_parts(res: MapTaskResult) -> dict[str, F64]:
+def _map_parts(res: MapTaskResult, full_share: F64) -> dict[str, F64]:
     """A map task's serial parts: the map thread's work to the flush, the background spills
-    (gross), the final spill, the merge."""
+    (each at its own cost, as if alone), the final spill, the merge."""
     ph = res.phase_ms
     work = ph["read"] + ph["map"] + ph["collect"] + ph["write"]
     last = np.asarray(res.last_spill_ms, dtype=np.float64) * np.ones_like(work)
-    return {"work": work, "bg": ph["spill"] - last, "last": last, "merge": ph["merge"]}
+    n_full = np.maximum(res.spills - 1.0, 0.0)
+    bg = ph["spill"] - last
+    s_full = np.divide(bg, n_full, out=np.zeros_like(bg), where=n_full > 0)
+    return {
+        "work": work,
+        "bg": bg,
+        "last": last,
+        "merge": ph["merge"],
+        "s_full": s_full,
+        "fill": work * full_share,
+    }
 
 
 @dataclass
@@ -187,35 +204,72 @@ class _Overlap:
         )
         return cls(n_full, mid, end, head, last)
 
-    def blocked_terms(self, parts: dict[str, F64]) -> tuple[F64, F64]:
-        """The two blocked-time terms (middle spills, last spill) before their ``max(0, ·)``."""
-        s_full = np.divide(
+    def branches(self, parts: dict[str, F64], kappa: float) -> tuple[NDArray, NDArray]:
+        """Per attempt, which linear piece of ``blocked_ns`` holds for the middle spills and for
+        the last background spill at these (evaluated) parts: 0 when the spill outlasts the
+        map thread's headroom work, 1 when it is shorter but still blocks, 2 when it is
+        hidden entirely."""
+        a = self.s_full(parts)
+        out = []
+        for share in (self.head_share, self.last_share):
+            b = share * parts["work"]
+            out.append(np.where(a >= b, 0, np.where((1.0 + kappa) * a > b, 1, 2)))
+        return out[0], out[1]
+
+    def s_full(self, parts: dict[str, F64]) -> F64:
+        return np.divide(
             parts["bg"], self.n_full, out=np.zeros_like(parts["bg"]), where=self.n_full > 0
         )
-        return (
-            self.mid * (s_full - self.head_share * parts["work"]),
-            self.end * (s_full - self.last_share * parts["work"]),
-        )
+
+    def terms(
+        self, parts: dict[str, F64], kappa: float, branch: tuple[NDArray, NDArray]
+    ) -> tuple[F64, F64]:
+        """(total blocked time, mean time of one background spill), each linear in the parts
+        on the given pieces (``costmodel.map_task.blocked_ns``)."""
+        a = self.s_full(parts)
+        blocked = np.zeros_like(a)
+        spill_sum = np.zeros_like(a)
+        for weight, share, code in (
+            (self.mid, self.head_share, branch[0]),
+            (self.end, self.last_share, branch[1]),
+        ):
+            b = share * parts["work"]
+            piece = np.where(code == 0, a - (1.0 - kappa) * b, (1.0 + kappa) * a - b)
+            blocked += weight * np.where(code == 2, 0.0, piece)
+            spill_sum += weight * np.where(code == 0, a + kappa * b, (1.0 + kappa) * a)
+        mean_spill = np.divide(spill_sum, self.n_full, out=np.zeros_like(a), where=self.n_full > 0)
+        return blocked, mean_spill
 
 
 def _map_segments(
-    parts: dict[str, F64], ovl: _Overlap | None, branch: tuple[NDArray, NDArray] | None
+    parts: dict[str, F64],
+    ovl: _Overlap | None,
+    branch: tuple[NDArray, NDArray] | None,
+    kappa: float = 0.0,
 ) -> dict[str, F64]:
     """Observed map segments from the parts (linear in the cost factors).
 
     Serial phases (``ovl is None``): ``map`` = work + background spills. With the spill
     thread on its own core (``costmodel.map_task.hidden_spill_ns``) ``map`` = work + the time
-    the map thread blocked on full buffers; each blocked term is ``max(0, ·)`` of a linear
-    expression, and ``branch`` says per attempt which terms are positive at the current cost
-    estimate, so each row stays linear.
+    the map thread blocked on full buffers, and a background spill lasts its own time plus
+    ``kappa`` × its overlap with the map thread; each is piecewise linear, and ``branch``
+    says per attempt which piece holds at the current cost estimate, so each row stays linear.
     """
     if ovl is None or branch is None:
         first = parts["work"] + parts["bg"]
+        spill_full = parts["s_full"]
     else:
-        b_mid, b_end = ovl.blocked_terms(parts)
-        first = parts["work"] + np.where(branch[0], b_mid, 0.0) + np.where(branch[1], b_end, 0.0)
+        blocked, spill_full = ovl.terms(parts, kappa, branch)
+        first = parts["work"] + blocked
     sort = parts["last"] + parts["merge"]
-    return {"map.map": first, "map.sort": sort, "map.total": first + sort}
+    return {
+        "map.map": first,
+        "map.sort": sort,
+        "map.total": first + sort,
+        "map.spill_last": parts["last"],
+        "map.spill_full": spill_full,
+        "map.fill": parts["fill"],
+    }
 
 
 def _reduce_segments(phases: dict[str, F64]) -> dict[str, F64]:
@@ -235,6 +289,7 @@ def _collect_map(
     *,
     spill_overlap: bool = False,
     theta: dict[str, float] | None = None,
+    contention: float = 0.0,
 ) -> None:
     """Rows of the map attempts. ``theta`` (column → value) decides, with ``spill_overlap``,
     which attempts were spill-bound (:func:`_map_segments`)."""
@@ -247,9 +302,16 @@ def _collect_map(
     batch = ConfigBatch.from_base(cfg, len(maps))
     base, units = _unit_profiles(profile, codecs)
     r0 = map_task(base, batch, split)
-    parts0 = _map_parts(r0)
-    partsk = {f: _map_parts(map_task(p, batch, split)) for f, p in units.items()}
+    share = np.divide(
+        r0.records_per_full_spill,
+        r0.output_records,
+        out=np.zeros(len(maps)),
+        where=r0.output_records > 0,
+    )
+    parts0 = _map_parts(r0, share)
+    partsk = {f: _map_parts(map_task(p, batch, split), share) for f, p in units.items()}
     ovl = branch = None
+    kappa = contention if spill_overlap else 0.0
     if spill_overlap:
         th = theta or {}
         default = CostFactors()
@@ -259,11 +321,38 @@ def _collect_map(
             for key in parts0
         }
         ovl = _Overlap.of(r0, batch)
-        b_mid, b_end = ovl.blocked_terms(at)
-        branch = (b_mid > 0, b_end > 0)
-    seg0 = _map_segments(parts0, ovl, branch)
-    segk = {f: _map_segments(pk, ovl, branch) for f, pk in partsk.items()}
+        branch = ovl.branches(at, kappa)
+    seg0 = _map_segments(parts0, ovl, branch, kappa)
+    segk = {f: _map_segments(pk, ovl, branch, kappa) for f, pk in partsk.items()}
     _add_obs(maps, seg0, segk, obs, ("map.map", "map.sort"), "map.total")
+    _add_spill_obs(maps, r0, seg0, segk, obs)
+
+
+def _add_spill_obs(
+    maps: list[TaskTiming],
+    r0: MapTaskResult,
+    seg0: dict[str, F64],
+    segk: dict[str, dict[str, F64]],
+    obs: dict[str, _Obs],
+) -> None:
+    """Rows of the spills' own times, where the task log gave them (local run records:
+    ``fill`` = task start → first spill start, the map function's time for one buffer;
+    ``spill_full`` = mean time of the spills before the flush; ``spill_last`` = the final
+    spill). They pin the sort and combine costs apart from the map function's, which the
+    map segment alone cannot do when the map thread blocked on a full buffer."""
+    for j, t in enumerate(maps):
+        for name, key, ok in (
+            ("map.fill", "fill", r0.spills[j] > 1),
+            ("map.spill_full", "spill_full", r0.spills[j] > 1),
+            ("map.spill_last", "spill_last", r0.spills[j] >= 1),
+        ):
+            if key not in t.phases_ms or not ok:
+                continue
+            o = obs.setdefault(name, _Obs())
+            o.y.append(float(t.phases_ms[key]))
+            o.fixed_w.append(1.0 if name in FIRST_SEGMENTS else 0.0)
+            o.rows.append(np.array([segk[f][name][j] for f in segk], dtype=np.float64))
+            o.offset.append(float(seg0[name][j]))
 
 
 def _collect_reduce(
@@ -351,15 +440,20 @@ def fit_cost_factors(
     the others at ``prior`` (:func:`_solve`); ``"ridge"`` moves every factor, pulled toward
     ``prior`` (strongly for factors outside ``refit``) (:func:`_solve_ridge`).
     """
-    fit = solve_runs(
-        [(profile, cfg)],
-        prior or CostFactors(),
-        refit,
-        prior_source,
-        (),
-        spill_overlap,
-        method=method,
-    )
+    pr = prior or CostFactors()
+    if method == "ridge" and spill_overlap:
+        fit = solve_contention([(profile, cfg)], pr, refit, prior_source)
+    else:
+        fit = solve_runs(
+            [(profile, cfg)],
+            pr,
+            refit,
+            prior_source,
+            (),
+            spill_overlap,
+            method=method,
+            contention=pr.spill_contention,
+        )
     return _finish(profile, fit)
 
 
@@ -372,6 +466,7 @@ def solve_runs(
     spill_overlap: bool = False,
     iterations: int = 4,
     method: str = "nnls",
+    contention: float = 0.0,
 ) -> _Fit:
     """:func:`_solve` on the rows of every run; with ``spill_overlap`` the spill-bound branch of
     each map attempt is re-decided at the fitted costs until it no longer changes."""
@@ -381,7 +476,15 @@ def solve_runs(
     for _ in range(iterations if spill_overlap else 1):
         obs: dict[str, _Obs] = {}
         for profile, cfg in runs:
-            _collect_map(profile, cfg, obs, codecs, spill_overlap=spill_overlap, theta=theta)
+            _collect_map(
+                profile,
+                cfg,
+                obs,
+                codecs,
+                spill_overlap=spill_overlap,
+                theta=theta,
+                contention=contention,
+            )
             _collect_reduce(profile, cfg, obs, codecs)
         rows = obs["map.map"].rows if "map.map" in obs else []
         if (
@@ -411,7 +514,54 @@ def solve_runs(
             fit = _solve(obs, prior, refit, prior_source, codecs)
         theta = {f: float(v) for f, v in zip(fit.columns, fit.theta, strict=True)}
     assert fit is not None
+    fit.contention = contention
     return fit
+
+
+#: Spill contention values tried by :func:`solve_contention` (a 1-D search: the factor
+#: multiplies other factors, so it cannot be a column of the linear fit).
+CONTENTION_GRID: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(11))
+
+
+def solve_contention(
+    runs: Sequence[tuple[JobProfile, HadoopConfig]],
+    prior: CostFactors,
+    refit: Collection[str] | None,
+    prior_source: str = "",
+    codecs: Sequence[str] = (),
+) -> _Fit:
+    """:func:`solve_runs` (ridge, spills overlapping) at every :data:`CONTENTION_GRID` value
+    of ``spill_contention``; the one with the least penalised squared error wins. Runs with
+    no spill before the flush cannot tell: the prior's value is kept."""
+    has_bg = any(
+        "spill_full" in t.phases_ms for p, _ in runs for t in p.observed if t.kind == "map"
+    )
+    if not has_bg:
+        fit = solve_runs(
+            runs,
+            prior,
+            refit,
+            prior_source,
+            codecs,
+            True,
+            method="ridge",
+            contention=prior.spill_contention,
+        )
+        fit.contention_how = (
+            f"{prior_source or 'defaulted'}: no spill before the flush in these runs"
+        )
+        return fit
+    fits = [
+        solve_runs(runs, prior, refit, prior_source, codecs, True, method="ridge", contention=k)
+        for k in CONTENTION_GRID
+    ]
+    best = min(fits, key=lambda f: f.cost)
+    best.contention_how = (
+        f"measured: best of {len(CONTENTION_GRID)} values in "
+        f"[{CONTENTION_GRID[0]}, {CONTENTION_GRID[-1]}] for the spills' own times "
+        "(background vs final spill, from the task logs)"
+    )
+    return best
 
 
 @dataclass
@@ -424,6 +574,9 @@ class _Fit:
     warnings: list[str]
     obs: dict[str, _Obs]
     present: list[str]
+    cost: float = float("inf")
+    contention: float = 0.0
+    contention_how: str = ""
 
 
 def _solve(
@@ -670,7 +823,9 @@ def _solve_ridge(
         if has_fixed
         else ""
     )
-    return _Fit(theta, columns, fixed, fixed_how, prov, warnings, obs, present)
+    return _Fit(
+        theta, columns, fixed, fixed_how, prov, warnings, obs, present, cost=float(res.cost)
+    )
 
 
 def _most_collinear(V: F64, i: int, chosen: list[int]) -> int | None:
@@ -709,6 +864,11 @@ def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
     prov = dict(fit.prov)
     costs = {f: float(fit.theta[i]) for i, f in enumerate(fit.columns) if f in UNIT_FACTORS}
     costs["task_overhead_ms"] = fit.fixed
+    costs["spill_contention"] = fit.contention
+    prov["costs.spill_contention"] = fit.contention_how or (
+        "defaulted: spills not taken to overlap the map function on this cluster (serial "
+        "phases, reference §2.3)"
+    )
     costs["setup_ms"] = defaults.setup_ms
     costs["cleanup_ms"] = defaults.cleanup_ms
     prov.setdefault(

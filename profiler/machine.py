@@ -32,6 +32,7 @@ from profiler.calibrate import (
     codec_column,
     fit_costs_dict,
     segment_fits,
+    solve_contention,
     solve_runs,
 )
 
@@ -118,7 +119,10 @@ def fit_machine(
         raise InputError("no runs to fit machine costs on", field="runs")
     profiles = [p for p, _ in runs]
     codecs = sorted({cfg.map_output_codec for _, cfg in runs if cfg.map_output_compress})
-    fit = solve_runs(runs, CostFactors(), None, "", codecs, spill_overlap, method="ridge")
+    if spill_overlap:
+        fit = solve_contention(runs, CostFactors(), None, "", codecs)
+    else:
+        fit = solve_runs(runs, CostFactors(), None, "", codecs, False, method="ridge")
     costs, prov = fit_costs_dict(fit)
     label = source or f"{len(profiles)} runs"
     prov = {

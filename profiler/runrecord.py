@@ -168,6 +168,15 @@ def map_timing(a: MapAttemptEvents) -> TaskTiming | None:
     if a.flush_ms is not None:
         phases["map"] = float(a.flush_ms - a.start_ms)
         phases["sort"] = float(a.done_ms - a.flush_ms)
+    # each spill's own time (SpillThread "Spilling map output" → "Finished spill N")
+    done = [s for s in a.spills if s.start_ms is not None and s.end_ms is not None]
+    early = [s.end_ms - s.start_ms for s in done if not s.final]
+    final = [s.end_ms - s.start_ms for s in done if s.final]
+    if early:
+        phases["spill_full"] = float(np.mean(early))
+        phases["fill"] = float(done[0].start_ms - a.start_ms)
+    if final:
+        phases["spill_last"] = float(final[-1])
     return TaskTiming(
         attempt_id=a.attempt_id,
         kind="map",

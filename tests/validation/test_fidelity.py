@@ -75,10 +75,17 @@ def test_wordcount_profile_reproduces_its_own_run(wc_default: RunRecord) -> None
     for name in ("COMBINE_INPUT_RECORDS", "COMBINE_OUTPUT_RECORDS", *BYTE_COUNTERS):
         assert round(got[name]) == rec.counter(name), name
     assert got["fetches_to_memory"] == sum(r.fetches_to_memory for r in rec.reduce_attempts)
-    # the calibrated phase times reproduce the run's own segments (least squares, ~exact)
+    # the calibrated phase times reproduce the run's own segments: the map-side ones are
+    # over-determined (map function, fill, background and final spills: the n·log n sort
+    # cannot give a 2.97 M-record spill 1.6× the per-record time of a 1.09 M one), so each
+    # within 15%, and the tasks' total time within 6% (measured: −5.3%)
     fit = profile.cluster_facts
-    for seg in ("map.map", "map.sort", "reduce.merge", "reduce.reduce"):
-        assert fit[f"fit.{seg}.model_ms"] == pytest.approx(fit[f"fit.{seg}.observed_ms"], rel=0.02)
+    segs = [k.split(".", 1)[1].rsplit(".", 1)[0] for k in fit if k.endswith(".model_ms")]
+    assert {"map.map", "map.fill", "map.spill_full", "map.spill_last", "map.sort"} <= set(segs)
+    for seg in segs:
+        assert fit[f"fit.{seg}.model_ms"] == pytest.approx(fit[f"fit.{seg}.observed_ms"], rel=0.15)
+    tasks = sum(a.done_ms - a.start_ms for a in [*rec.map_attempts, *rec.reduce_attempts])
+    assert float(pred.total_task_ms[0]) == pytest.approx(tasks, rel=0.06)
 
 
 @pytest.mark.parametrize("label", ["sort-default", "sel-default", "sort-sortmb-20"])
