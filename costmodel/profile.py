@@ -107,6 +107,23 @@ class DataflowStats(BaseModel):
     max_distinct_keys: float | None = Field(
         None, gt=0, description="upper bound on distinct map output keys, when known"
     )
+    key_vocabulary: float | None = Field(
+        None,
+        ge=1,
+        le=1e12,
+        description="distinct keys the map output draws from (i.i.d. Zipf key law, "
+        "costmodel.combiner.zipf_distinct); with key_zipf_exponent it replaces the Heaps law",
+    )
+    key_zipf_exponent: float | None = Field(
+        None, ge=0, le=5, description="Zipf exponent s of the key frequencies (p_i ∝ i^-s)"
+    )
+    key_law_scale: float = Field(
+        1.0,
+        gt=0,
+        le=2,
+        description="factor on the Zipf key law's expected distinct counts, so that the profiled "
+        "run's own combine outputs (one sample of the law) are reproduced exactly",
+    )
     input_compress_ratio: float = Field(1.0, gt=0, le=1.5, description="HDFS_BYTES_READ / input")
     out_compress_ratio: float | None = Field(
         None, gt=0, le=1.5, description="measured output ratio for the profiled codec, if any"

@@ -31,6 +31,7 @@ from scipy.optimize import brentq, least_squares
 
 from costmodel.batch import ConfigBatch
 from costmodel.cluster import ClusterSpec
+from costmodel.combiner import zipf_distinct_exact
 from costmodel.config import HadoopConfig
 from costmodel.job import predict_job
 from costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, map_task
@@ -278,6 +279,59 @@ def _map_combine_split(a: MapAttemptEvents) -> tuple[float, float, float, float]
     return raw, cor, 0.0, 0.0
 
 
+def _fit_key_law(rec: RunRecord, st: _Prov) -> bool:
+    """Fit the map output keys' Zipf law (``key_vocabulary``, ``key_zipf_exponent``;
+    ``costmodel.combiner.zipf_distinct``) to what the run says about distinct keys.
+
+    Each map's spill-level combine output is the sum over its spills of the distinct keys in
+    each spill's raw records (the spills' record counts come from the task log), a merge-level
+    combine outputs the distinct keys of the whole map, and the reduce's input groups are the
+    distinct keys of the whole job: two or more observations of one curve at very different
+    sample sizes, enough for its two parameters. Returns False (the Heaps law is kept) when the
+    run cannot tell (no groups, no spill events) or the law does not fit within 1%.
+    """
+    J = flat_counters(rec.counters)
+    groups, total = J.get("REDUCE_INPUT_GROUPS", 0.0), J.get("MAP_OUTPUT_RECORDS", 0.0)
+    obs: list[tuple[list[float], float]] = []
+    for a in rec.map_attempts:
+        spills = [float(x.records) for x in a.spills if x.records]
+        if not spills or len(spills) != a.num_spills:
+            return False
+        _, spill_out, merge_in, merge_out = _map_combine_split(a)
+        obs.append((spills, spill_out))
+        if merge_in > 0:
+            obs.append(([float(sum(spills))], merge_out))
+    if groups <= 0 or total <= 0 or not obs:
+        return False
+    obs.append(([total], groups))
+    sizes = sorted({n for ns, _ in obs for n in ns})
+    index = {n: i for i, n in enumerate(sizes)}
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        d = zipf_distinct_exact(np.array(sizes), float(np.exp(x[0])), float(x[1]))
+        return np.array([sum(d[index[n]] for n in ns) / y - 1.0 for ns, y in obs])
+
+    v0 = max(groups * 1.05, 2.0)
+    res = least_squares(
+        residuals,
+        x0=[np.log(v0), 1.0],
+        bounds=([np.log(max(groups, 1.0)), 0.0], [np.log(1e12), 5.0]),
+        diff_step=[1e-3, 1e-3],
+        x_scale=[1.0, 0.1],
+    )
+    worst = float(np.max(np.abs(res.fun)))
+    if worst > 0.01:
+        return False
+    how = (
+        f"fitted with key_zipf_exponent to {len(obs) - 1} per-map combine outputs (spill "
+        f"record counts from the task log) and REDUCE_INPUT_GROUPS {groups:.0f} of "
+        f"{total:.0f} records; worst relative error {worst:.2%}"
+    )
+    st.measured("key_vocabulary", float(np.exp(res.x[0])), how)
+    st.measured("key_zipf_exponent", float(res.x[1]), how)
+    return True
+
+
 def _fit_combiner(
     profile: JobProfile, cfg: HadoopConfig, rec: RunRecord, split: np.ndarray, st: _Prov
 ) -> None:
@@ -304,6 +358,25 @@ def _fit_combiner(
         return map_task(p, batch, split, input_records=recs).combine_output_records
 
     beta = profile.stats.combiner_heaps_beta
+    if profile.stats.key_vocabulary is not None:
+        # the key law gives every combine's output: its level is set so that the model
+        # reproduces this run's own sample exactly (on the model's spill layout)
+        pred = float(model(profile.stats.combine_pairs_sel, beta).sum())
+        if pred > 0:
+            st.measured(
+                "key_law_scale",
+                min(max(float(obs.sum()) / pred, 0.5), 2.0),
+                "this run's COMBINE_OUTPUT_RECORDS ÷ the fitted Zipf law's expectation",
+            )
+        raw = float(sum(_c(a.counters, "MAP_OUTPUT_RECORDS") for a in maps))
+        spill_out = float(sum(_map_combine_split(a)[1] for a in maps))
+        sel = min(max(spill_out / raw, 1e-9), 1.0) if raw > 0 else 1.0
+        st.measured("combine_pairs_sel", sel, "spill-level COMBINE_OUTPUT / MAP_OUTPUT_RECORDS")
+        st.measured(
+            "combine_profiled_input_records", n0, "records of one full spill of the profiled run"
+        )
+        st.defaulted("combiner_heaps_beta", "not used: the keys' Zipf law is known")
+        return
     if merge_combines:
         res = least_squares(
             lambda x: np.log(np.maximum(model(x[0], x[1]), 1e-9)) - np.log(np.maximum(obs, 1)),
@@ -412,6 +485,10 @@ def profile_from_run(
     split = map_split_bytes(rec, width_in)
     final_recs = 0.0
     if has_combiner and J.get("COMBINE_INPUT_RECORDS", 0.0) > 0:
+        if _fit_key_law(rec, st):
+            profile = profile.model_copy(
+                update={"stats": profile.stats.model_copy(update=dict(st.values))}
+            )
         _fit_combiner(profile, cfg, rec, split, st)
         final_recs = sum(
             (s[3] if s[2] > 0 else s[1]) for s in map(_map_combine_split, rec.map_attempts)

@@ -253,6 +253,17 @@ def same(pred: Any, meas: Any) -> bool:
     return round(float(pred)) == int(meas)
 
 
+def _within(pred: Any, meas: Any, tol: float) -> bool:
+    """|pred − meas| ≤ tol·|meas| (element by element for per-map lists)."""
+    if isinstance(meas, list):
+        return (
+            isinstance(pred, list)
+            and len(pred) == len(meas)
+            and all(_within(p, m, tol) for p, m in zip(pred, meas, strict=True))
+        )
+    return abs(float(pred) - float(meas)) <= tol * abs(float(meas)) or same(pred, meas)
+
+
 def rel_error(pred: float, meas: float) -> float:
     """(pred − meas) / meas; 0 when both are 0, inf when only meas is 0."""
     if meas == 0:
@@ -386,6 +397,9 @@ def summarize(runs: Sequence[RunComparison]) -> dict[str, Any]:
         k: sum(r.record_matches[k] for r in runs) / len(runs) for k in RECORD_COUNTERS
     }
     out["record_mismatches"] = [f"{lab}: {k}" for lab, k, ok in pairs if not ok]
+    # how far the unequal ones are: the share within 0.1% (per-map lists element by element)
+    near = [_within(r.predicted[k], r.measured[k], 1e-3) for r in runs for k in RECORD_COUNTERS]
+    out["record_within_0.1pct_rate"] = sum(near) / len(near)
     pm = [r.per_map_matches for r in runs if r.per_map]
     if pm:
         out["per_map_record_exact_rate"] = sum(a for a, _ in pm) / max(sum(b for _, b in pm), 1)
@@ -394,6 +408,15 @@ def summarize(runs: Sequence[RunComparison]) -> dict[str, Any]:
     out["byte_worst_rel_error"] = worst[0]
     out["byte_worst_at"] = f"{worst[1]}: {worst[2]}"
     out["byte_within_1pct_rate"] = sum(e <= 0.01 for e, *_ in byte) / len(byte)
+    plain = [
+        abs(e)
+        for r in runs
+        if r.settings.get("mapreduce.map.output.compress", "false") != "true"
+        for e in r.byte_errors.values()
+    ]
+    if plain:
+        out["byte_within_1pct_rate_uncompressed"] = sum(e <= 0.01 for e in plain) / len(plain)
+        out["byte_worst_rel_error_uncompressed"] = max(plain)
     errs = [abs(r.job_time_error) for r in runs]
     out["job_time_median_abs_error"] = statistics.median(errs)
     out["job_time_p90_abs_error"] = _quantile(errs, 0.9)

@@ -134,6 +134,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         f"≥ {goals.get('record_exact_rate', 0):.0%}",
     )
     row("runs_all_records_exact", "runs with every record counter equal", ".1%", "")
+    row("record_within_0.1pct_rate", "record counters within 0.1%", ".1%", "")
     row("per_map_record_exact_rate", "per map, given its actual input records", ".1%", "")
     row(
         "byte_worst_rel_error",
@@ -143,6 +144,18 @@ def summary_table(summary: dict[str, Any]) -> Table:
         "byte_rel_error",
     )
     row("byte_within_1pct_rate", "byte counters within 1%", ".1%", "")
+    row(
+        "byte_within_1pct_rate_uncompressed",
+        "byte counters within 1%, runs without map-output compression",
+        ".1%",
+        "",
+    )
+    row(
+        "byte_worst_rel_error_uncompressed",
+        "worst byte error, runs without map-output compression",
+        ".2%",
+        "",
+    )
     row(
         "job_time_median_abs_error",
         "job time: median |error|",

@@ -18,6 +18,7 @@ from costmodel import ConfigBatch, predict_job
 from profiler.runrecord import (
     hadoop_memory_limit,
     local_cluster,
+    profile_for_run,
     profile_from_run,
     reduce_merge_end_ms,
     run_config,
@@ -266,3 +267,19 @@ def test_validate_command(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"x": 1}\n')
     assert CliRunner().invoke(app, ["validate", str(bad)]).exit_code == 2
+
+
+def test_wordcount_key_law_fitted_from_one_run(wc_default: RunRecord) -> None:
+    """The default run's two spill-level combines per map and its REDUCE_INPUT_GROUPS recover
+    the generator's Zipf law (100 k words, s = 1.1), and predict the combine outputs of runs
+    with other buffers and splits to within 0.1%."""
+    profile = profile_from_run(wc_default)
+    st = profile.stats
+    assert st.key_vocabulary == pytest.approx(100_000, rel=0.01)
+    assert st.key_zipf_exponent == pytest.approx(1.1, abs=0.01)
+    assert profile.provenance["stats.key_vocabulary"].startswith("measured")
+    for rec in _records("wc-sortmb-10", "wc-sortmb-200", "wc-split-16m"):
+        p = profile_for_run(profile, wc_default, rec)
+        pred = predict_job(p, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
+        got = float(pred.counters["COMBINE_OUTPUT_RECORDS"][0])
+        assert got == pytest.approx(rec.counter("COMBINE_OUTPUT_RECORDS"), rel=1e-3), rec.label
