@@ -537,26 +537,8 @@ def profile_from_run(
         if has_combiner
         else 1.0
     )
-    for other in codec_runs:
-        # The ratio is a property of the data the codec sees: the same records, combined
-        # or not (combined WordCount output compresses far less than the raw (word, 1) pairs).
-        if not other.success or not _same_map_output(rec, other):
-            continue
-        ocfg = run_config(other)
-        if not ocfg.map_output_compress or ocfg.map_output_codec in codecs:
-            continue
-        if ocfg.use_combiner != has_combiner:
-            continue
-        if has_combiner:
-            o_final = sum(
-                (s[3] if s[2] > 0 else s[1]) for s in map(_map_combine_split, other.map_attempts)
-            )
-        else:
-            o_final = flat_counters(other.counters).get("MAP_OUTPUT_RECORDS", 0.0)
-        if o_final <= 0:
-            continue
-        segs_o = len(other.map_attempts) * max(other.num_reduces, 1)
-        codecs.update(_codec_from_run(other, ocfg, o_final, comb_width, segs_o))
+    for name, stats in codecs_from_runs(rec, codec_runs, comb_width).items():
+        codecs.setdefault(name, stats)
 
     # reduce output size selectivity (needs the combined width)
     out_b = J.get("OUTPUT_FORMAT_BYTES_WRITTEN")
@@ -689,6 +671,44 @@ def _same_map_output(a: RunRecord, b: RunRecord) -> bool:
         abs(wa.get("MAP_OUTPUT_BYTES", 0.0) / ra - wb.get("MAP_OUTPUT_BYTES", 0.0) / rb)
         < 1e-6 * (wa.get("MAP_OUTPUT_BYTES", 0.0) / ra) + 1e-9
     )
+
+
+def codecs_from_runs(
+    rec: RunRecord, runs: Iterable[RunRecord], combined_width: float | None = None
+) -> dict[str, CodecStats]:
+    """Codec ratios measured by ``runs`` on the same map output data as ``rec`` (same input
+    file and map output pair width, combiner used alike), first run per codec.
+
+    The ratio is a property of the data the codec sees: the same records, combined or not
+    (combined WordCount output compresses far less than the raw (word, 1) pairs).
+    ``combined_width``: the combined pair width (the calibrated profile's); by default the
+    map output width.
+    """
+    cfg = run_config(rec)
+    has_combiner = cfg.combine_class is not None
+    J = flat_counters(rec.counters)
+    mor, mob = J.get("MAP_OUTPUT_RECORDS", 0.0), J.get("MAP_OUTPUT_BYTES", 0.0)
+    width = combined_width if combined_width is not None else (mob / mor if mor > 0 else 0.0)
+    out: dict[str, CodecStats] = {}
+    for other in runs:
+        if not other.success or not _same_map_output(rec, other):
+            continue
+        ocfg = run_config(other)
+        if not ocfg.map_output_compress or ocfg.map_output_codec in out:
+            continue
+        if ocfg.use_combiner != has_combiner:
+            continue
+        if has_combiner:
+            o_final = sum(
+                (s[3] if s[2] > 0 else s[1]) for s in map(_map_combine_split, other.map_attempts)
+            )
+        else:
+            o_final = flat_counters(other.counters).get("MAP_OUTPUT_RECORDS", 0.0)
+        if o_final <= 0:
+            continue
+        segs_o = len(other.map_attempts) * max(other.num_reduces, 1)
+        out.update(_codec_from_run(other, ocfg, o_final, width, segs_o))
+    return out
 
 
 def _codec_from_run(

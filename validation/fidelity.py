@@ -44,6 +44,7 @@ from costmodel.map_task import map_task
 from mrtune.errors import InputError
 from profiler.machine import MachineCosts
 from profiler.runrecord import (
+    codecs_from_runs,
     flat_counters,
     local_cluster,
     map_split_bytes,
@@ -562,6 +563,28 @@ def explain(runs: Sequence[RunComparison], s: dict[str, Any]) -> list[str]:
 # ------------------------------------------------------------------------------- the driver
 
 
+def _with_codecs_measured_elsewhere(
+    profile: JobProfile,
+    cal: RunRecord,
+    records: Sequence[RunRecord],
+    label: str,
+    machine: MachineCosts | None,
+) -> JobProfile:
+    """``profile`` with codec ratios measured by the records' compressed runs on the same data,
+    leaving out every run of ``label`` (the configuration being predicted never supplies its
+    own ratio)."""
+    st = profile.stats
+    width = st.map_size_sel * st.input_pair_width / st.map_pairs_sel if st.map_pairs_sel else 0.0
+    if profile.has_combiner:
+        width *= st.combine_size_sel / st.combine_pairs_sel
+    others = [r for r in records if (r.label or r.run_id) != label]
+    measured = codecs_from_runs(cal, others, width)
+    if not measured:
+        return profile
+    out = profile.model_copy(update={"codecs": {**profile.codecs, **measured}})
+    return machine.apply_codecs(out) if machine is not None else out
+
+
 def _median_repeat(recs: Sequence[RunRecord], statistic: str = "median") -> RunRecord:
     """The repeat with the median job time (``statistic="min"``: the fastest repeat)."""
     ok = sorted(
@@ -593,7 +616,8 @@ def build_report(
     ``calibrate``: calibration labels (``LABEL`` or ``LABEL:REPEAT``); by default
     ``<job prefix>-default`` of each job, the repeat with the median job time.
     ``measure_codecs``: take each codec's compression ratio from the records' runs that used it
-    (otherwise the calibration run, at defaults, measures none and documented priors are used).
+    on the same data, never from the configuration being predicted (leave-one-label-out);
+    otherwise the calibration run, at defaults, measures none and documented priors are used.
     ``times``: ``median`` (default) or ``min`` over repeats, for the measured times and for the
     choice of the calibration repeat.
     ``machine``: this machine's cost factors from a separate benchmark
@@ -634,9 +658,7 @@ def build_report(
         if rep is not None and cal is None:
             raise InputError("no such repeat", field="--calibrate", value=f"{label}:{rep}")
         cal = cal or _median_repeat(runs, times)
-        profile = profile_from_run(
-            cal, codec_runs=records if measure_codecs else (), machine=machine
-        )
+        profile = profile_from_run(cal, machine=machine)
         pred = predict_job(
             profile, ConfigBatch.from_configs([run_config(cal)]), local_cluster(cal)
         )
@@ -648,7 +670,10 @@ def build_report(
         job = recs[0].job
         calib = calibrations[job]
         first = min(recs, key=lambda r: r.repeat)
-        profile = profile_for_run(calib.profile, calib.record, first)
+        base = calib.profile
+        if measure_codecs:
+            base = _with_codecs_measured_elsewhere(base, calib.record, records, label, machine)
+        profile = profile_for_run(base, calib.record, first)
         pred = predict_job(
             profile, ConfigBatch.from_configs([run_config(first)]), local_cluster(first)
         )

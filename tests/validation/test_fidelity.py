@@ -283,3 +283,16 @@ def test_wordcount_key_law_fitted_from_one_run(wc_default: RunRecord) -> None:
         pred = predict_job(p, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
         got = float(pred.counters["COMBINE_OUTPUT_RECORDS"][0])
         assert got == pytest.approx(rec.counter("COMBINE_OUTPUT_RECORDS"), rel=1e-3), rec.label
+
+
+def test_measured_codec_ratios_never_come_from_the_predicted_run() -> None:
+    """``measure_codecs`` takes a codec's ratio from another run on the same data: sort-tuned
+    (LZ4) gives sort-codec-lz4 its ratio, and bytes are then within 1%; with no such sibling
+    the documented prior is used, even though sort-codec-lz4 itself measured LZ4."""
+    cal, lz4, tuned = _records("sort-default", "sort-codec-lz4", "sort-tuned")
+    with_sibling = build_report([cal, lz4, tuned], measure_codecs=True)
+    alone = build_report([cal, lz4], measure_codecs=True)
+    err = {r.label: r.byte_errors for r in with_sibling.compared}
+    assert all(abs(e) < 0.01 for e in err["sort-codec-lz4"].values())
+    err_alone = next(r for r in alone.compared if r.label == "sort-codec-lz4").byte_errors
+    assert all(abs(e) > 0.01 for e in err_alone.values())
