@@ -587,7 +587,11 @@ def _dedupe(items: list[str]) -> list[str]:
 
 def profile_config(profile: JobProfile) -> HadoopConfig:
     """The profiled run's configuration as a :class:`HadoopConfig` (for a what-if baseline)."""
-    version = int(float(profile.cluster_facts.get("hadoop_version", 3)))
+    raw = str(profile.cluster_facts.get("hadoop_version", 3)).strip()
+    try:  # "3", 3.0 or a release string such as "3.5.0": the major version
+        version = int(float(raw)) if raw.count(".") <= 1 else int(raw.split(".", 1)[0])
+    except ValueError:
+        version = 3
     cfg = profiled_config(profile.source_properties, version)
     if profile.has_combiner and not cfg.combine_class:
         cfg = cfg.model_copy(update={"combine_class": profile.combine_class or UNKNOWN_COMBINER})

@@ -580,7 +580,9 @@ def profile_from_run(
                 "input_bytes": "measured: size of the generated input file",
                 "input_files": "measured: one generated file",
             },
-            "source_properties": _model_props(rec),
+            # the run's configuration as the model reads it (heap, local block size, shuffle
+            # memory): profile_config(profile) then gives run_config(rec) back
+            "source_properties": {**_model_props(rec), **cfg.to_properties()},
             "cluster_facts": facts,
             "observed": run_timings(rec),
             "observed_counters": J,

@@ -160,7 +160,9 @@ def register(app: typer.Typer) -> None:
                 n_trials=trials,
                 seed=seed,
                 storage=store,
-                study_name=study_name or f"mrtune-{prof.job_id}-{strategy}",
+                # no name: mrtune-<job>-<strategy>-<objective>, with the next free -2, -3 …
+                # suffix when a study of that name is already stored (re-runs never fail)
+                study_name=study_name,
                 resume=resume,
                 allow_memory=allow_memory,
                 only=only or None,
@@ -169,6 +171,11 @@ def register(app: typer.Typer) -> None:
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
+        except ValueError as exc:
+            if "study" not in str(exc):
+                raise
+            msg = str(exc).replace("pass resume=True", "use --resume")
+            raise InputError(msg, field="--study-name", value=study_name) from None
         if names is None:
             names = NameStyle.hadoop1 if base.hadoop_version == 1 else NameStyle.hadoop2
         props = rename(rec.properties, names)

@@ -3,7 +3,8 @@
 Sources: a ``.jhist`` (with its ``*_conf.xml``, found next to it or given with ``--conf``),
 saved JobHistory REST responses (a directory or a file), a Rumen trace (``--job`` picks one job
 of several), a live JobHistory server (``--jhs URL --job ID``), or a Starfish profile XML
-(``--from starfish``, with ``--input``/``--cluster``/``--conf``). Prints what was measured and
+(``--from starfish``, with ``--input``/``--cluster``/``--conf``), or a local run record of
+``mrtune hadoop-run`` (``--from run``, optionally with ``--machine`` costs). Prints what was measured and
 what was defaulted; ``-o`` writes the profile JSON, ``--format json`` prints it.
 """
 
@@ -30,6 +31,7 @@ class SourceKind(StrEnum):
     rest = "rest"
     rumen = "rumen"
     starfish = "starfish"
+    run = "run"
 
 
 COST_UNITS = {
@@ -84,6 +86,34 @@ def _load_starfish(
     return profile.model_copy(update=update) if update else profile
 
 
+def _load_run(path: Path, job: str | None, machine: Path | None):  # -> JobProfile
+    """A local run record (``mrtune hadoop-run``) → profile; ``job`` picks a record by run id
+    or label (default: the first successful one), ``machine`` is a machine cost file."""
+    from pydantic import ValidationError
+
+    from profiler.machine import MachineCosts
+    from profiler.runrecord import profile_from_run
+    from validation.records import read_jsonl
+
+    try:
+        records = [r for r in read_jsonl(path) if r.success]
+    except (ValidationError, ValueError) as exc:
+        msg = f"not a file of run records: {exc}".splitlines()[0]
+        raise InputError(msg, path=str(path)) from None
+    if job is not None:
+        records = [r for r in records if job in (r.run_id, r.label)]
+    if not records:
+        raise InputError(
+            "no successful run record" + (f" with run id or label {job}" if job else ""),
+            path=str(path),
+            field="--job" if job else None,
+        )
+    costs = MachineCosts.load(machine) if machine is not None else None
+    profile = profile_from_run(records[0], machine=costs)
+    facts = {**profile.cluster_facts, "local_mode": 1.0}
+    return profile.model_copy(update={"cluster_facts": facts})
+
+
 def make_profile(
     path: Path | None,
     *,
@@ -94,9 +124,17 @@ def make_profile(
     timeout: float = 10.0,
     input_xml: Path | None = None,
     cluster_xml: Path | None = None,
+    machine: Path | None = None,
 ):  # -> JobProfile
     """The profile the ``profile`` command reports (also used by other commands)."""
     import profiler
+
+    if machine is not None and source != SourceKind.run:
+        raise InputError("--machine applies to --from run only", field="--machine")
+    if source == SourceKind.run:
+        if path is None or not path.exists():
+            raise InputError("file not found", path=str(path))
+        return _load_run(path, job, machine)
 
     if jhs:
         if not job:
@@ -300,6 +338,14 @@ def register(app: typer.Typer) -> None:
         cluster_xml: Annotated[
             Path | None, typer.Option("--cluster", help="Starfish cluster XML (--from starfish).")
         ] = None,
+        machine: Annotated[
+            Path | None,
+            typer.Option(
+                "--machine",
+                help="Machine cost file (mrtune calibrate-machine), with --from run: the run "
+                "then refits only the job's own costs.",
+            ),
+        ] = None,
     ) -> None:
         """Build a job profile from what the cluster recorded, and say what was measured."""
         prof = make_profile(
@@ -311,6 +357,7 @@ def register(app: typer.Typer) -> None:
             timeout=timeout,
             input_xml=input_xml,
             cluster_xml=cluster_xml,
+            machine=machine,
         )
         data = prof.model_dump(mode="json")
         if output is not None:

@@ -152,3 +152,22 @@ def test_cli_whatif_optimize_sweep(tmp_path) -> None:  # noqa: ANN001
     assert (tmp_path / "s.png").stat().st_size > 1000
     missing = runner.invoke(app, ["optimize", str(tmp_path / "nope.json")])
     assert missing.exit_code == 2 and "no such file" in missing.output
+
+
+def test_cli_optimize_twice_with_the_default_storage(tmp_path) -> None:  # noqa: ANN001
+    """Re-running the README's optimize command must work: the second study gets the next
+    free name; an explicit name that exists is one line and exit 2 unless --resume."""
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    db = f"sqlite:///{tmp_path / 'studies.db'}"
+    runner = CliRunner()
+    args = ["optimize", str(prof), "--trials", "20", "--storage", db]
+    for _ in range(2):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0, r.output
+    r = runner.invoke(app, [*args, "--study-name", "mine"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, [*args, "--study-name", "mine"])
+    assert r.exit_code == 2 and "--resume" in r.output
+    r = runner.invoke(app, [*args, "--study-name", "mine", "--resume"])
+    assert r.exit_code == 0, r.output

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from costmodel import ConfigBatch, predict_job
+from costmodel import ConfigBatch, JobProfile, predict_job
 from mrtune.cli import app
 from mrtune.errors import InputError
 from profiler.machine import JOB_FACTORS, MachineCosts, fit_machine_from_runs
@@ -110,3 +110,25 @@ def test_calibrate_machine_command(tmp_path: Path) -> None:
     bad.write_text("{}\n")
     res = CliRunner().invoke(app, ["calibrate-machine", str(bad), "-o", str(out)])
     assert res.exit_code == 2 and "run records" in res.output
+
+
+def test_profile_command_from_a_run_record(tmp_path: Path) -> None:
+    """``mrtune profile --from run --machine`` → a profile whose baseline is the run's own
+    configuration, which ``optimize --local`` then tunes; bad selections are one line."""
+    from profiler.build import profile_config
+
+    out = tmp_path / "wc.json"
+    args = ["profile", str(MATRIX_RUNS), "--from", "run", "--job", "wc-default"]
+    res = CliRunner().invoke(
+        app, [*args, "--machine", str(RESULTS / "machine-costs.json"), "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    prof = JobProfile.model_validate_json(out.read_text())
+    assert profile_config(prof) == run_config(_first("wc-default"))
+    assert "machine benchmark" in prof.provenance["costs.merge_cpu"]
+    res = CliRunner().invoke(app, ["optimize", str(out), "--local", "--storage", "none"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, [*args[:-1], "nope"])
+    assert res.exit_code == 2 and "nope" in res.output
+    res = CliRunner().invoke(app, ["profile", str(MATRIX_RUNS), "--machine", str(out)])
+    assert res.exit_code == 2 and "--from run" in res.output
