@@ -262,6 +262,17 @@ def test_validate_command(tmp_path: Path) -> None:
     assert data == json.loads(out.read_text())
     assert data["summary"]["runs"] == 2
     assert {r["label"] for r in data["runs"]} == {"wc-default", "wc-sortmb-10", "wc-nocombiner"}
+    machine = RUNS.parent / "machine-costs.json"
+    res = CliRunner().invoke(
+        app, ["validate", str(path), "--machine", str(machine), "--format", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    cal = json.loads(res.output)["calibrations"][0]
+    assert cal["costs"]["merge_cpu"] == pytest.approx(
+        json.loads(machine.read_text())["costs"]["merge_cpu"], rel=0.5
+    )
+    res = CliRunner().invoke(app, ["validate", str(path), "--machine", str(tmp_path / "no.json")])
+    assert res.exit_code == 2 and "not found" in res.output
     res = CliRunner().invoke(app, ["validate", str(path), "--calibrate", "nope"])
     assert res.exit_code == 2 and "nope" in res.output
     bad = tmp_path / "bad.jsonl"
