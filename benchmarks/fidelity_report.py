@@ -4,6 +4,10 @@ Usage (from the repository root)::
 
     python benchmarks/fidelity_report.py                       # benchmarks/results/runs-matrix.jsonl
     python benchmarks/fidelity_report.py RUNS.jsonl --measure-codecs -o report.json
+    # the generic benchmark's 80 runs (other inputs, sizes, splits, selectivities), predicted
+    # from the matrix's one default selectivity run
+    python benchmarks/fidelity_report.py benchmarks/results/runs-matrix.jsonl \
+        benchmarks/results/runs-generic-quiet.jsonl --calibrate sel-default --only-job selectivity
 
 Each job's profile is calibrated on one run at Hadoop's defaults (``<job>-default``, the
 repeat with the median job time) and every other configuration is predicted
@@ -31,17 +35,25 @@ DEFAULT_RUNS = Path(__file__).resolve().parent / "results" / "runs-matrix.jsonl"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("runs", type=Path, nargs="?", default=DEFAULT_RUNS)
+    parser.add_argument(
+        "runs", type=Path, nargs="*", default=[DEFAULT_RUNS], help="run record files (JSONL)"
+    )
     parser.add_argument("--calibrate", action="append", default=[], help="LABEL or LABEL:REPEAT")
     parser.add_argument("--measure-codecs", action="store_true")
     parser.add_argument("--times", choices=("median", "min"), default="median")
+    parser.add_argument("--only-job", default=None, help="keep only this job's runs")
     parser.add_argument(
         "--machine", type=Path, default=None, help="machine cost file (mrtune calibrate-machine)"
     )
     parser.add_argument("-o", "--output", type=Path, default=None, help="write the JSON report")
     args = parser.parse_args(argv)
     report = build_report(
-        read_jsonl(args.runs),
+        [
+            rec
+            for path in args.runs
+            for rec in read_jsonl(path)
+            if args.only_job is None or rec.job == args.only_job
+        ],
         args.calibrate,
         measure_codecs=args.measure_codecs,
         times=args.times,

@@ -123,6 +123,7 @@ class _Obs:
     rows: list[F64] = field(default_factory=list)  # volume per unit factor
     offset: list[float] = field(default_factory=list)  # codec CPU (not a cost factor)
     fixed_w: list[float] = field(default_factory=list)  # 1 where the row holds the fixed time
+    warm_w: list[float] = field(default_factory=list)  # 1 on the JVM's first attempt (cold)
     skipped: int = 0  # reduces whose shuffle overlapped the maps
 
 
@@ -324,8 +325,12 @@ def _collect_map(
         branch = ovl.branches(at, kappa)
     seg0 = _map_segments(parts0, ovl, branch, kappa)
     segk = {f: _map_segments(pk, ovl, branch, kappa) for f, pk in partsk.items()}
-    _add_obs(maps, seg0, segk, obs, ("map.map", "map.sort"), "map.total")
-    _add_spill_obs(maps, r0, seg0, segk, obs)
+    warm = None
+    if profile.cluster_facts.get("source_format") == "local-run-record":
+        # LocalJobRunner runs every task in the driver's JVM: the first one runs cold (JIT)
+        warm = int(np.argmin([t.start_ms for t in maps]))
+    _add_obs(maps, seg0, segk, obs, ("map.map", "map.sort"), "map.total", warm)
+    _add_spill_obs(maps, r0, seg0, segk, obs, warm)
 
 
 def _add_spill_obs(
@@ -334,6 +339,7 @@ def _add_spill_obs(
     seg0: dict[str, F64],
     segk: dict[str, dict[str, F64]],
     obs: dict[str, _Obs],
+    warm: int | None = None,
 ) -> None:
     """Rows of the spills' own times, where the task log gave them (local run records:
     ``fill`` = task start → first spill start, the map function's time for one buffer;
@@ -351,6 +357,7 @@ def _add_spill_obs(
             o = obs.setdefault(name, _Obs())
             o.y.append(float(t.phases_ms[key]))
             o.fixed_w.append(1.0 if name in FIRST_SEGMENTS else 0.0)
+            o.warm_w.append(1.0 if j == warm else 0.0)
             o.rows.append(np.array([segk[f][name][j] for f in segk], dtype=np.float64))
             o.offset.append(float(seg0[name][j]))
 
@@ -386,8 +393,17 @@ def _collect_reduce(
         f: _reduce_segments(reduce_task(p, batch, m, q, q_raw, w).phase_ms)
         for f, p in units.items()
     }
+    warm = None
+    if profile.cluster_facts.get("source_format") == "local-run-record":
+        warm = int(np.argmin([t.start_ms for t in reds]))
     _add_obs(
-        reds, seg0, segk, obs, ("reduce.shuffle", "reduce.merge", "reduce.reduce"), "reduce.total"
+        reds,
+        seg0,
+        segk,
+        obs,
+        ("reduce.shuffle", "reduce.merge", "reduce.reduce"),
+        "reduce.total",
+        warm,
     )
 
 
@@ -398,7 +414,11 @@ def _add_obs(
     obs: dict[str, _Obs],
     split_names: tuple[str, ...],
     total_name: str,
+    warm: int | None = None,
 ) -> None:
+    """Append each attempt's rows; ``warm``: the index of the attempt that ran first in a JVM
+    shared by every task (local mode): each of its segments also holds the JIT compilation of
+    the code it ran first (an unknown per segment, :func:`_solve_ridge`)."""
     for j, t in enumerate(tasks):
         short = [n.split(".", 1)[1] for n in split_names]
         names = split_names if all(s in t.phases_ms for s in short) else (total_name,)
@@ -415,6 +435,7 @@ def _add_obs(
                 continue
             o.y.append(float(t.phases_ms[key]))
             o.fixed_w.append(1.0 if first else 0.0)
+            o.warm_w.append(1.0 if j == warm else 0.0)
             o.rows.append(np.array([segk[f][name][j] for f in segk], dtype=np.float64))
             o.offset.append(float(seg0[name][j]))
 
@@ -428,6 +449,7 @@ def fit_cost_factors(
     prior_source: str = "",
     spill_overlap: bool = False,
     method: str = "nnls",
+    warm_prior: dict[str, float] | None = None,
 ) -> CalibrationResult:
     """Fit ``profile.costs`` to its observed attempts (see the module doc).
 
@@ -439,10 +461,12 @@ def fit_cost_factors(
     ``costmodel.map_task``). ``method``: ``"nnls"`` fits the identifiable factors and keeps
     the others at ``prior`` (:func:`_solve`); ``"ridge"`` moves every factor, pulled toward
     ``prior`` (strongly for factors outside ``refit``) (:func:`_solve_ridge`).
+    ``warm_prior``: the cold-JVM extra time per segment (local mode) a machine benchmark
+    measured; the run's own first attempts refine it (:func:`_solve_ridge`).
     """
     pr = prior or CostFactors()
     if method == "ridge" and spill_overlap:
-        fit = solve_contention([(profile, cfg)], pr, refit, prior_source)
+        fit = solve_contention([(profile, cfg)], pr, refit, prior_source, (), warm_prior)
     else:
         fit = solve_runs(
             [(profile, cfg)],
@@ -467,6 +491,7 @@ def solve_runs(
     iterations: int = 4,
     method: str = "nnls",
     contention: float = 0.0,
+    warm_prior: dict[str, float] | None = None,
 ) -> _Fit:
     """:func:`_solve` on the rows of every run; with ``spill_overlap`` the spill-bound branch of
     each map attempt is re-decided at the fitted costs until it no longer changes."""
@@ -509,7 +534,7 @@ def solve_runs(
                 if refit is not None
                 else []
             )
-            fit = _solve_ridge(obs, prior, strong, prior_source, codecs)
+            fit = _solve_ridge(obs, prior, strong, prior_source, codecs, warm_prior)
         else:
             fit = _solve(obs, prior, refit, prior_source, codecs)
         theta = {f: float(v) for f, v in zip(fit.columns, fit.theta, strict=True)}
@@ -529,6 +554,7 @@ def solve_contention(
     refit: Collection[str] | None,
     prior_source: str = "",
     codecs: Sequence[str] = (),
+    warm_prior: dict[str, float] | None = None,
 ) -> _Fit:
     """:func:`solve_runs` (ridge, spills overlapping) at every :data:`CONTENTION_GRID` value
     of ``spill_contention``; the one with the least penalised squared error wins. Runs with
@@ -546,13 +572,24 @@ def solve_contention(
             True,
             method="ridge",
             contention=prior.spill_contention,
+            warm_prior=warm_prior,
         )
         fit.contention_how = (
             f"{prior_source or 'defaulted'}: no spill before the flush in these runs"
         )
         return fit
     fits = [
-        solve_runs(runs, prior, refit, prior_source, codecs, True, method="ridge", contention=k)
+        solve_runs(
+            runs,
+            prior,
+            refit,
+            prior_source,
+            codecs,
+            True,
+            method="ridge",
+            contention=k,
+            warm_prior=warm_prior,
+        )
         for k in CONTENTION_GRID
     ]
     best = min(fits, key=lambda f: f.cost)
@@ -577,6 +614,7 @@ class _Fit:
     cost: float = float("inf")
     contention: float = 0.0
     contention_how: str = ""
+    warmup_ms: dict[str, float] = field(default_factory=dict)
 
 
 def _solve(
@@ -729,6 +767,7 @@ def _solve_ridge(
     strong: Collection[str] = (),
     prior_source: str = "",
     codecs: Sequence[str] = (),
+    warm_prior: dict[str, float] | None = None,
 ) -> _Fit:
     """Fit every factor at once, pulled toward ``prior`` in log space.
 
@@ -755,6 +794,10 @@ def _solve_ridge(
     V = np.vstack([np.vstack(obs[s].rows) for s in present])
     off = np.concatenate([np.array(obs[s].offset) for s in present])
     fw = np.concatenate([np.array(obs[s].fixed_w) for s in present])
+    ww = np.concatenate(
+        [np.array(obs[s].warm_w) if obs[s].warm_w else np.zeros(len(obs[s].y)) for s in present]
+    )
+    warm_prior = warm_prior or {}
     seg = np.concatenate([[s] * len(obs[s].y) for s in present])
     mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
     w = np.array([1.0 / mean_of[s] for s in seg])
@@ -767,8 +810,15 @@ def _solve_ridge(
             f"give {share[s] * mean_of[s]:.1f} ms at prior costs; the rest is fixed time the "
             "model has no term for"
         )
-    V, y, off, fw, w = V[keep], y[keep], off[keep], fw[keep], w[keep]
+    V, y, off, fw, w, ww = V[keep], y[keep], off[keep], fw[keep], w[keep], ww[keep]
+    segk_ = seg[keep]
     active = np.flatnonzero((np.abs(V).sum(axis=0) > 0) & (theta0 > 0))
+    warm_segs = [s for s in present if bool((ww[segk_ == s] > 0).any())]
+    # one column per segment: 1 on the cold attempt's row of that segment
+    W = np.column_stack([(segk_ == s) * ww for s in warm_segs]) if warm_segs else None
+    warm0 = np.array([warm_prior.get(s, 0.0) for s in warm_segs])
+    lam_warm = np.array([STRONG_PRIOR if s in warm_prior else WEAK_PRIOR for s in warm_segs])
+    warm_scale = np.array([mean_of[s] for s in warm_segs])
     lam = np.array([STRONG_PRIOR if columns[i] in strong else WEAK_PRIOR for i in active])
     has_fixed = bool(fw.any())
     base = (
@@ -780,22 +830,35 @@ def _solve_ridge(
     lam_fixed = STRONG_PRIOR if "task_overhead_ms" in strong else WEAK_PRIOR
     fixed_scale = float(np.mean(y[fw > 0])) if has_fixed else 1.0
 
-    def residuals(x: F64) -> F64:
-        u, fixed = x[: len(active)], (x[-1] if has_fixed else 0.0)
-        model = off + base + Va @ np.exp(u) + fixed * fw
-        pen = np.sqrt(lam_fixed) * (fixed - prior.task_overhead_ms) / fixed_scale
-        return np.concatenate([(model - y) * w, np.sqrt(lam) * u, [pen] if has_fixed else []])
+    k = len(active)
+    i_fixed = k if has_fixed else None
+    i_warm = k + has_fixed
+    n_warm = len(warm_segs)
 
-    x0 = np.zeros(len(active) + has_fixed)
+    def residuals(x: F64) -> F64:
+        u = x[:k]
+        fixed = x[i_fixed] if i_fixed is not None else 0.0
+        model = off + base + Va @ np.exp(u) + fixed * fw
+        if n_warm:
+            model = model + W @ x[i_warm : i_warm + n_warm]
+        pen = [np.sqrt(lam_fixed) * (fixed - prior.task_overhead_ms) / fixed_scale] * has_fixed
+        warm_pen = np.sqrt(lam_warm) * (x[i_warm : i_warm + n_warm] - warm0) / warm_scale
+        return np.concatenate([(model - y) * w, np.sqrt(lam) * u, pen, warm_pen])
+
+    x0 = np.zeros(k + has_fixed + n_warm)
     lo = np.full(len(x0), -30.0)
     hi = np.full(len(x0), 30.0)
-    if has_fixed:
-        x0[-1] = min(prior.task_overhead_ms, float(np.min(y[fw > 0])) if (fw > 0).any() else 0.0)
-        lo[-1], hi[-1] = 0.0, np.inf
+    if i_fixed is not None:
+        x0[i_fixed] = min(prior.task_overhead_ms, float(np.min(y[fw > 0])))
+        lo[i_fixed], hi[i_fixed] = 0.0, np.inf
+    if n_warm:
+        x0[i_warm : i_warm + n_warm] = warm0
+        lo[i_warm : i_warm + n_warm], hi[i_warm : i_warm + n_warm] = 0.0, np.inf
     res = least_squares(residuals, x0, bounds=(lo, hi), method="trf", x_scale="jac")
     theta = theta0.copy()
-    theta[active] = theta0[active] * np.exp(res.x[: len(active)])
-    fixed = float(res.x[-1]) if has_fixed else prior.task_overhead_ms
+    theta[active] = theta0[active] * np.exp(res.x[:k])
+    fixed = float(res.x[i_fixed]) if i_fixed is not None else prior.task_overhead_ms
+    warmup = {s: float(v) for s, v in zip(warm_segs, res.x[i_warm : i_warm + n_warm], strict=True)}
     rel = np.abs(res.fun[: len(y)])
     how = f"{len(y)} phase times, median |error| {np.median(rel):.1%} after the fit"
     for j, i in enumerate(active):
@@ -824,7 +887,16 @@ def _solve_ridge(
         else ""
     )
     return _Fit(
-        theta, columns, fixed, fixed_how, prov, warnings, obs, present, cost=float(res.cost)
+        theta,
+        columns,
+        fixed,
+        fixed_how,
+        prov,
+        warnings,
+        obs,
+        present,
+        cost=float(res.cost),
+        warmup_ms=warmup,
     )
 
 
@@ -843,6 +915,9 @@ def _finish(profile: JobProfile, fit: _Fit) -> CalibrationResult:
     costs, prov = fit_costs_dict(fit)
     seg_fits = segment_fits(fit)
     facts = dict(profile.cluster_facts)
+    for seg_name, v in fit.warmup_ms.items():
+        # the first tasks' extra time in the shared JVM: a job constant, not a cost factor
+        facts[f"jvm_warmup.{seg_name}_ms"] = v
     for sf in seg_fits:
         facts[f"fit.{sf.name}.observed_ms"] = sf.observed_mean_ms
         facts[f"fit.{sf.name}.model_ms"] = sf.model_mean_ms
@@ -891,6 +966,8 @@ def segment_fits(fit: _Fit) -> list[SegmentFit]:
     for s in fit.present:
         o = fit.obs[s]
         pred = np.vstack(o.rows) @ fit.theta + np.array(o.offset) + fit.fixed * np.array(o.fixed_w)
+        if s in fit.warmup_ms and o.warm_w:
+            pred = pred + fit.warmup_ms[s] * np.array(o.warm_w)
         out.append(SegmentFit(s, len(o.y), float(np.mean(o.y)), float(np.mean(pred))))
     return out
 

@@ -71,6 +71,11 @@ class MachineCosts(BaseModel):
     codecs: dict[str, CodecCpu] = Field(default_factory=dict)
     provenance: dict[str, str] = Field(default_factory=dict)
     segments: list[SegmentQuality] = Field(default_factory=list)
+    warmup_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="local mode: extra time of the first map's and first reduce's segments in "
+        "the shared JVM (JIT compilation), per segment, ms",
+    )
 
     def apply_codecs(self, profile: JobProfile) -> JobProfile:
         """``profile`` with this machine's codec CPU costs (ratios stay the job's or the prior)."""
@@ -146,6 +151,7 @@ def fit_machine(
         costs=CostFactors(**costs),
         codecs=cpu,
         provenance={k: v for k, v in prov.items() if not k.startswith("costs.codec:")},
+        warmup_ms=dict(fit.warmup_ms),
         segments=[
             SegmentQuality(
                 segment=s.name,

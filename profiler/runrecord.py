@@ -604,6 +604,7 @@ def profile_from_run(
                 prior_source=f"machine benchmark ({machine.source})",
                 spill_overlap=local_cluster(rec).spill_overlap,
                 method="ridge",
+                warm_prior=machine.warmup_ms,
             ).profile
         else:
             profile = fit_cost_factors(

@@ -24,6 +24,8 @@ from validation.records import RunRecord, read_jsonl
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 MACHINE_RUNS = RESULTS / "runs-machine.jsonl"
 MATRIX_RUNS = RESULTS / "runs-matrix.jsonl"
+#: The segments that add up to a task's time (the spill events' rows are parts of them).
+SEGMENTS_OF_A_TASK = ("map.map", "map.sort", "reduce.shuffle", "reduce.merge", "reduce.reduce")
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +91,16 @@ def test_job_calibration_keeps_machine_factors_and_refits_its_own(machine: Machi
     assert any("measured" in prof.provenance[f"costs.{f}"] for f in JOB_FACTORS)
     pred = predict_job(prof, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
     task_ms = sum(a.done_ms - a.start_ms for a in [*rec.map_attempts, *rec.reduce_attempts])
-    assert float(pred.total_task_ms[0]) == pytest.approx(task_ms, rel=0.10)
+    # every task ran in one JVM: the first map and reduce also compiled their code (a job
+    # constant the calibration measures apart, ``jvm_warmup.<segment>_ms``)
+    warm = sum(
+        v
+        for k, v in prof.cluster_facts.items()
+        if k.startswith("jvm_warmup.")
+        and k.split(".", 1)[1].removesuffix("_ms") in SEGMENTS_OF_A_TASK
+    )
+    assert warm > 0
+    assert float(pred.total_task_ms[0]) + warm == pytest.approx(task_ms, rel=0.10)
 
 
 def test_calibrate_machine_command(tmp_path: Path) -> None:
