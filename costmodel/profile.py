@@ -182,11 +182,26 @@ class CostFactors(BaseModel):
     spill_contention: float = Field(
         0.0,
         ge=0,
-        le=1,
+        le=3,
         description="share of the spill/map overlap lost because the SpillThread shares the "
         "CPU, caches and garbage collector with the map thread: 0 = a free core at full speed, "
-        "1 = no gain (serial phases); used where spills overlap the map function "
-        "(ClusterSpec.spill_overlap)",
+        "1 = no gain (serial phases), above 1 = running both threads at once is slower than "
+        "one after the other (measured for WordCount's allocation-heavy map and combiner); "
+        "used where spills overlap the map function (ClusterSpec.spill_overlap)",
+    )
+    sort_cache_bytes: float = Field(
+        16 * 2**20,
+        gt=0,
+        description="working set of a spill's sort (records × (pair width + 16 B of metadata)) "
+        "above which each comparison slows (caches, TLB); 16 MiB: the knee of the per-record "
+        "spill time measured on this project's local runs",
+    )
+    sort_cache_slowdown: float = Field(
+        0.0,
+        ge=0,
+        le=5,
+        description="extra cost of a sort comparison per doubling of the working set above "
+        "sort_cache_bytes, as a share of sort_cpu (0: n·log n only, the reference's model)",
     )
     task_overhead_ms: float = Field(
         1000.0,

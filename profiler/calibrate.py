@@ -59,10 +59,13 @@ from profiler.build import stored_input_bytes
 F64 = NDArray[np.float64]
 
 #: Per-unit factors (ns per byte or record). The fixed per-task times are handled apart.
+#: Factors that shape the model rather than price a volume (they multiply other factors): kept
+#: fixed during a linear fit, searched on a grid around it (:func:`solve_contention`).
+SHAPE_FACTORS: tuple[str, ...] = ("spill_contention", "sort_cache_bytes", "sort_cache_slowdown")
 UNIT_FACTORS: tuple[str, ...] = tuple(
     f
     for f, info in CostFactors.model_fields.items()
-    if f not in ("setup_ms", "cleanup_ms", "task_overhead_ms", "spill_contention")
+    if f not in SHAPE_FACTORS + ("setup_ms", "cleanup_ms", "task_overhead_ms")
     and info.annotation is float
 )
 #: Column-name prefix of a codec's CPU scale (machine fits, :mod:`profiler.machine`).
@@ -141,7 +144,8 @@ def _unit_profiles(
     (``CODEC_PRIORS``) times 1: its fitted value scales both. The base profile then has that
     codec's CPU at 0; otherwise codec CPU stays in the offset (it is not a cost factor).
     """
-    zero = {f: 0.0 for f in CostFactors.model_fields}
+    shape = {f: getattr(profile.costs, f) for f in SHAPE_FACTORS}
+    zero = {f: 0.0 for f in CostFactors.model_fields if f not in SHAPE_FACTORS} | shape
     zcodecs = dict(profile.codecs)
     for name in codecs:
         c = profile.codec(name)
@@ -492,10 +496,16 @@ def solve_runs(
     method: str = "nnls",
     contention: float = 0.0,
     warm_prior: dict[str, float] | None = None,
+    slowdown: float | None = None,
 ) -> _Fit:
     """:func:`_solve` on the rows of every run; with ``spill_overlap`` the spill-bound branch of
-    each map attempt is re-decided at the fitted costs until it no longer changes."""
+    each map attempt is re-decided at the fitted costs until it no longer changes.
+    ``slowdown``: the ``sort_cache_slowdown`` the runs' volumes are computed with (default:
+    the prior's)."""
     theta = {f: float(getattr(prior, f)) for f in UNIT_FACTORS}
+    slow = prior.sort_cache_slowdown if slowdown is None else slowdown
+    shape = {"sort_cache_slowdown": slow, "sort_cache_bytes": prior.sort_cache_bytes}
+    runs = [(p.model_copy(update={"costs": p.costs.model_copy(update=shape)}), c) for p, c in runs]
     last_rows: list[F64] | None = None
     fit: _Fit | None = None
     for _ in range(iterations if spill_overlap else 1):
@@ -540,12 +550,18 @@ def solve_runs(
         theta = {f: float(v) for f, v in zip(fit.columns, fit.theta, strict=True)}
     assert fit is not None
     fit.contention = contention
+    fit.slowdown = slow
+    fit.cache_bytes = prior.sort_cache_bytes
     return fit
 
 
 #: Spill contention values tried by :func:`solve_contention` (a 1-D search: the factor
 #: multiplies other factors, so it cannot be a column of the linear fit).
-CONTENTION_GRID: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(11))
+CONTENTION_GRID: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0)
+
+
+#: ``sort_cache_slowdown`` values tried by :func:`solve_contention`.
+SLOWDOWN_GRID: tuple[float, ...] = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 
 
 def solve_contention(
@@ -556,14 +572,18 @@ def solve_contention(
     codecs: Sequence[str] = (),
     warm_prior: dict[str, float] | None = None,
 ) -> _Fit:
-    """:func:`solve_runs` (ridge, spills overlapping) at every :data:`CONTENTION_GRID` value
-    of ``spill_contention``; the one with the least penalised squared error wins. Runs with
-    no spill before the flush cannot tell: the prior's value is kept."""
+    """:func:`solve_runs` (ridge, spills overlapping) with the two shape factors searched on
+    grids, coordinate by coordinate (contention, then sort slowdown, then contention again);
+    the least penalised squared error wins. ``spill_contention`` needs a spill before the
+    flush in the runs and ``sort_cache_slowdown`` spills of different sizes (background and
+    final spills, or several runs): otherwise the prior's value is kept."""
     has_bg = any(
         "spill_full" in t.phases_ms for p, _ in runs for t in p.observed if t.kind == "map"
     )
-    if not has_bg:
-        fit = solve_runs(
+    sizes = has_bg or len(runs) > 1
+
+    def fit_at(kappa: float, gamma: float) -> _Fit:
+        return solve_runs(
             runs,
             prior,
             refit,
@@ -571,32 +591,32 @@ def solve_contention(
             codecs,
             True,
             method="ridge",
-            contention=prior.spill_contention,
+            contention=kappa,
             warm_prior=warm_prior,
+            slowdown=gamma,
         )
-        fit.contention_how = (
-            f"{prior_source or 'defaulted'}: no spill before the flush in these runs"
-        )
-        return fit
-    fits = [
-        solve_runs(
-            runs,
-            prior,
-            refit,
-            prior_source,
-            codecs,
-            True,
-            method="ridge",
-            contention=k,
-            warm_prior=warm_prior,
-        )
-        for k in CONTENTION_GRID
-    ]
-    best = min(fits, key=lambda f: f.cost)
+
+    kappa, gamma = prior.spill_contention, prior.sort_cache_slowdown
+    best = fit_at(kappa, gamma)
+    steps = [("kappa", CONTENTION_GRID)] * has_bg + [("gamma", SLOWDOWN_GRID)] * sizes
+    if has_bg and sizes:
+        steps.append(("kappa", CONTENTION_GRID))
+    for which, grid in steps:
+        for v in grid:
+            cand = fit_at(v, gamma) if which == "kappa" else fit_at(kappa, v)
+            if cand.cost < best.cost:
+                best = cand
+        kappa, gamma = best.contention, best.slowdown
     best.contention_how = (
-        f"measured: best of {len(CONTENTION_GRID)} values in "
-        f"[{CONTENTION_GRID[0]}, {CONTENTION_GRID[-1]}] for the spills' own times "
+        f"measured: best of {CONTENTION_GRID} for the spills' own times "
         "(background vs final spill, from the task logs)"
+        if has_bg
+        else f"{prior_source or 'defaulted'}: no spill before the flush in these runs"
+    )
+    best.slowdown_how = (
+        f"measured: best of {SLOWDOWN_GRID} for spills of different sizes (task logs)"
+        if sizes
+        else f"{prior_source or 'defaulted'}: one spill size in these runs"
     )
     return best
 
@@ -615,6 +635,9 @@ class _Fit:
     contention: float = 0.0
     contention_how: str = ""
     warmup_ms: dict[str, float] = field(default_factory=dict)
+    slowdown: float = 0.0
+    slowdown_how: str = ""
+    cache_bytes: float = 16 * 2**20
 
 
 def _solve(
@@ -940,6 +963,14 @@ def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
     costs = {f: float(fit.theta[i]) for i, f in enumerate(fit.columns) if f in UNIT_FACTORS}
     costs["task_overhead_ms"] = fit.fixed
     costs["spill_contention"] = fit.contention
+    costs["sort_cache_slowdown"] = fit.slowdown
+    costs["sort_cache_bytes"] = fit.cache_bytes
+    prov["costs.sort_cache_slowdown"] = fit.slowdown_how or (
+        "defaulted: n·log n comparisons at one cost (reference §2.3)"
+        if fit.slowdown == 0
+        else "prior"
+    )
+    prov["costs.sort_cache_bytes"] = "defaulted: 16 MiB, the knee measured on local runs"
     prov["costs.spill_contention"] = fit.contention_how or (
         "defaulted: spills not taken to overlap the map function on this cluster (serial "
         "phases, reference §2.3)"
