@@ -640,6 +640,58 @@ class _Fit:
     cache_bytes: float = 16 * 2**20
 
 
+@dataclass
+class _Stacked:
+    """Every observed phase time stacked: one row per (attempt, segment)."""
+
+    y: F64
+    V: F64
+    off: F64
+    fw: F64
+    ww: F64
+    seg: NDArray
+    mean_of: dict[str, float]
+    w: F64
+    share: dict[str, float]
+    fixed_segs: set[str]
+    keep: NDArray
+
+
+def _stack(
+    obs: dict[str, _Obs],
+    present: list[str],
+    theta0: F64,
+    warnings: list[str],
+    fixed_offset: float = 0.0,
+) -> _Stacked:
+    """Stack the rows; weigh each segment alike (rows scaled by 1 / its mean time); find the
+    segments that are fixed time (volume terms at the prior costs explain < FIXED_SHARE of
+    them: their rows are kept only where they hold the task's fixed time, with a warning).
+    ``fixed_offset``: a known fixed time already charged to the first segments' rows."""
+    y = np.concatenate([np.array(obs[s].y) for s in present])
+    V = np.vstack([np.vstack(obs[s].rows) for s in present])
+    off = np.concatenate([np.array(obs[s].offset) for s in present])
+    fw = np.concatenate([np.array(obs[s].fixed_w) for s in present])
+    ww = np.concatenate(
+        [np.array(obs[s].warm_w) if obs[s].warm_w else np.zeros(len(obs[s].y)) for s in present]
+    )
+    if fixed_offset:
+        off = off + fixed_offset * fw
+    seg = np.concatenate([[s] * len(obs[s].y) for s in present])
+    mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
+    w = np.array([1.0 / mean_of[s] for s in seg])
+    share = {s: float(np.mean(V[seg == s] @ theta0 + off[seg == s])) / mean_of[s] for s in present}
+    fixed_segs = {s for s in present if share[s] < FIXED_SHARE}
+    keep = np.array([(s not in fixed_segs) or (s in FIRST_SEGMENTS) for s in seg])
+    for s in sorted(fixed_segs - FIRST_SEGMENTS, key=SEGMENTS.index):
+        warnings.append(
+            f"{SEGMENT_LABEL[s]}: {mean_of[s]:.0f} ms on average, but the model's volume terms "
+            f"give {share[s] * mean_of[s]:.1f} ms at prior costs; the rest is fixed time the "
+            "model has no term for"
+        )
+    return _Stacked(y, V, off, fw, ww, seg, mean_of, w, share, fixed_segs, keep)
+
+
 def _solve(
     obs: dict[str, _Obs],
     prior: CostFactors,
@@ -675,31 +727,10 @@ def _solve(
     if not present:
         return _Fit(theta0, columns, prior.task_overhead_ms, "", prov, warnings, obs, [])
 
-    # ---- stack every observed phase time: one row per (attempt, segment)
-    y = np.concatenate([np.array(obs[s].y) for s in present])
-    V = np.vstack([np.vstack(obs[s].rows) for s in present])
-    off = np.concatenate([np.array(obs[s].offset) for s in present])
-    fw = np.concatenate([np.array(obs[s].fixed_w) for s in present])
-    if not fit_fixed:
-        off = off + prior.task_overhead_ms * fw
-    seg = np.concatenate([[s] * len(obs[s].y) for s in present])
-    # each segment weighs the same: rows are scaled by 1 / the segment's mean time
-    mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
-    w = np.array([1.0 / mean_of[s] for s in seg])
-
-    # ---- segments that are fixed time: the volume terms explain < FIXED_SHARE of them
-    share = {}
-    for s in present:
-        rows = seg == s
-        share[s] = float(np.mean(V[rows] @ theta0 + off[rows])) / mean_of[s]
-    fixed_segs = {s for s in present if share[s] < FIXED_SHARE}
-    keep = np.array([(s not in fixed_segs) or (s in FIRST_SEGMENTS) for s in seg])
-    for s in sorted(fixed_segs - FIRST_SEGMENTS, key=SEGMENTS.index):
-        warnings.append(
-            f"{SEGMENT_LABEL[s]}: {mean_of[s]:.0f} ms on average, but the model's volume terms "
-            f"give {share[s] * mean_of[s]:.1f} ms at default costs; the rest is fixed time the "
-            "model has no term for"
-        )
+    # ---- every observed phase time stacked: one row per (attempt, segment)
+    st = _stack(obs, present, theta0, warnings, 0.0 if fit_fixed else prior.task_overhead_ms)
+    y, V, off, fw, seg, w = st.y, st.V, st.off, st.fw, st.seg, st.w
+    share, fixed_segs, keep = st.share, st.fixed_segs, st.keep
 
     # ---- each factor's home segment (largest default contribution)
     contrib = {s: np.abs(V[seg == s]).sum(axis=0) * theta0 * w[seg == s][0] for s in present}
@@ -813,26 +844,10 @@ def _solve_ridge(
     present = [s for s in SEGMENTS if s in obs and obs[s].y]
     if not present:
         return _Fit(theta0, columns, prior.task_overhead_ms, "", prov, warnings, obs, [])
-    y = np.concatenate([np.array(obs[s].y) for s in present])
-    V = np.vstack([np.vstack(obs[s].rows) for s in present])
-    off = np.concatenate([np.array(obs[s].offset) for s in present])
-    fw = np.concatenate([np.array(obs[s].fixed_w) for s in present])
-    ww = np.concatenate(
-        [np.array(obs[s].warm_w) if obs[s].warm_w else np.zeros(len(obs[s].y)) for s in present]
-    )
     warm_prior = warm_prior or {}
-    seg = np.concatenate([[s] * len(obs[s].y) for s in present])
-    mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
-    w = np.array([1.0 / mean_of[s] for s in seg])
-    share = {s: float(np.mean(V[seg == s] @ theta0 + off[seg == s])) / mean_of[s] for s in present}
-    fixed_segs = {s for s in present if share[s] < FIXED_SHARE}
-    keep = np.array([(s not in fixed_segs) or (s in FIRST_SEGMENTS) for s in seg])
-    for s in sorted(fixed_segs - FIRST_SEGMENTS, key=SEGMENTS.index):
-        warnings.append(
-            f"{SEGMENT_LABEL[s]}: {mean_of[s]:.0f} ms on average, but the model's volume terms "
-            f"give {share[s] * mean_of[s]:.1f} ms at prior costs; the rest is fixed time the "
-            "model has no term for"
-        )
+    st = _stack(obs, present, theta0, warnings)
+    seg, mean_of, fixed_segs, keep = st.seg, st.mean_of, st.fixed_segs, st.keep
+    V, y, off, fw, w, ww = st.V, st.y, st.off, st.fw, st.w, st.ww
     V, y, off, fw, w, ww = V[keep], y[keep], off[keep], fw[keep], w[keep], ww[keep]
     segk_ = seg[keep]
     active = np.flatnonzero((np.abs(V).sum(axis=0) > 0) & (theta0 > 0))

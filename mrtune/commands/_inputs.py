@@ -121,3 +121,21 @@ def with_input_size(profile: JobProfile, text: str | None) -> JobProfile:
     except ValueError as exc:
         raise InputError(str(exc), field="--input-size") from None
     return profile.model_copy(update={"input_bytes": size})
+
+
+def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list[RunRecord]
+    """The run records (``mrtune hadoop-run`` / ``hadoop-matrix``) in ``path``: a JSONL file, a
+    JSON record or a JSON list. A file that is not one gives one line naming it; with
+    ``need_success``, so does a file without a successful run."""
+    from validation.records import read_jsonl
+
+    try:
+        records = read_jsonl(path)
+    except (ValidationError, ValueError) as exc:
+        msg = f"not a file of run records: {exc}".splitlines()[0]
+        raise InputError(msg, path=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+    if need_success and not any(r.success for r in records):
+        raise InputError("no successful run in the file", path=str(path))
+    return records

@@ -15,7 +15,6 @@ import typer
 from rich.table import Table
 
 from mrtune.console import OutputFormat, cli_errors, console, emit_json
-from mrtune.errors import InputError
 
 
 def finite(obj: Any) -> Any:
@@ -249,19 +248,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Predict real Hadoop runs from one default run per job and measure the error."""
-        from pydantic import ValidationError
-
-        from validation.fidelity import build_report
-        from validation.records import read_jsonl
-
-        try:
-            records = read_jsonl(runs)
-        except (ValidationError, ValueError) as exc:
-            msg = f"not a file of run records: {exc}".splitlines()[0]
-            raise InputError(msg, path=str(runs)) from None
-        if not any(r.success for r in records):
-            raise InputError("no successful run in the file", path=str(runs))
+        from mrtune.commands._inputs import load_run_records
         from profiler.machine import MachineCosts
+        from validation.fidelity import build_report
+
+        records = load_run_records(runs, need_success=True)
 
         report = build_report(
             records,

@@ -16,7 +16,6 @@ import typer
 from rich.table import Table
 
 from mrtune.console import OutputFormat, cli_errors, console, emit_json
-from mrtune.errors import InputError
 
 #: Cost factors shown in the table, with their unit.
 _UNITS = {
@@ -56,20 +55,11 @@ def register(app: typer.Typer) -> None:
         format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
     ) -> None:
         """Fit this machine's cost factors on a benchmark of real runs (all jointly)."""
-        from pydantic import ValidationError
-
         from costmodel.profile import CODEC_PRIORS, CostFactors
+        from mrtune.commands._inputs import load_run_records
         from profiler.machine import fit_machine_from_runs
-        from validation.records import read_jsonl
 
-        try:
-            records = read_jsonl(runs)
-        except (ValidationError, ValueError) as exc:
-            msg = f"not a file of run records: {exc}".splitlines()[0]
-            raise InputError(msg, path=str(runs)) from None
-        ok = [r for r in records if r.success]
-        if not ok:
-            raise InputError("no successful run in the file", path=str(runs))
+        ok = [r for r in load_run_records(runs, need_success=True) if r.success]
         machine = fit_machine_from_runs(ok, source=f"{runs.name}, {len(ok)} runs")
         machine.save(output)
         if format == OutputFormat.json:

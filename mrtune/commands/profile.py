@@ -89,17 +89,11 @@ def _load_starfish(
 def _load_run(path: Path, job: str | None, machine: Path | None):  # -> JobProfile
     """A local run record (``mrtune hadoop-run``) → profile; ``job`` picks a record by run id
     or label (default: the first successful one), ``machine`` is a machine cost file."""
-    from pydantic import ValidationError
-
+    from mrtune.commands._inputs import load_run_records
     from profiler.machine import MachineCosts
     from profiler.runrecord import profile_from_run
-    from validation.records import read_jsonl
 
-    try:
-        records = [r for r in read_jsonl(path) if r.success]
-    except (ValidationError, ValueError) as exc:
-        msg = f"not a file of run records: {exc}".splitlines()[0]
-        raise InputError(msg, path=str(path)) from None
+    records = [r for r in load_run_records(path) if r.success]
     if job is not None:
         records = [r for r in records if job in (r.run_id, r.label)]
     if not records:

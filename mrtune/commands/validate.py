@@ -198,17 +198,10 @@ def register(app: typer.Typer) -> None:
         format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
     ) -> None:
         """Per-label medians of recorded real-Hadoop runs (spills, counters, times)."""
-        from pydantic import ValidationError
-
-        from validation.records import read_jsonl
+        from mrtune.commands._inputs import load_run_records
         from validation.summary import summarize
 
-        try:
-            records = read_jsonl(runs)
-        except (ValidationError, ValueError) as exc:
-            msg = f"not a file of run records: {exc}".splitlines()[0]
-            raise InputError(msg, path=str(runs)) from None
-        rows = summarize(records)
+        rows = summarize(load_run_records(runs))
         if format == OutputFormat.json:
             emit_json(rows)
             return
