@@ -22,7 +22,15 @@ import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
  * as a vint length and the bytes), for benchmarks that need other record widths.
  */
 public class SelectivityJob extends MrtTool {
-  public static class SelectiveMapper extends Mapper<FixedKey, FixedValue, FixedKey, FixedValue> {
+  /**
+   * The selection both maps share: emit the first floor(n x percent / 100) records of the split
+   * (reading on to its end unless {@code mrtune.selectivity.read.all=false}); subclasses say
+   * what value each emitted record carries.
+   */
+  public abstract static class Selective<V> extends Mapper<FixedKey, FixedValue, FixedKey, V> {
+    /** The value to emit for an input record's value. */
+    protected abstract V value(FixedValue in);
+
     @Override
     public void run(Context ctx) throws IOException, InterruptedException {
       setup(ctx);
@@ -35,7 +43,7 @@ public class SelectivityJob extends MrtTool {
       try {
         while (ctx.nextKeyValue()) {
           if (i < emit) {
-            ctx.write(ctx.getCurrentKey(), ctx.getCurrentValue());
+            ctx.write(ctx.getCurrentKey(), value(ctx.getCurrentValue()));
           } else if (!readAll) {
             break;
           }
@@ -47,32 +55,28 @@ public class SelectivityJob extends MrtTool {
     }
   }
 
-  /** The selective map with values resized to {@code mrtune.selectivity.value.bytes}. */
-  public static class SizedMapper extends Mapper<FixedKey, FixedValue, FixedKey, SizedValue> {
+  /** Emits the records as they are (100 bytes). */
+  public static class SelectiveMapper extends Selective<FixedValue> {
     @Override
-    public void run(Context ctx) throws IOException, InterruptedException {
-      setup(ctx);
-      Configuration conf = ctx.getConfiguration();
-      double pct = conf.getDouble("mrtune.selectivity.percent", 100.0);
-      boolean readAll = conf.getBoolean("mrtune.selectivity.read.all", true);
-      int width = conf.getInt("mrtune.selectivity.value.bytes", FixedValue.LENGTH);
-      long n = RecordInputFormat.recordsIn((FileSplit) ctx.getInputSplit());
-      long emit = (long) Math.floor(n * pct / 100.0 + 1e-9);
-      SizedValue out = new SizedValue();
-      long i = 0;
-      try {
-        while (ctx.nextKeyValue()) {
-          if (i < emit) {
-            out.fill(ctx.getCurrentValue().getBytes(), FixedValue.LENGTH, width);
-            ctx.write(ctx.getCurrentKey(), out);
-          } else if (!readAll) {
-            break;
-          }
-          i++;
-        }
-      } finally {
-        cleanup(ctx);
-      }
+    protected FixedValue value(FixedValue in) {
+      return in;
+    }
+  }
+
+  /** Emits values resized to {@code mrtune.selectivity.value.bytes}. */
+  public static class SizedMapper extends Selective<SizedValue> {
+    private final SizedValue out = new SizedValue();
+    private int width = FixedValue.LENGTH;
+
+    @Override
+    protected void setup(Context ctx) {
+      width = ctx.getConfiguration().getInt("mrtune.selectivity.value.bytes", FixedValue.LENGTH);
+    }
+
+    @Override
+    protected SizedValue value(FixedValue in) {
+      out.fill(in.getBytes(), FixedValue.LENGTH, width);
+      return out;
     }
   }
 
