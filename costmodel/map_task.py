@@ -191,11 +191,7 @@ class MapInputs:
         map_only = batch.num_reducers == 0
         any_map_only = bool(map_only.any())
         parts = np.maximum(batch.num_reducers.astype(np.float64), 1.0)
-        width = (
-            st.input_pair_width * st.map_size_sel / st.map_pairs_sel
-            if st.map_pairs_sel > 0
-            else 0.0
-        )
+        width = st.map_output_pair_width
         combining = batch.use_combiner & profile.has_combiner
         if any_map_only:
             combining = combining & ~map_only

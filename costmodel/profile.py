@@ -135,6 +135,17 @@ class DataflowStats(BaseModel):
         description="bytes IFile adds per record (two vint lengths): 2 for keys and values < 128 B",
     )
 
+    @property
+    def map_output_pair_width(self) -> float:
+        """MAP_OUTPUT_BYTES / MAP_OUTPUT_RECORDS: input pair width × size ÷ pairs selectivity."""
+        if self.map_pairs_sel <= 0:
+            return 0.0
+        return self.input_pair_width * self.map_size_sel / self.map_pairs_sel
+
+
+#: Default ``CostFactors.sort_cache_bytes``: the knee of the per-record spill time on local runs.
+SORT_CACHE_BYTES = 16 * 2**20
+
 
 class CostFactors(BaseModel):
     """Reference Table 3: ns per byte (I/O, network) or ns per record (CPU)."""
@@ -190,7 +201,7 @@ class CostFactors(BaseModel):
         "used where spills overlap the map function (ClusterSpec.spill_overlap)",
     )
     sort_cache_bytes: float = Field(
-        16 * 2**20,
+        SORT_CACHE_BYTES,
         gt=0,
         description="working set of a spill's sort (records × (pair width + 16 B of metadata)) "
         "above which each comparison slows (caches, TLB); 16 MiB: the knee of the per-record "

@@ -47,12 +47,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import nnls
+from scipy.optimize import least_squares, nnls
 
 from costmodel.batch import ConfigBatch
 from costmodel.config import HadoopConfig
 from costmodel.map_task import MapTaskResult, map_task, overlap_coefficients
-from costmodel.profile import CODEC_PRIORS, CostFactors, JobProfile, TaskTiming
+from costmodel.profile import (
+    CODEC_PRIORS,
+    SORT_CACHE_BYTES,
+    CostFactors,
+    JobProfile,
+    TaskTiming,
+)
 from costmodel.reduce_task import reduce_task
 from profiler.build import stored_input_bytes
 
@@ -637,7 +643,7 @@ class _Fit:
     warmup_ms: dict[str, float] = field(default_factory=dict)
     slowdown: float = 0.0
     slowdown_how: str = ""
-    cache_bytes: float = 16 * 2**20
+    cache_bytes: float = SORT_CACHE_BYTES
 
 
 @dataclass
@@ -833,8 +839,6 @@ def _solve_ridge(
     prior's ratios, instead of moving one and leaving the others at values the observation
     already contradicts. The task's fixed time is a non-negative linear unknown.
     """
-    from scipy.optimize import least_squares
-
     columns = [*UNIT_FACTORS, *(codec_column(c) for c in codecs)]
     theta0 = np.array(
         [getattr(prior, f) for f in UNIT_FACTORS] + [1.0] * len(codecs), dtype=np.float64

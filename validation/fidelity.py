@@ -39,6 +39,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from costmodel import ConfigBatch, JobProfile, predict_job
+from costmodel.combiner import combined_width_factor
 from costmodel.job import JobPrediction
 from costmodel.map_task import map_task
 from mrtune.errors import InputError
@@ -574,9 +575,9 @@ def _with_codecs_measured_elsewhere(
     leaving out every run of ``label`` (the configuration being predicted never supplies its
     own ratio)."""
     st = profile.stats
-    width = st.map_size_sel * st.input_pair_width / st.map_pairs_sel if st.map_pairs_sel else 0.0
+    width = st.map_output_pair_width
     if profile.has_combiner:
-        width *= st.combine_size_sel / st.combine_pairs_sel
+        width *= combined_width_factor(st)
     others = [r for r in records if (r.label or r.run_id) != label]
     measured = codecs_from_runs(cal, others, width)
     if not measured:
