@@ -33,7 +33,6 @@ from costmodel.batch import ConfigBatch
 from costmodel.cluster import ClusterSpec
 from costmodel.combiner import zipf_distinct_exact
 from costmodel.config import HadoopConfig
-from costmodel.job import predict_job
 from costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, map_task
 from costmodel.profile import (
     CODEC_PRIORS,
@@ -610,55 +609,12 @@ def profile_from_run(
             profile = fit_cost_factors(
                 profile, cfg, spill_overlap=local_cluster(rec).spill_overlap, method="ridge"
             ).profile
-            profile = _local_shuffle_cost(profile, cfg, rec)
     else:
         prov = dict(profile.provenance)
         for name in CostFactors.model_fields:
             prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
         profile = profile.model_copy(update={"provenance": prov})
     return profile
-
-
-def _local_shuffle_cost(profile: JobProfile, cfg: HadoopConfig, rec: RunRecord) -> JobProfile:
-    """Price the shuffle from the reduces' own shuffle times when the fit could not.
-
-    With equal-sized maps and one reduce, ``fit_cost_factors`` finds the ``network`` column
-    collinear with the task fixed time and ``hdfs_read`` and keeps its cluster default
-    (15 ns/byte: 2 s for 137 MB, where local mode's LocalFetcher, a local file read, takes
-    ~0.5 s). Here the shuffle segment's time left after every fitted term is divided by the
-    bytes shuffled.
-    """
-    if not profile.provenance.get("costs.network", "").startswith("defaulted"):
-        return profile
-    obs = [
-        t.phases_ms["shuffle"]
-        for t in profile.observed
-        if t.kind == "reduce" and "shuffle" in t.phases_ms
-    ]
-    if not obs or profile.map_only:
-        return profile
-    batch = ConfigBatch.from_configs([cfg])
-    cluster = local_cluster(rec)
-    zero = profile.model_copy(update={"costs": profile.costs.model_copy(update={"network": 0.0})})
-    pred = predict_job(zero, batch, cluster)
-    fixed = profile.costs.task_overhead_ms + profile.costs.setup_ms + profile.costs.cleanup_ms
-    rest = float(pred.reduce.phase_ms["shuffle"][0]) + fixed
-    shuffled = float(pred.reduce.shuffle_bytes[0])
-    if shuffled <= 0:
-        return profile
-    mean_obs = float(np.mean(obs))
-    ns = max(mean_obs - rest, 0.0) * 1e6 / shuffled
-    return profile.model_copy(
-        update={
-            "costs": profile.costs.model_copy(update={"network": ns}),
-            "provenance": {
-                **profile.provenance,
-                "costs.network": f"measured: local shuffle, (mean reduce shuffle time "
-                f"{mean_obs:.0f} ms − the other fitted shuffle terms {rest:.0f} ms) / "
-                f"{shuffled:.0f} bytes shuffled per reduce",
-            },
-        }
-    )
 
 
 def _same_map_output(a: RunRecord, b: RunRecord) -> bool:
