@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from costmodel import ClusterSpec  # noqa: E402
-from optimizer.batch import BatchSettings, run_batch  # noqa: E402
+from mrtune.costmodel import ClusterSpec  # noqa: E402
+from mrtune.optimizer.batch import BatchSettings, run_batch  # noqa: E402
 
 FB2010 = ROOT / ".." / "shared" / "data" / "swim" / "FB-2010_samples_24_times_1hr_0.tsv"
 GOAL_S = 300.0
@@ -78,9 +78,9 @@ class TreeSampler(threading.Thread):
 def quality(path: Path, n: int, nodes: int) -> dict[str, float]:
     import numpy as np
 
-    from optimizer.batch import parse_swim_line, swim_profile, tune_job
-    from optimizer.recommend import recommend
-    from profiler import profile_config
+    from mrtune.optimizer.batch import parse_swim_line, swim_profile, tune_job
+    from mrtune.optimizer.recommend import recommend
+    from mrtune.profiling import profile_config
 
     rows = [parse_swim_line(line) for line in path.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r.map_input_bytes > 0]

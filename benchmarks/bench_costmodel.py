@@ -11,8 +11,15 @@ import time
 
 import numpy as np
 
-from costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile, evaluate, predict_job
-from search_spaces import SearchSpace
+from mrtune.costmodel import (
+    ClusterSpec,
+    DataflowStats,
+    HadoopConfig,
+    JobProfile,
+    evaluate,
+    predict_job,
+)
+from mrtune.search_spaces import SearchSpace
 
 SIZES = (1, 1_000, 100_000, 1_000_000)
 SCALAR_CALLS = 300

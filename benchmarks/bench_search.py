@@ -29,11 +29,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.profiles import benchmark_profiles  # noqa: E402
-from costmodel import merger  # noqa: E402
-from optimizer.objective import Objective  # noqa: E402
-from optimizer.strategies import DEFAULT_STRATEGY, STRATEGIES, get_strategy  # noqa: E402
-from optimizer.strategies._base import as_values, snap_to_grid  # noqa: E402
-from search_spaces import SearchSpace  # noqa: E402
+from mrtune.costmodel import merger  # noqa: E402
+from mrtune.optimizer.objective import Objective  # noqa: E402
+from mrtune.optimizer.strategies import DEFAULT_STRATEGY, STRATEGIES, get_strategy  # noqa: E402
+from mrtune.optimizer.strategies._base import as_values, snap_to_grid  # noqa: E402
+from mrtune.search_spaces import SearchSpace  # noqa: E402
 
 #: ``n_trials`` per strategy (trials for Optuna/RRS, evaluations for SciPy).
 BUDGETS: dict[str, int] = {

@@ -7,24 +7,24 @@ Usage (from the repository root)::
 
 Both predictors predict every run with whole runs held out, by the same grouped K-fold split
 (``GroupKFold(folds, shuffle=True, random_state=seed)`` over the runs in record order, exactly
-as :func:`costmodel.regression.held_out_regression_predictions` splits them):
+as :func:`mrtune.costmodel.regression.held_out_regression_predictions` splits them):
 
 * **regression**: per-phase OLS models (backward elimination) fitted on the training runs' task
   rows, the held-out run predicted from its measured Table II inputs by eq. 15-17.
 * **white-box**: the cost model's profile calibrated on ONE training run
-  (:func:`profiler.runrecord.profile_from_run`, chosen by :func:`calibration_run`), carried to
-  each held-out run's input size and selectivity (:func:`profiler.runrecord.profile_for_run`)
+  (:func:`mrtune.calibration.run_profile.profile_from_run`, chosen by :func:`calibration_run`), carried to
+  each held-out run's input size and selectivity (:func:`mrtune.calibration.run_profile.profile_for_run`)
   and predicted with that run's configuration on the local cluster
-  (:func:`costmodel.predict_job`). Its job time adds the calibration run's driver overhead
-  (``job_time_ms`` minus the model's job time on that run), as ``validation.fidelity`` does:
+  (:func:`mrtune.costmodel.predict_job`). Its job time adds the calibration run's driver overhead
+  (``job_time_ms`` minus the model's job time on that run), as ``mrtune.calibration.fidelity`` does:
   the measured job time is the driver's submit → complete.
 * **regression+overhead** (reported as well): the regression's eq. 17 job time has no term for
   the driver's job set-up, commit and polling; this variant adds the mean of the training runs'
-  :func:`profiler.runrecord.job_overhead_ms`, so the job comparison is not only about that
+  :func:`mrtune.calibration.run_profile.job_overhead_ms`, so the job comparison is not only about that
   constant. Its phase predictions are the regression's.
 
-The model's phases are mapped onto the run record's phase cut (``profiler.phase_data``'s
-:func:`~profiler.phase_data.rows_from_run_record`) as ``validation.fidelity.predicted_phases``
+The model's phases are mapped onto the run record's phase cut (``mrtune.readers.phase_data``'s
+:func:`~mrtune.readers.phase_data.rows_from_run_record`) as ``mrtune.calibration.fidelity.predicted_phases``
 maps them, per task (the mean over a run's maps, full and tail splits weighted by count):
 
 =========  ============================================================================
@@ -54,8 +54,15 @@ from sklearn.model_selection import GroupKFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from costmodel import ClusterSpec, ConfigBatch, JobProfile, predict_job  # noqa: E402
-from costmodel.regression import (  # noqa: E402
+from mrtune.calibration.run_profile import (  # noqa: E402
+    job_overhead_ms,
+    local_cluster,
+    profile_for_run,
+    profile_from_run,
+    run_config,
+)
+from mrtune.costmodel import ClusterSpec, ConfigBatch, JobProfile, predict_job  # noqa: E402
+from mrtune.costmodel.regression import (  # noqa: E402
     PHASES,
     PredictionErrors,
     RunTimes,
@@ -63,23 +70,16 @@ from costmodel.regression import (  # noqa: E402
     held_out_regression_predictions,
 )
 from mrtune.errors import InputError  # noqa: E402
-from profiler.phase_data import (  # noqa: E402
+from mrtune.readers.phase_data import (  # noqa: E402
     job_inputs_from_run_record,
     measured_runs_from_records,
     rows_from_run_record,
     rows_to_observations,
 )
-from profiler.runrecord import (  # noqa: E402
-    job_overhead_ms,
-    local_cluster,
-    profile_for_run,
-    profile_from_run,
-    run_config,
-)
-from validation.records import RunRecord, read_jsonl  # noqa: E402
+from mrtune.readers.run_records import RunRecord, read_jsonl  # noqa: E402
 
 DEFAULT_RUNS = Path(__file__).resolve().parent / "results" / "runs-generic.jsonl"
-#: The phases a run record is cut into (``profiler.phase_data.rows_from_run_record``): the
+#: The phases a run record is cut into (``mrtune.readers.phase_data.rows_from_run_record``): the
 #: long format's ``read`` and ``collect`` are not timed apart in a local run's log.
 RECORD_PHASES: tuple[str, ...] = tuple(
     p for p in PHASES if p in ("map", "spill", "merge", "shuffle", "sort", "write")

@@ -11,7 +11,7 @@ Usage (from the repository root)::
 
 Each job's profile is calibrated on one run at Hadoop's defaults (``<job>-default``, the
 repeat with the median job time) and every other configuration is predicted
-(``validation.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The first report uses
+(``mrtune.calibration.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The first report uses
 documented codec priors (the calibration run compresses nothing); ``--measure-codecs`` takes
 each codec's ratio from the records' compressed runs instead.
 """
@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mrtune.commands.fidelity import finite, print_report  # noqa: E402
-from profiler.machine import MachineCosts  # noqa: E402
-from validation.fidelity import build_report  # noqa: E402
-from validation.records import read_jsonl  # noqa: E402
+from mrtune.calibration.fidelity import build_report  # noqa: E402
+from mrtune.calibration.machine import MachineCosts  # noqa: E402
+from mrtune.cli.validate import finite, print_report  # noqa: E402
+from mrtune.readers.run_records import read_jsonl  # noqa: E402
 
 DEFAULT_RUNS = Path(__file__).resolve().parent / "results" / "runs-matrix.jsonl"
 

@@ -11,7 +11,14 @@ network 8–30 ns/B, map/reduce CPU 300–6000 ns/record).
 
 from __future__ import annotations
 
-from costmodel import ClusterSpec, CodecStats, CostFactors, DataflowStats, HadoopConfig, JobProfile
+from mrtune.costmodel import (
+    ClusterSpec,
+    CodecStats,
+    CostFactors,
+    DataflowStats,
+    HadoopConfig,
+    JobProfile,
+)
 
 GB = 2**30
 TB = 2**40

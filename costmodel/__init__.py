@@ -7,14 +7,20 @@ them with numpy operations. :func:`simulate_schedule` replays one configuration 
 virtual cluster.
 """
 
-from costmodel.batch import ConfigBatch
-from costmodel.cluster import ClusterSpec
-from costmodel.config import HadoopConfig
-from costmodel.job import JobPrediction, evaluate, predict_job
-from costmodel.map_task import MapTaskResult, map_task, records_per_spill
-from costmodel.merger import MergeResult, simulate_merge, spill_merge_plan
-from costmodel.profile import CODEC_PRIORS, CodecStats, CostFactors, DataflowStats, JobProfile
-from costmodel.reduce_task import ReduceTaskResult, reduce_task
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.job import JobPrediction, evaluate, predict_job
+from mrtune.costmodel.map_task import MapTaskResult, map_task, records_per_spill
+from mrtune.costmodel.merger import MergeResult, simulate_merge, spill_merge_plan
+from mrtune.costmodel.profile import (
+    CODEC_PRIORS,
+    CodecStats,
+    CostFactors,
+    DataflowStats,
+    JobProfile,
+)
+from mrtune.costmodel.reduce_task import ReduceTaskResult, reduce_task
 
 __all__ = [
     "CODEC_PRIORS",

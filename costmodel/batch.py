@@ -3,7 +3,7 @@
 The cost model evaluates every configuration of a batch in one pass of numpy operations
 (DESIGN decision 5). A scalar prediction is a batch of length 1. Arrays are float64 or int64 and
 all have the same length; :meth:`ConfigBatch.from_configs` builds one from validated
-:class:`~costmodel.config.HadoopConfig` objects and :meth:`ConfigBatch.from_base` varies some
+:class:`~mrtune.costmodel.config.HadoopConfig` objects and :meth:`ConfigBatch.from_base` varies some
 parameters of one base configuration (what the optimizer and sweeps use).
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from costmodel.config import HadoopConfig
-from costmodel.properties import CODEC_CODES
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.properties import CODEC_CODES
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -26,7 +26,7 @@ IntArray = NDArray[np.int64]
 class ConfigBatch:
     """Parameters of ``n`` configurations, each an ndarray of shape (n,).
 
-    Codec columns hold integer codes (:data:`costmodel.properties.CODEC_CODES`, 0 = no
+    Codec columns hold integer codes (:data:`mrtune.costmodel.properties.CODEC_CODES`, 0 = no
     compression). Memory columns are already resolved (heap bytes and container MB, reference
     §8.3), so the model never parses JVM options.
     """
@@ -116,7 +116,7 @@ class ConfigBatch:
         """``n`` copies of ``base`` with some columns replaced by arrays (broadcast to ``n``).
 
         The caller is responsible for the values being valid (the optimizer draws them from
-        :mod:`search_spaces`, which enforces the constraints); lengths must agree.
+        :mod:`mrtune.search_spaces`, which enforces the constraints); lengths must agree.
         """
         row = cls._columns_of(base)
         lengths = {np.size(v) for v in arrays.values() if np.ndim(v) > 0}

@@ -2,7 +2,7 @@
 
 Configuration batches carry codecs as integer codes (0 = none); this module turns a code array
 into ratio / ns-per-byte arrays using the profile's measured values or documented priors
-(:data:`costmodel.profile.CODEC_PRIORS`).
+(:data:`mrtune.costmodel.profile.CODEC_PRIORS`).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from costmodel.profile import JobProfile
-from costmodel.properties import CODEC_NAMES_BY_CODE
+from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
 
 
 def codec_arrays(

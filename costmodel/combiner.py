@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from costmodel.profile import DataflowStats
+from mrtune.costmodel.profile import DataflowStats
 
 #: Rank bins of :func:`zipf_distinct` (geometric; ranks below ``_EXACT_RANKS`` one per bin).
 _BINS = 4096

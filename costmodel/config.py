@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from costmodel.properties import DEPRECATED_NAMES, LONG_MAX, codec_name
+from mrtune.costmodel.properties import DEPRECATED_NAMES, LONG_MAX, codec_name
 
 MB = 2**20
 
@@ -307,7 +307,7 @@ class HadoopConfig(BaseModel):
 
 def format_property_value(field: str, value: Any) -> str:
     """Hadoop's string form of a value (booleans lower case, codecs as class names)."""
-    from costmodel.properties import CODEC_CLASSES
+    from mrtune.costmodel.properties import CODEC_CLASSES
 
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -1,7 +1,7 @@
 """Job level (reference §6.1): input splits, map and reduce tasks, waves, overlap, totals.
 
 ``predict_job`` is the analytic, vectorised job model: it evaluates every configuration of a
-:class:`~costmodel.batch.ConfigBatch` with numpy operations only. The splits follow the new-API
+:class:`~mrtune.costmodel.batch.ConfigBatch` with numpy operations only. The splits follow the new-API
 ``FileInputFormat`` (``SPLIT_SLOP`` = 1.1): each input file gives ``k`` full splits and one tail
 split, which are modelled as two classes of map tasks so that per-map dataflow stays exact.
 Task slots come from YARN container packing (memory and vcores per node, the MRAppMaster's
@@ -10,7 +10,7 @@ with the map stage from the slow-start point on (reference §6.2's rule), and re
 early hold containers that maps can no longer use (the AM's reduce ramp-up, at most half the
 cluster while maps are pending).
 
-The per-task event simulation of the same job is :mod:`costmodel.scheduler`.
+The per-task event simulation of the same job is :mod:`mrtune.costmodel.scheduler`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from costmodel.batch import ConfigBatch
-from costmodel.cluster import ClusterSpec
-from costmodel.map_task import MapInputs, MapTaskResult, map_task
-from costmodel.profile import JobProfile
-from costmodel.reduce_task import ReduceTaskResult, reduce_task
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
+from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.reduce_task import ReduceTaskResult, reduce_task
 
 F64 = NDArray[np.float64]
 SPLIT_SLOP = 1.1

@@ -1,10 +1,10 @@
 """The map task model (reference §2, §3, §8.1): Read, Map, Collect, Spill, Merge (, Write).
 
-Vectorised over a :class:`~costmodel.batch.ConfigBatch`: every quantity is an ndarray of shape
+Vectorised over a :class:`~mrtune.costmodel.batch.ConfigBatch`: every quantity is an ndarray of shape
 (n_configs,). Dataflow is exact where Hadoop is deterministic: the number of spills follows
 MAPREDUCE-64's unified buffer in Hadoop 2/3 (``softLimit / (w + 16)`` records per spill) or the
 record-percent buffer of Hadoop 1, the last spill holds the remainder, the merge follows
-``Merger`` (:func:`costmodel.merger.spill_merge_plan`), and the combiner runs in the final merge
+``Merger`` (:func:`mrtune.costmodel.merger.spill_merge_plan`), and the combiner runs in the final merge
 iff the *total* number of spills reaches ``mapreduce.map.combine.minspills`` (Hadoop
 ``MapTask.mergeParts``; reference §2.4).
 
@@ -20,11 +20,11 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from costmodel.batch import ConfigBatch
-from costmodel.codecs import codec_arrays
-from costmodel.combiner import combined_records, combined_width_factor
-from costmodel.merger import _spill_plan_float
-from costmodel.profile import JobProfile
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.codecs import codec_arrays
+from mrtune.costmodel.combiner import combined_records, combined_width_factor
+from mrtune.costmodel.merger import _spill_plan_float
+from mrtune.costmodel.profile import JobProfile
 
 F64 = NDArray[np.float64]
 MB = float(2**20)

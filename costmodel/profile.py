@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from costmodel.properties import CODEC_CLASSES
+from mrtune.costmodel.properties import CODEC_CLASSES
 
 CodecName = Literal["default", "gzip", "bzip2", "snappy", "lz4", "zstd"]
 
@@ -112,7 +112,7 @@ class DataflowStats(BaseModel):
         ge=1,
         le=1e12,
         description="distinct keys the map output draws from (i.i.d. Zipf key law, "
-        "costmodel.combiner.zipf_distinct); with key_zipf_exponent it replaces the Heaps law",
+        "mrtune.costmodel.combiner.zipf_distinct); with key_zipf_exponent it replaces the Heaps law",
     )
     key_zipf_exponent: float | None = Field(
         None, ge=0, le=5, description="Zipf exponent s of the key frequencies (p_i ∝ i^-s)"

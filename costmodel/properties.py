@@ -1,6 +1,6 @@
 """Hadoop property names, their Hadoop 3.3 defaults and the Hadoop 1 → 2/3 deprecation table.
 
-Pure data, shared by :mod:`costmodel.config` and :mod:`search_spaces`. Sources: reference §1.1
+Pure data, shared by :mod:`mrtune.costmodel.config` and :mod:`mrtune.search_spaces`. Sources: reference §1.1
 (Table 1), §8.4 (mapred-default.xml defaults for Hadoop 3.3) and §8.5 (``ConfigUtil.addDeprecatedKeys``).
 """
 

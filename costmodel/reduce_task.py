@@ -26,12 +26,17 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from costmodel.batch import ConfigBatch
-from costmodel.codecs import codec_arrays
-from costmodel.combiner import combined_records, combined_width_factor
-from costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, NS_PER_MS, task_total_ms
-from costmodel.merger import reduce_merge_rows
-from costmodel.profile import JobProfile
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.codecs import codec_arrays
+from mrtune.costmodel.combiner import combined_records, combined_width_factor
+from mrtune.costmodel.map_task import (
+    IFILE_CHECKSUM_BYTES,
+    IFILE_EOF_BYTES,
+    NS_PER_MS,
+    task_total_ms,
+)
+from mrtune.costmodel.merger import reduce_merge_rows
+from mrtune.costmodel.profile import JobProfile
 
 F64 = NDArray[np.float64]
 INT_MAX = float(2**31 - 1)
@@ -102,7 +107,7 @@ def reduce_task(
 
     ``seg_records`` records of ``seg_width`` serialized bytes per segment, standing for
     ``seg_raw_records`` raw map output records (for the combiner's distinct-keys law).
-    ``map_codecs`` is :func:`~costmodel.codecs.codec_arrays` of the batch's map-output codec,
+    ``map_codecs`` is :func:`~mrtune.costmodel.codecs.codec_arrays` of the batch's map-output codec,
     when the caller already has it.
     """
     st, c = profile.stats, profile.costs

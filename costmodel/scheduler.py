@@ -1,6 +1,6 @@
 """Task-scheduler simulation of one job on a virtual cluster (reference §6.2).
 
-Where :func:`costmodel.job.predict_job` estimates the job time analytically for arrays of
+Where :func:`mrtune.costmodel.job.predict_job` estimates the job time analytically for arrays of
 configurations, :func:`simulate_schedule` replays a single configuration task by task, the way
 Starfish's ``BasicFIFOScheduler`` does, but on YARN containers:
 
@@ -24,11 +24,11 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
-from costmodel.batch import ConfigBatch
-from costmodel.cluster import ClusterSpec
-from costmodel.config import HadoopConfig
-from costmodel.job import REDUCE_RAMPUP_LIMIT, predict_job
-from costmodel.profile import JobProfile
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.job import REDUCE_RAMPUP_LIMIT, predict_job
+from mrtune.costmodel.profile import JobProfile
 
 
 @dataclass(frozen=True)

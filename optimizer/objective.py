@@ -1,7 +1,7 @@
 """What a search minimises: the cost model's job time or resource use, vectorised.
 
 An :class:`Objective` evaluates arrays of knob values (dict name → ndarray, as produced by
-:class:`~search_spaces.SearchSpace`) in one call of :func:`costmodel.predict_job`, and counts how
+:class:`~mrtune.search_spaces.SearchSpace`) in one call of :func:`mrtune.costmodel.predict_job`, and counts how
 many configurations it has evaluated, so that strategies can be compared on equal budgets.
 """
 
@@ -12,8 +12,8 @@ from enum import StrEnum
 
 import numpy as np
 
-from costmodel import JobPrediction, evaluate, predict_job
-from search_spaces import SearchSpace
+from mrtune.costmodel import JobPrediction, evaluate, predict_job
+from mrtune.search_spaces import SearchSpace
 
 Values = dict[str, np.ndarray]
 

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 import defusedxml.ElementTree as SafeET
 
-from costmodel.properties import HADOOP1_NAMES
+from mrtune.costmodel.properties import HADOOP1_NAMES
 
 
 class NameStyle(StrEnum):

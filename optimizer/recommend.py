@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from costmodel import ClusterSpec, HadoopConfig, JobProfile
-from optimizer.objective import Objective, ObjectiveKind
-from optimizer.strategies import DEFAULT_STRATEGY, SearchResult, get_strategy
-from optimizer.units import format_bytes, format_ms
-from optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
-from search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
+from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.optimizer.objective import Objective, ObjectiveKind
+from mrtune.optimizer.strategies import DEFAULT_STRATEGY, SearchResult, get_strategy
+from mrtune.optimizer.units import format_bytes, format_ms
+from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
+from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
 

@@ -3,7 +3,7 @@ cluster) → predicted job time, per-phase times, dataflow and resource use, sid
 current configuration.
 
 All scenarios of one question are evaluated in one call of the vectorised model
-(:func:`costmodel.predict_job`), then summarised per scenario by :func:`summarize`.
+(:func:`mrtune.costmodel.predict_job`), then summarised per scenario by :func:`summarize`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from costmodel import (
+from mrtune.costmodel import (
     ClusterSpec,
     ConfigBatch,
     HadoopConfig,
@@ -20,7 +20,7 @@ from costmodel import (
     JobProfile,
     predict_job,
 )
-from search_spaces import find_knob, knob_to_properties
+from mrtune.search_spaces import find_knob, knob_to_properties
 
 MAP_PHASES = ("read", "map", "collect", "spill", "merge", "write")
 REDUCE_PHASES = ("shuffle", "merge", "reduce", "write")
@@ -42,7 +42,7 @@ def apply_changes(
 ) -> HadoopConfig:
     """``base`` with ``changes`` applied, each validated against the knob registry's range.
 
-    Tunable settings are checked by their :class:`~search_spaces.Knob` (the message names the
+    Tunable settings are checked by their :class:`~mrtune.search_spaces.Knob` (the message names the
     allowed range); any other Hadoop property is passed to :class:`HadoopConfig` validation.
     Codec knobs accept ``none`` (turn compression off) or a codec name.
     """

@@ -1,9 +1,9 @@
 """What-if and tuning for a workflow of jobs: per-job settings chosen for the workflow makespan.
 
-:func:`evaluate_workflow` predicts every job of a :class:`~profiler.workflow_file.WorkflowSpec`
+:func:`evaluate_workflow` predicts every job of a :class:`~mrtune.readers.workflow_file.WorkflowSpec`
 with the cost model (one vectorised call per job), turns the task times into map and reduce
 stage durations (waves, the seed's bounds, or the job model's own split) and runs the workflow
-models of :mod:`costmodel.workflow`.
+models of :mod:`mrtune.costmodel.workflow`.
 
 :func:`tune_workflow` picks one configuration per job to minimise the *workflow's* refined
 completion time, not each job's own time. Under the workflow model a job matters only through
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from pydantic import ValidationError
 
-from costmodel.config import MB, HadoopConfig
-from costmodel.workflow import (
+from mrtune.costmodel.config import MB, HadoopConfig
+from mrtune.costmodel.workflow import (
     JobTasks,
     TaskArrays,
     WorkflowEstimate,
@@ -38,7 +38,7 @@ from costmodel.workflow import (
     refined_stage_ms,
 )
 from mrtune.errors import InputError
-from profiler.workflow_file import TaskSpec, WorkflowSpec, scaled_tasks
+from mrtune.readers.workflow_file import TaskSpec, WorkflowSpec, scaled_tasks
 
 #: Up to this many combinations a stage is tuned exhaustively (vectorised, in chunks).
 EXHAUSTIVE_COMBINATIONS = 200_000
@@ -390,7 +390,7 @@ def tune_stage(
         Per job (in the stage's given order), the candidates' ``T^M`` and ``T^R``: 1-D arrays.
     order
         ``"given"``: the jobs run in the listed order; ``"best"``: in Johnson's order, which
-        is optimal for every combination (:mod:`costmodel.workflow._order`).
+        is optimal for every combination (:mod:`mrtune.costmodel.workflow._order`).
     start
         Coordinate descent's starting candidates (default: each job's shortest ``T^M + T^R``).
 

@@ -3,7 +3,7 @@
 Each :class:`Knob` is a small value object that checks itself (style: optuna's
 ``distributions.py``): its Hadoop 2/3 property name, Hadoop 1 alias, type, default, bounds, scale,
 the grid used by exhaustive search, which side of the job it affects, and the
-:class:`~costmodel.batch.ConfigBatch` column it drives. :data:`KNOBS` is the one registry that
+:class:`~mrtune.costmodel.batch.ConfigBatch` column it drives. :data:`KNOBS` is the one registry that
 the optimizer, the CLI (``--set`` validation) and the docs read.
 """
 
@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from costmodel.properties import CODEC_CODES, HADOOP1_NAMES
+from mrtune.costmodel.properties import CODEC_CODES, HADOOP1_NAMES
 
 Side = Literal["map", "reduce", "job"]
 Kind = Literal["int", "float", "bool", "categorical"]
@@ -86,7 +86,7 @@ class Knob:
                 low = s.lower()
                 if low in self.choices:
                     return low
-                from costmodel.properties import codec_name
+                from mrtune.costmodel.properties import codec_name
 
                 name = codec_name(s)
                 if name in self.choices:
@@ -114,7 +114,7 @@ class Knob:
     def decode(self, number: float) -> float | int | bool | str:
         """Batch-column number → value."""
         if self.kind == "categorical":
-            from costmodel.properties import CODEC_NAMES_BY_CODE
+            from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
 
             return CODEC_NAMES_BY_CODE[int(round(number))]
         if self.kind == "bool":
@@ -385,7 +385,7 @@ KNOBS_BY_NAME: dict[str, Knob] = {k.name: k for k in KNOBS}
 
 def find_knob(name: str) -> Knob:
     """The knob for a Hadoop 2/3 or Hadoop 1 property name (or a short field name)."""
-    from costmodel.properties import DEPRECATED_NAMES
+    from mrtune.costmodel.properties import DEPRECATED_NAMES
 
     key = DEPRECATED_NAMES.get(name, name)
     aliases = {

@@ -4,7 +4,7 @@ Which knobs apply depends on the job and the mode: a map-only job has no reduce-
 combiner switch exists only where the job has a combiner, ``io.sort.record.percent`` only in
 Hadoop 1, container sizes only when the user allows memory changes. Every numeric strategy sees
 the space as a unit cube (:meth:`SearchSpace.from_unit`), the exhaustive strategy as a grid, and
-all of them turn values into a :class:`~costmodel.batch.ConfigBatch` through
+all of them turn values into a :class:`~mrtune.costmodel.batch.ConfigBatch` through
 :meth:`SearchSpace.to_batch`, which applies the constraint repairs first.
 """
 
@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from costmodel.batch import ConfigBatch
-from costmodel.cluster import ClusterSpec
-from costmodel.config import MB, HadoopConfig, parse_xmx
-from costmodel.profile import JobProfile
-from search_spaces.constraints import CONSTRAINTS
-from search_spaces.knobs import KNOBS, Knob, find_knob
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
+from mrtune.costmodel.profile import JobProfile
+from mrtune.search_spaces.constraints import CONSTRAINTS
+from mrtune.search_spaces.knobs import KNOBS, Knob, find_knob
 
 Values = dict[str, np.ndarray]
 
@@ -225,7 +225,7 @@ class SearchSpace:
         if self.base.hadoop_version == 1:
             per = cl.reduce_slots_per_node if reduce else cl.map_slots_per_node
             return float(per * cl.num_nodes)
-        from costmodel.job import container_slots
+        from mrtune.costmodel.job import container_slots
 
         return float(container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0])
 

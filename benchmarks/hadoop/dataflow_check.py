@@ -23,11 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "validation"))
+sys.path.insert(0, str(ROOT / "tests" / "mrtune.harness"))
 
-from hadoop_expectations import merge_intermediate_records, simulate_spill_sizes  # noqa: E402
-
-from validation.records import read_jsonl  # noqa: E402
+from mrtune.readers.run_records import read_jsonl  # noqa: E402
+from tests.harness.hadoop_expectations import merge_intermediate_records, simulate_spill_sizes  # noqa: E402
 
 W = 100
 

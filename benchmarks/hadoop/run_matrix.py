@@ -1,10 +1,10 @@
 """Reproduce the real-Hadoop run data of ``benchmarks/results/`` (issue 5 Deliver 6, issue 8).
 
-Usage (from the repository root; fetch the jars once with ``python -m validation.jars fetch``)::
+Usage (from the repository root; fetch the jars once with ``python -m mrtune.harness.jars fetch``)::
 
-    python benchmarks/hadoop/run_matrix.py benchmarks/hadoop/matrix.yaml \
+    python benchmarks/hadoop/run_matrix.py mrtune/harness/matrices/matrix.yaml \
         -o benchmarks/results/runs-matrix.jsonl
-    python benchmarks/hadoop/run_matrix.py benchmarks/hadoop/generic.yaml \
+    python benchmarks/hadoop/run_matrix.py mrtune/harness/matrices/generic.yaml \
         -o benchmarks/results/runs-generic.jsonl
 
 An interrupted run resumes: (label, repeat) pairs already in the output are skipped. The same
@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from validation.jars import find_jars  # noqa: E402
-from validation.matrix import load_matrix, run_matrix  # noqa: E402
+from mrtune.harness.jars import find_jars  # noqa: E402
+from mrtune.harness.matrix import load_matrix, run_matrix  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

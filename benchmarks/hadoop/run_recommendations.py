@@ -2,7 +2,7 @@
 
 For each job (sort, wordcount, selectivity) the profile is built from ONE run at Hadoop's
 defaults of the fidelity matrix (``<job>-default``, the repeat with the median job time;
-``profiler.runrecord.profile_from_run``), the optimizer searches only settings local mode
+``mrtune.calibration.run_profile.profile_from_run``), the optimizer searches only settings local mode
 honours (``recommend(..., local_mode_honoured=True)``), and then the recommended settings and
 Hadoop's defaults run ``--repeats`` times each, interleaved (defaults, recommended, defaults, …)
 so that drift of the shared machine hits both alike. Records go to
@@ -41,11 +41,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from costmodel import CodecStats, JobProfile  # noqa: E402
-from optimizer.recommend import Recommendation, recommend  # noqa: E402
-from profiler.machine import MachineCosts  # noqa: E402
-from profiler.runrecord import local_cluster, profile_from_run, run_config  # noqa: E402
-from validation.records import RunRecord, read_jsonl, write_jsonl  # noqa: E402
+from mrtune.calibration.machine import MachineCosts  # noqa: E402
+from mrtune.calibration.run_profile import local_cluster, profile_from_run, run_config  # noqa: E402
+from mrtune.costmodel import CodecStats, JobProfile  # noqa: E402
+from mrtune.optimizer.recommend import Recommendation, recommend  # noqa: E402
+from mrtune.readers.run_records import RunRecord, read_jsonl, write_jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "benchmarks" / "results" / "runs-matrix.jsonl"
@@ -53,7 +53,7 @@ OUT = ROOT / "benchmarks" / "results" / "runs-recommended.jsonl"
 SUMMARY = ROOT / "benchmarks" / "results" / "recommendations.json"
 MACHINE = ROOT / "benchmarks" / "results" / "machine-costs.json"
 JOBS = {"sort": "sort-default", "wordcount": "wc-default", "selectivity": "sel-default"}
-#: The matrix's inputs (benchmarks/hadoop/matrix.yaml): kind, MiB, seed.
+#: The matrix's inputs (mrtune/harness/matrices/matrix.yaml): kind, MiB, seed.
 INPUTS = {
     "sort": ("records", 128, 0),
     "wordcount": ("text", 64, 1),
@@ -133,10 +133,10 @@ def _done(out: Path) -> set[tuple[str, int]]:
 
 
 def run_all(plans: dict[str, dict[str, str]], repeats: int, out: Path) -> None:
-    from validation.assemble import build_record
-    from validation.datagen import ensure_input
-    from validation.jars import default_cache_dir, find_jars
-    from validation.runner import cleanup_run_dir, run_job
+    from mrtune.harness.assemble import build_record
+    from mrtune.harness.datagen import ensure_input
+    from mrtune.harness.jars import default_cache_dir, find_jars
+    from mrtune.harness.runner import cleanup_run_dir, run_job
 
     jars = find_jars(None)
     work = default_cache_dir() / "runs" / "recommendations"

@@ -9,7 +9,7 @@ the job time follows from waves of containers (eqs. 15-17). Pure model code: dat
 
 from __future__ import annotations
 
-from costmodel.regression._compare import (
+from mrtune.costmodel.regression._compare import (
     ErrorStats,
     PredictionErrors,
     RunTimes,
@@ -18,11 +18,11 @@ from costmodel.regression._compare import (
     measured_run_times,
     prediction_errors,
 )
-from costmodel.regression._cv import ALGORITHMS, CVScore, cross_validate
-from costmodel.regression._data import PhaseObservations
-from costmodel.regression._drivers import DERIVED_DRIVERS, DRIVER_UNITS, compute_drivers
-from costmodel.regression._errors import InsufficientDataError, RegressionDataError
-from costmodel.regression._fit import (
+from mrtune.costmodel.regression._cv import ALGORITHMS, CVScore, cross_validate
+from mrtune.costmodel.regression._data import PhaseObservations
+from mrtune.costmodel.regression._drivers import DERIVED_DRIVERS, DRIVER_UNITS, compute_drivers
+from mrtune.costmodel.regression._errors import InsufficientDataError, RegressionDataError
+from mrtune.costmodel.regression._fit import (
     P_VALUE_THRESHOLD,
     Dropped,
     OLSFit,
@@ -31,8 +31,13 @@ from costmodel.regression._fit import (
     fit_phase,
     min_rows,
 )
-from costmodel.regression._model import JobInputs, JobPrediction, PhaseModel, RegressionModel
-from costmodel.regression._phases import (
+from mrtune.costmodel.regression._model import (
+    JobInputs,
+    JobPrediction,
+    PhaseModel,
+    RegressionModel,
+)
+from mrtune.costmodel.regression._phases import (
     DEFAULT_FORMS,
     MAP_PHASES,
     PHASES,
@@ -40,8 +45,8 @@ from costmodel.regression._phases import (
     normalise_operation,
     phase_side,
 )
-from costmodel.regression._presets import CEESAY2019, PRESETS
-from costmodel.regression._report import FitReport, PhaseReport, fit_phases
+from mrtune.costmodel.regression._presets import CEESAY2019, PRESETS
+from mrtune.costmodel.regression._report import FitReport, PhaseReport, fit_phases
 
 __all__ = [
     "ALGORITHMS",

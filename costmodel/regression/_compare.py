@@ -17,11 +17,11 @@ import numpy as np
 from sklearn.metrics import mean_absolute_error, mean_squared_error
 from sklearn.model_selection import GroupKFold
 
-from costmodel.regression._data import PhaseObservations
-from costmodel.regression._errors import InsufficientDataError
-from costmodel.regression._fit import P_VALUE_THRESHOLD, backward_eliminate, phase_design
-from costmodel.regression._model import JobInputs, PhaseModel, RegressionModel
-from costmodel.regression._phases import DEFAULT_FORMS, PHASES
+from mrtune.costmodel.regression._data import PhaseObservations
+from mrtune.costmodel.regression._errors import InsufficientDataError
+from mrtune.costmodel.regression._fit import P_VALUE_THRESHOLD, backward_eliminate, phase_design
+from mrtune.costmodel.regression._model import JobInputs, PhaseModel, RegressionModel
+from mrtune.costmodel.regression._phases import DEFAULT_FORMS, PHASES
 
 
 @dataclass(frozen=True)

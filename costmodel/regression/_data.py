@@ -1,6 +1,6 @@
 """Phase-time observations in memory: one entry per task phase, as the paper's long format.
 
-Readers (``profiler.phase_data``) build this from CSV files or from the real-Hadoop harness's
+Readers (``mrtune.readers.phase_data``) build this from CSV files or from the real-Hadoop harness's
 run records; the fitting code only sees arrays. No I/O here.
 """
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from costmodel.regression._drivers import BASE_QUANTITIES, MEASURED_OVERRIDES
-from costmodel.regression._phases import PHASES
+from mrtune.costmodel.regression._drivers import BASE_QUANTITIES, MEASURED_OVERRIDES
+from mrtune.costmodel.regression._phases import PHASES
 
 
 @dataclass(frozen=True)

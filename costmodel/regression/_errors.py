@@ -1,6 +1,6 @@
 """Errors of the regression models.
 
-``costmodel`` imports no other package of the project, so these derive from ``ValueError``
+``mrtune.costmodel`` imports no other package of the project, so these derive from ``ValueError``
 only; the reader and the CLI turn them into ``mrtune.errors.InputError`` with the file name.
 """
 

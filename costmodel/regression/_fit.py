@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import statsmodels.api as sm
 
-from costmodel.regression._data import PhaseObservations
-from costmodel.regression._drivers import compute_drivers
-from costmodel.regression._errors import InsufficientDataError, RegressionDataError
-from costmodel.regression._phases import DEFAULT_FORMS
+from mrtune.costmodel.regression._data import PhaseObservations
+from mrtune.costmodel.regression._drivers import compute_drivers
+from mrtune.costmodel.regression._errors import InsufficientDataError, RegressionDataError
+from mrtune.costmodel.regression._phases import DEFAULT_FORMS
 
 P_VALUE_THRESHOLD = 0.05
 """Keep a driver while its p-value is <= this (paper section V)."""

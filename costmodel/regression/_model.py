@@ -19,8 +19,8 @@ from typing import Literal
 import numpy as np
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from costmodel.regression._drivers import DERIVED_DRIVERS, compute_drivers
-from costmodel.regression._phases import MAP_PHASES, PHASES, REDUCE_PHASES
+from mrtune.costmodel.regression._drivers import DERIVED_DRIVERS, compute_drivers
+from mrtune.costmodel.regression._phases import MAP_PHASES, PHASES, REDUCE_PHASES
 
 MODEL_FORMAT = "mrtune-regression-model"
 MODEL_VERSION = 1
@@ -85,7 +85,7 @@ class JobInputs(BaseModel):
         return self.mappers
 
     def base(self) -> dict[str, float]:
-        """The driver base quantities (see :mod:`costmodel.regression._drivers`)."""
+        """The driver base quantities (see :mod:`mrtune.costmodel.regression._drivers`)."""
 
         def opt(v: float | None) -> float:
             return float("nan") if v is None else float(v)

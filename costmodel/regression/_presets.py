@@ -19,7 +19,7 @@ the preset keeps the paper's stated unit, ms.)
 
 from __future__ import annotations
 
-from costmodel.regression._model import PhaseModel, RegressionModel
+from mrtune.costmodel.regression._model import PhaseModel, RegressionModel
 
 
 def _pm(phase: str, intercept: float, coefficients: dict[str, float], rmse: float) -> PhaseModel:

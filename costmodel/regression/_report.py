@@ -2,7 +2,7 @@
 
 This is the whole of the paper's section V for one data set, as a value: :func:`fit_phases`
 returns a :class:`FitReport` that renders as a table, serialises to a dict and turns into a
-:class:`~costmodel.regression.RegressionModel` for prediction.
+:class:`~mrtune.costmodel.regression.RegressionModel` for prediction.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from costmodel.regression._cv import ALGORITHMS, CVScore, cross_validate
-from costmodel.regression._data import PhaseObservations
-from costmodel.regression._errors import RegressionDataError
-from costmodel.regression._fit import P_VALUE_THRESHOLD, OLSFit, fit_phase, phase_design
-from costmodel.regression._model import PhaseModel, RegressionModel
-from costmodel.regression._phases import DEFAULT_FORMS
+from mrtune.costmodel.regression._cv import ALGORITHMS, CVScore, cross_validate
+from mrtune.costmodel.regression._data import PhaseObservations
+from mrtune.costmodel.regression._errors import RegressionDataError
+from mrtune.costmodel.regression._fit import P_VALUE_THRESHOLD, OLSFit, fit_phase, phase_design
+from mrtune.costmodel.regression._model import PhaseModel, RegressionModel
+from mrtune.costmodel.regression._phases import DEFAULT_FORMS
 
 
 def _finite_or_none(obj: object) -> object:
@@ -134,7 +134,7 @@ def fit_phases(
         alpha: backward-elimination p-value threshold.
         folds: K of K-fold cross-validation (the paper uses 10).
         seed: seeds the fold split and the randomised learners.
-        algorithms: which of :data:`~costmodel.regression._cv.ALGORITHMS` to score;
+        algorithms: which of :data:`~mrtune.costmodel.regression._cv.ALGORITHMS` to score;
             ``("linear",)`` skips the comparison.
 
     Raises:

@@ -10,23 +10,23 @@ the refined time, and :func:`linear_extrapolation` is the seed's baseline.
 
 from __future__ import annotations
 
-from costmodel.workflow._bounds import (
+from mrtune.costmodel.workflow._bounds import (
     StageBounds,
     bounds_from_durations,
     makespan_bounds,
     wave_time,
 )
-from costmodel.workflow._dag import pig_stages
-from costmodel.workflow._extrapolation import LinearFit, fit_linear, linear_extrapolation
-from costmodel.workflow._jobs import ESTIMATES, JobTasks, stage_durations_batch
-from costmodel.workflow._model import (
+from mrtune.costmodel.workflow._dag import pig_stages
+from mrtune.costmodel.workflow._extrapolation import LinearFit, fit_linear, linear_extrapolation
+from mrtune.costmodel.workflow._jobs import ESTIMATES, JobTasks, stage_durations_batch
+from mrtune.costmodel.workflow._model import (
     StageSchedule,
     basic_schedule,
     basic_stage_ms,
     refined_schedule,
     refined_stage_ms,
 )
-from costmodel.workflow._order import (
+from mrtune.costmodel.workflow._order import (
     EXHAUSTIVE_LIMIT,
     OrderChoice,
     best_order,
@@ -34,8 +34,8 @@ from costmodel.workflow._order import (
     johnson_order,
     johnson_stage_ms,
 )
-from costmodel.workflow._predict import TaskArrays, observed_spread, predict_tasks
-from costmodel.workflow._workflow import (
+from mrtune.costmodel.workflow._predict import TaskArrays, observed_spread, predict_tasks
+from mrtune.costmodel.workflow._workflow import (
     ORDER_POLICIES,
     JobTimeline,
     StageResult,

@@ -8,10 +8,10 @@ ones) into those two durations, in four ways:
 ``waves``
     ``ceil(n / k) · t``, the cost model's own wave estimate (reference §6.1).
 ``lower`` / ``upper`` / ``average``
-    The ARIA makespan bounds of :mod:`costmodel.workflow._bounds` and their mean, the seed's
+    The ARIA makespan bounds of :mod:`mrtune.costmodel.workflow._bounds` and their mean, the seed's
     choice (footnote 7).
 ``model``
-    The job model's own split (:func:`costmodel.job.predict_job`): ``T^M`` its map stage,
+    The job model's own split (:func:`mrtune.costmodel.job.predict_job`): ``T^M`` its map stage,
     ``T^R`` the rest of the job (reduce waves after the part of the first wave's shuffle that
     overlaps the maps), so the basic model adds up exactly the predicted job times. It runs on
     the cost model's cluster (its own slot/container count), not on a workflow capacity given
@@ -28,7 +28,7 @@ from typing import Literal
 
 import numpy as np
 
-from costmodel.workflow._bounds import StageBounds, makespan_bounds, wave_time
+from mrtune.costmodel.workflow._bounds import StageBounds, makespan_bounds, wave_time
 
 Estimate = Literal["waves", "lower", "upper", "average", "model"]
 ESTIMATES: tuple[str, ...] = ("waves", "lower", "upper", "average", "model")

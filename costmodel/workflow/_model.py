@@ -10,7 +10,7 @@ candidate configuration), so a whole batch is evaluated in one numpy pass.
   (3.22); its reduces start at ``max(end of its own maps, end of job i − 1's reduces)`` (3.23);
   ``T_S = timeEnd^R_last − timeStart^M_first`` (3.19). This is the makespan of a two-machine
   permutation flow shop (maps on machine 1, reduces on machine 2), which is why Johnson's rule
-  gives the best order (:mod:`costmodel.workflow._order`).
+  gives the best order (:mod:`mrtune.costmodel.workflow._order`).
 
 By induction ``timeEnd^R_i ≤ Σ_{j ≤ i} (T^M_j + T^R_j)``, so the refined time is never above the
 basic one, and the two agree for a single job.

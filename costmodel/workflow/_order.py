@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from costmodel.workflow._model import _as_pair, refined_stage_ms
+from mrtune.costmodel.workflow._model import _as_pair, refined_stage_ms
 
 #: Stages with at most this many jobs are searched over all permutations (8! = 40 320).
 EXHAUSTIVE_LIMIT = 8

@@ -1,7 +1,7 @@
 """Adapter: per-job task counts and task times from the white-box cost model.
 
-The workflow core works on plain numbers (:class:`~costmodel.workflow.JobTasks`); this module
-asks :func:`costmodel.predict_job` for them, one vectorised call per job for a whole batch of
+The workflow core works on plain numbers (:class:`~mrtune.costmodel.workflow.JobTasks`); this module
+asks :func:`mrtune.costmodel.predict_job` for them, one vectorised call per job for a whole batch of
 configurations (DESIGN decision 5), and applies the workflow's own map/reduce capacity (the
 seed's allocation ``(S_M^W, S_R^W)``) instead of the cluster's when one is given.
 
@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from costmodel.batch import ConfigBatch
-from costmodel.job import predict_job
-from costmodel.workflow._jobs import JobTasks, stage_durations_batch
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.job import predict_job
+from mrtune.costmodel.workflow._jobs import JobTasks, stage_durations_batch
 
 if TYPE_CHECKING:
-    from costmodel.cluster import ClusterSpec
-    from costmodel.config import HadoopConfig
-    from costmodel.profile import JobProfile
+    from mrtune.costmodel.cluster import ClusterSpec
+    from mrtune.costmodel.config import HadoopConfig
+    from mrtune.costmodel.profile import JobProfile
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Pig submits the next stage only when the previous one has completed, so the workflow time is
 the sum of its stage times (eq. 3.18) under either model; the models differ inside a stage of
-concurrent jobs (:mod:`costmodel.workflow._model`). The result carries absolute start and end
+concurrent jobs (:mod:`mrtune.costmodel.workflow._model`). The result carries absolute start and end
 times of every job's map and reduce stage, for the per-job table and the Gantt timeline.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costmodel.workflow._model import StageSchedule, basic_schedule, refined_schedule
-from costmodel.workflow._order import EXHAUSTIVE_LIMIT, OrderChoice, best_order
+from mrtune.costmodel.workflow._model import StageSchedule, basic_schedule, refined_schedule
+from mrtune.costmodel.workflow._order import EXHAUSTIVE_LIMIT, OrderChoice, best_order
 
 ORDER_POLICIES: tuple[str, ...] = ("given", "best")
 

@@ -7,14 +7,15 @@ stores results incrementally in SQLite (resumable), chooses one cluster-wide con
 and plots.
 """
 
-from optimizer.batch._catalog import JobRef, discover
-from optimizer.batch._cluster import ClusterChoice, choose_cluster_config
-from optimizer.batch._executors import DaskExecutor, InlineExecutor, LocalPoolExecutor
-from optimizer.batch._run import BatchReport, run_batch
-from optimizer.batch._store import ResultStore
-from optimizer.batch._swim import hive_reducers, parse_swim_line, swim_profile
-from optimizer.batch._tune import PER_JOB_KNOBS, JobTuning, tune_job
-from optimizer.batch._worker import BatchSettings, load_ref, tune_ref
+from mrtune.optimizer.batch._catalog import JobRef, discover
+from mrtune.optimizer.batch._cluster import ClusterChoice, choose_cluster_config
+from mrtune.optimizer.batch._executors import DaskExecutor, InlineExecutor, LocalPoolExecutor
+from mrtune.optimizer.batch._run import BatchReport, run_batch
+from mrtune.optimizer.batch._store import ResultStore
+from mrtune.optimizer.batch._tune import PER_JOB_KNOBS, JobTuning, tune_job
+from mrtune.optimizer.batch._worker import BatchSettings, load_ref, tune_ref
+from mrtune.profiling.swim import hive_reducers, swim_profile
+from mrtune.readers.swim import parse_swim_line
 
 __all__ = [
     "PER_JOB_KNOBS",

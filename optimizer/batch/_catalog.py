@@ -4,7 +4,7 @@ A catalog is any mix of
 
 * directories, searched recursively (sorted, so the order is stable) for ``*.jhist`` job
   histories (their ``<job id>_conf.xml`` beside them is found by
-  :func:`profiler.load_profile_source`), SWIM traces (``*.tsv``) and JSONL files of profiles
+  :func:`mrtune.readers.load_profile_source`), SWIM traces (``*.tsv``) and JSONL files of profiles
   (``*.jsonl``); other files (the ``_conf.xml`` themselves, READMEs) are skipped;
 * files named directly, by the same suffixes (``.json`` is also read as JSONL).
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mrtune.errors import InputError
-from optimizer.batch._swim import iter_swim
+from mrtune.readers.swim import iter_swim
 
 JHIST = "jhist"
 SWIM = "swim"

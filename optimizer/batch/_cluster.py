@@ -2,7 +2,7 @@
 
 Per-job recommendations differ from job to job; a cluster has one ``mapred-site.xml``. This
 module chooses the values of the **cluster-level** knobs (every tunable knob except the per-job
-ones, :data:`~optimizer.batch._tune.PER_JOB_KNOBS`: reducer count, split size and the job's
+ones, :data:`~mrtune.optimizer.batch._tune.PER_JOB_KNOBS`: reducer count, split size and the job's
 own combiner, which each job keeps at its tuned value) that minimise the catalog's **total**
 predicted time (or container GB·s with ``objective="resources"``), summed over the tuned jobs.
 
@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from costmodel.config import HadoopConfig, format_property_value
-from optimizer.batch._catalog import JobRef
-from optimizer.batch._executors import Executor
-from optimizer.batch._tune import MIN_GAIN, PER_JOB_KNOBS
-from optimizer.batch._worker import BatchSettings, score_chunk
-from search_spaces import KNOBS, find_knob, knob_to_properties
+from mrtune.costmodel.config import HadoopConfig, format_property_value
+from mrtune.optimizer.batch._catalog import JobRef
+from mrtune.optimizer.batch._executors import Executor
+from mrtune.optimizer.batch._tune import MIN_GAIN, PER_JOB_KNOBS
+from mrtune.optimizer.batch._worker import BatchSettings, score_chunk
+from mrtune.search_spaces import KNOBS, find_knob, knob_to_properties
 
 ProgressFn = Callable[[str, int, int], None]
 _FIELD_OF_ALIAS = {f.alias: n for n, f in HadoopConfig.model_fields.items() if f.alias}
@@ -76,7 +76,7 @@ class ClusterChoice:
 
     def properties(self) -> dict[str, str]:
         """Hadoop properties for the settings that differ from the catalog's current ones."""
-        from costmodel import JobProfile
+        from mrtune.costmodel import JobProfile
 
         base = HadoopConfig()
         dummy = JobProfile(input_bytes=1.0)

@@ -2,7 +2,7 @@
 
 Every executor has one method, :meth:`map_unordered`, yielding each chunk's result as soon as
 it is done (so the driver commits results incrementally and a progress bar moves). The work
-functions are the same everywhere (:mod:`optimizer.batch._worker`), so results do not depend on
+functions are the same everywhere (:mod:`mrtune.optimizer.batch._worker`), so results do not depend on
 the executor.
 """
 
@@ -57,7 +57,7 @@ class LocalPoolExecutor:
         self.workers = workers
         self.description = f"local process pool ({workers} workers)"
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["optimizer.batch._worker"])
+        ctx.set_forkserver_preload(["mrtune.optimizer.batch._worker"])
         self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
 
     def map_unordered(

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from optimizer.batch._cluster import ClusterChoice
-from optimizer.outputs import mapred_site_xml
+from mrtune.optimizer.batch._cluster import ClusterChoice
+from mrtune.optimizer.outputs import mapred_site_xml
 
 MS_PER_HOUR = 3_600_000.0
 CSV_COLUMNS = (

@@ -2,7 +2,7 @@
 
 The driver discovers the catalog, skips jobs whose results are already stored (``resume``),
 sends the others to the executor in chunks and commits each chunk's results to SQLite as it
-arrives (:mod:`optimizer.batch._store`). The cluster-wide configuration is then chosen from the
+arrives (:mod:`mrtune.optimizer.batch._store`). The cluster-wide configuration is then chosen from the
 stored results and cached under a hash of them, so re-running a finished batch recomputes
 nothing: it reads the store and rewrites the outputs.
 """
@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
-from optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef, discover
-from optimizer.batch._cluster import ClusterChoice, choose_cluster_config
-from optimizer.batch._executors import Executor, make_executor
-from optimizer.batch._report import summarize, write_outputs
-from optimizer.batch._store import ResultStore
-from optimizer.batch._worker import BatchSettings, tune_chunk
+from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef, discover
+from mrtune.optimizer.batch._cluster import ClusterChoice, choose_cluster_config
+from mrtune.optimizer.batch._executors import Executor, make_executor
+from mrtune.optimizer.batch._report import summarize, write_outputs
+from mrtune.optimizer.batch._store import ResultStore
+from mrtune.optimizer.batch._worker import BatchSettings, tune_chunk
 
 ProgressFn = Callable[[str, int, int], None]
 #: Jobs per chunk by kind: a SWIM row or profile tunes in milliseconds, a history takes longer
@@ -115,7 +115,7 @@ def run_batch(
     """Tune the catalog (module docstring).
 
     Args:
-        catalog: files and directories (see :func:`optimizer.batch.discover`).
+        catalog: files and directories (see :func:`mrtune.optimizer.batch.discover`).
         outdir: where the outputs (and by default the SQLite store) go.
         settings: cluster, objective, base profile.
         workers: local worker processes (default: one per CPU; 1 = in this process).

@@ -14,7 +14,7 @@ handful of vectorised calls of the cost model per job (DESIGN decision 5):
    over its grid product, all in one call, and the descent resumes if that gained. The next
    call also evaluates the *combined* move (every knob at its best single-move value), so
    several knobs can move per round. Rounds stop when no move gains (at most ``max_rounds``).
-2. **Pruning** (what :func:`optimizer.recommend.recommend` does greedily, vectorised here):
+2. **Pruning** (what :func:`mrtune.optimizer.recommend.recommend` does greedily, vectorised here):
    the marginal gain of each change is measured by reverting it alone at the tuned point (one
    call for all changes); the changes gaining less than ``min_gain`` are reverted cheapest
    first as long as each revert costs less than ``min_gain`` (all prefixes of that order in one
@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
-from search_spaces import SearchSpace, find_knob, knob_to_properties
+from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
+from mrtune.search_spaces import SearchSpace, find_knob, knob_to_properties
 
 REDUCES = "mapreduce.job.reduces"
 SPLIT = "mapreduce.input.fileinputformat.split.maxsize"
@@ -169,7 +169,7 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
     change" is always on the grid).
 
     ``io.sort.mb`` values above the heap cap are dropped (they are infeasible for this job's
-    heap whatever the other knobs are, :mod:`search_spaces.constraints`).
+    heap whatever the other knobs are, :mod:`mrtune.search_spaces.constraints`).
     """
     grids = []
     for j, k in enumerate(space.knobs):

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from costmodel import ClusterSpec, HadoopConfig, JobProfile
-from optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
-from optimizer.batch._swim import parse_swim_line, swim_profile
-from optimizer.batch._tune import MIN_GAIN, BatchBuilder, changed_properties, tune_job
-from search_spaces import SearchSpace, find_knob
+from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
+from mrtune.optimizer.batch._tune import MIN_GAIN, BatchBuilder, changed_properties, tune_job
+from mrtune.profiling.swim import swim_profile
+from mrtune.readers.swim import parse_swim_line
+from mrtune.search_spaces import SearchSpace, find_knob
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ def _base_profile_cached(text: str) -> JobProfile:
 
 def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopConfig]:
     """The job's profile and current configuration (raises on a bad job)."""
-    from profiler import load_profile_source, profile_config
+    from mrtune.calibration import load_profile_source
+    from mrtune.profiling import profile_config
 
     if ref.kind == JHIST:
         profile = load_profile_source(ref.source)
@@ -177,7 +179,7 @@ def score_chunk(
     override them. Returns ``(key, costs)`` with costs of shape (n_candidates,) in the
     objective's unit; a job that fails here gets ``nan`` costs.
     """
-    from costmodel import evaluate
+    from mrtune.costmodel import evaluate
 
     out: list[tuple[str, np.ndarray]] = []
     for ref, best in items:
@@ -194,7 +196,7 @@ def score_chunk(
             if vals:
                 batch = BatchBuilder(space)(space.repair(vals))
             else:
-                from costmodel import ConfigBatch
+                from mrtune.costmodel import ConfigBatch
 
                 batch = ConfigBatch.from_base(base, n)
             job, gbs = evaluate(profile, batch, settings.cluster)

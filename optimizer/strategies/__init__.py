@@ -1,4 +1,4 @@
-"""Search strategies over a :class:`~search_spaces.SearchSpace` (DESIGN decision 6).
+"""Search strategies over a :class:`~mrtune.search_spaces.SearchSpace` (DESIGN decision 6).
 
 Every strategy implements :class:`BaseStrategy` and returns a :class:`SearchResult`;
 :func:`get_strategy` builds one by its registry name. ``"tpe"`` is the default.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from optimizer.strategies._base import BaseStrategy, SearchResult
-from optimizer.strategies._exhaustive import ExhaustiveStrategy
-from optimizer.strategies._optuna import (
+from mrtune.optimizer.strategies._base import BaseStrategy, SearchResult
+from mrtune.optimizer.strategies._exhaustive import ExhaustiveStrategy
+from mrtune.optimizer.strategies._optuna import (
     CmaEsStrategy,
     GridStrategy,
     NSGAIIStrategy,
@@ -18,8 +18,8 @@ from optimizer.strategies._optuna import (
     PlainTPEStrategy,
     TPEStrategy,
 )
-from optimizer.strategies._rrs import RRSStrategy, SmartRRSStrategy
-from optimizer.strategies._scipy import DifferentialEvolutionStrategy, DualAnnealingStrategy
+from mrtune.optimizer.strategies._rrs import RRSStrategy, SmartRRSStrategy
+from mrtune.optimizer.strategies._scipy import DifferentialEvolutionStrategy, DualAnnealingStrategy
 
 #: Registry: name → strategy class. Order = the order of listings and benchmarks.
 STRATEGIES: dict[str, type[BaseStrategy]] = {

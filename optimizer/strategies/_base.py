@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 if TYPE_CHECKING:
-    from optimizer.objective import Objective
-    from search_spaces import SearchSpace
+    from mrtune.optimizer.objective import Objective
+    from mrtune.search_spaces import SearchSpace
 
 Values = dict[str, np.ndarray]
 Row = dict[str, float]
@@ -76,7 +76,7 @@ class BaseStrategy(abc.ABC):
       ``best_cost`` is exactly the model's cost of ``best_values``, and fills in
       ``n_evaluations`` (from :attr:`Objective.evaluations`) and ``wall_time_s``.
     * :meth:`_search` must evaluate configurations only through the given
-      :class:`~optimizer.objective.Objective` (vectorised: pass many configurations per call;
+      :class:`~mrtune.optimizer.objective.Objective` (vectorised: pass many configurations per call;
       the cost model is built for arrays) and only propose values that are repaired before
       they are evaluated, so every configuration it scores is one Hadoop would accept.
     * Values are dicts ``{knob name: ndarray}`` of encoded numbers (see
@@ -247,7 +247,7 @@ def grid_of(space: SearchSpace) -> dict[str, np.ndarray]:
     """Each knob's encoded grid (:meth:`Knob.grid_values`), without values no setting allows.
 
     ``io.sort.mb`` values above its cap (a share of the map heap, see
-    :mod:`search_spaces.constraints`) are dropped when the map container is not searched: the
+    :mod:`mrtune.search_spaces.constraints`) are dropped when the map container is not searched: the
     repair would map them all onto the cap, which is not a grid value. Other infeasible
     combinations (e.g. a single-shuffle limit above the merge percent) depend on two knobs and
     are filtered per configuration.

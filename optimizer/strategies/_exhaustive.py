@@ -8,7 +8,7 @@ that could be optimal is dropped):
   time is ``output bytes × (ratio × hdfs_write + compress ns/byte)``; output bytes do not
   depend on the codec, and the job time and container GB-seconds are non-decreasing in the
   Write time (it adds to the task time and, through it, to every later stage:
-  :func:`costmodel.predict_job`). So the codec with the smallest per-byte coefficient is
+  :func:`mrtune.costmodel.predict_job`). So the codec with the smallest per-byte coefficient is
   optimal for *every* other setting; it is found by evaluating the base configuration with
   each codec.
 * **Combiner spill threshold** (``mapreduce.map.combine.minspills``). The model reads it only
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from optimizer.strategies._base import (
+from mrtune.optimizer.strategies._base import (
     BaseStrategy,
     Row,
     SearchOutcome,
@@ -58,7 +58,7 @@ from optimizer.strategies._base import (
     snap_to_grid,
     take,
 )
-from optimizer.strategies._grid_tools import (
+from mrtune.optimizer.strategies._grid_tools import (
     CHUNK,
     block_descent,
     distinct_best,
@@ -70,8 +70,8 @@ from optimizer.strategies._grid_tools import (
 )
 
 if TYPE_CHECKING:
-    from optimizer.objective import Objective
-    from search_spaces import SearchSpace
+    from mrtune.optimizer.objective import Objective
+    from mrtune.search_spaces import SearchSpace
 
 OUT_CODEC = "mapreduce.output.fileoutputformat.compress.codec"
 COMBINER = "mapreduce.job.combine.class"

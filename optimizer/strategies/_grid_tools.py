@@ -1,7 +1,7 @@
 """Vectorised helpers over the knobs' grids: random grid points, chunked products, block descent.
 
 The exhaustive strategy and the default (warm-started TPE) share these. Every evaluation goes
-through the :class:`~optimizer.objective.Objective` in large arrays (DESIGN decision 5);
+through the :class:`~mrtune.optimizer.objective.Objective` in large arrays (DESIGN decision 5);
 infeasible grid combinations are filtered with :meth:`SearchSpace.feasible` *before* they are
 evaluated, so nothing here relies on the repair moving a point off the grid.
 """
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from optimizer.strategies._base import Values, take
+from mrtune.optimizer.strategies._base import Values, take
 
 if TYPE_CHECKING:
-    from optimizer.objective import Objective
-    from search_spaces import SearchSpace
+    from mrtune.optimizer.objective import Objective
+    from mrtune.search_spaces import SearchSpace
 
 #: Configurations per call of the cost model (memory stays ~100 MB per chunk).
 CHUNK = 200_000

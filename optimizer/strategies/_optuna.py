@@ -29,8 +29,8 @@ from optuna.distributions import (
 )
 from optuna.trial import TrialState
 
-from optimizer.objective import ObjectiveKind
-from optimizer.strategies._base import (
+from mrtune.optimizer.objective import ObjectiveKind
+from mrtune.optimizer.strategies._base import (
     BaseStrategy,
     SearchOutcome,
     Values,
@@ -40,14 +40,14 @@ from optimizer.strategies._base import (
     pareto_mask,
     row_of,
 )
-from optimizer.strategies._grid_tools import (
+from mrtune.optimizer.strategies._grid_tools import (
     product_size,
 )
-from optimizer.strategies._polish import knob_distributions, screen_and_polish
+from mrtune.optimizer.strategies._polish import knob_distributions, screen_and_polish
 
 if TYPE_CHECKING:
-    from optimizer.objective import Objective
-    from search_spaces import SearchSpace
+    from mrtune.optimizer.objective import Objective
+    from mrtune.search_spaces import SearchSpace
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 

@@ -4,7 +4,7 @@ Random points of the knobs' grids go through the cost model in one call; the bes
 improved by coordinate descent over single knobs and coupled pairs (every start in one model
 call per block), first on the registry grids, then on finer grids over each knob's whole range,
 then on narrowing local grids (:func:`zoom`). The resulting configurations are enqueued as the
-first trials of the TPE study (:class:`~optimizer.strategies.TPEStrategy`).
+first trials of the TPE study (:class:`~mrtune.optimizer.strategies.TPEStrategy`).
 """
 
 from __future__ import annotations
@@ -20,25 +20,25 @@ from optuna.distributions import (
     IntDistribution,
 )
 
-from optimizer.strategies._base import (
+from mrtune.optimizer.strategies._base import (
     current_row,
     grid_of,
     row_of,
     snap_to_grid,
     take,
 )
-from optimizer.strategies._grid_tools import (
+from mrtune.optimizer.strategies._grid_tools import (
     block_descent,
     distinct_best,
     evaluate_feasible,
     product_size,
     random_grid_points,
 )
-from search_spaces.constraints import SORT_BUFFER_HEAP_SHARE
+from mrtune.search_spaces.constraints import SORT_BUFFER_HEAP_SHARE
 
 if TYPE_CHECKING:
-    from optimizer.objective import Objective
-    from search_spaces import SearchSpace
+    from mrtune.optimizer.objective import Objective
+    from mrtune.search_spaces import SearchSpace
 
 SORT_MB = "mapreduce.task.io.sort.mb"
 

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from optimizer.objective import ObjectiveKind
-from optimizer.strategies._base import BaseStrategy, Row, SearchOutcome, current_row, row_of
+from mrtune.optimizer.objective import ObjectiveKind
+from mrtune.optimizer.strategies._base import BaseStrategy, Row, SearchOutcome, current_row, row_of
 
 if TYPE_CHECKING:
-    from optimizer.objective import Objective
-    from search_spaces import SearchSpace
+    from mrtune.optimizer.objective import Objective
+    from mrtune.search_spaces import SearchSpace
 
 Cost = Callable[[np.ndarray], np.ndarray]
 

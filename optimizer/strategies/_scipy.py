@@ -15,11 +15,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import optimize
 
-from optimizer.strategies._base import BaseStrategy, SearchOutcome, as_values, current_row, row_of
+from mrtune.optimizer.strategies._base import (
+    BaseStrategy,
+    SearchOutcome,
+    as_values,
+    current_row,
+    row_of,
+)
 
 if TYPE_CHECKING:
-    from optimizer.objective import Objective
-    from search_spaces import SearchSpace
+    from mrtune.optimizer.objective import Objective
+    from mrtune.search_spaces import SearchSpace
 
 
 def _seed_kwargs(func: Any, seed: int | None) -> dict[str, Any]:

@@ -7,8 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from costmodel import ClusterSpec, HadoopConfig, JobProfile
-from costmodel.config import parse_xmx
+from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.costmodel.config import parse_xmx
 
 
 def test_defaults_are_hadoop_3_3() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from costmodel import (
+from mrtune.costmodel import (
     ClusterSpec,
     ConfigBatch,
     DataflowStats,
@@ -13,7 +13,7 @@ from costmodel import (
     JobProfile,
     predict_job,
 )
-from costmodel.map_task import map_task, records_per_spill
+from mrtune.costmodel.map_task import map_task, records_per_spill
 
 
 def one(cfg: HadoopConfig) -> ConfigBatch:

@@ -1,7 +1,7 @@
 """The vectorised merge plans equal Hadoop's ``Merger`` simulated (reference §3, §7).
 
-The job model's hot path uses closed forms (:func:`costmodel.merger.spill_merge_plan`,
-:func:`costmodel.merger.reduce_disk_plan_arrays`); the per-key simulations they replaced stay
+The job model's hot path uses closed forms (:func:`mrtune.costmodel.merger.spill_merge_plan`,
+:func:`mrtune.costmodel.merger.reduce_disk_plan_arrays`); the per-key simulations they replaced stay
 as the reference here, over wide ranges (N up to 10^5 and beyond, F 2..500, files up to 5000),
 at the edges where float logarithms could slip (N + dummies an exact power of F), and as whole
 arrays of mixed configurations at once.
@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from costmodel.merger import (
+from mrtune.costmodel.merger import (
     _shuffle_disk_merges,
     _spill_plan_simulated,
     interm_merge_spills,

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costmodel.merger import (
+from mrtune.costmodel.merger import (
     final_merge_spills,
     first_pass_size,
     interm_merge_spills,

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from costmodel import ClusterSpec, JobProfile, evaluate, predict_job
-from costmodel.batch import ConfigBatch
+from mrtune.costmodel import ClusterSpec, JobProfile, evaluate, predict_job
+from mrtune.costmodel.batch import ConfigBatch
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "model_reference.npz"
 RTOL = 1e-12

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costmodel import (
+from mrtune.costmodel import (
     ClusterSpec,
     ConfigBatch,
     DataflowStats,
@@ -14,7 +14,7 @@ from costmodel import (
     JobProfile,
     predict_job,
 )
-from costmodel.scheduler import simulate_schedule
+from mrtune.costmodel.scheduler import simulate_schedule
 
 profiles = st.builds(
     lambda size, files, width, psel, ssel, comb: JobProfile(

@@ -2,7 +2,7 @@
 
 ``MapOutputBuffer`` spills in a background ``SpillThread`` while the map thread collects into
 the free rest of the buffer, and blocks once that headroom is full; the final spill is made in
-``flush``. :func:`costmodel.map_task.hidden_spill_ns` models the time the map function hides.
+``flush``. :func:`mrtune.costmodel.map_task.hidden_spill_ns` models the time the map function hides.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, predict_job
-from costmodel.map_task import hidden_spill_ns, map_task
-from costmodel.profile import DataflowStats
+from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, predict_job
+from mrtune.costmodel.map_task import hidden_spill_ns, map_task
+from mrtune.costmodel.profile import DataflowStats
 
 
 def _a(x: float) -> np.ndarray:

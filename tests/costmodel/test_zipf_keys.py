@@ -1,4 +1,4 @@
-"""The i.i.d. Zipf key law of the combiner (``costmodel.combiner.zipf_distinct``)."""
+"""The i.i.d. Zipf key law of the combiner (``mrtune.costmodel.combiner.zipf_distinct``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costmodel import DataflowStats
-from costmodel.combiner import combined_records, zipf_distinct, zipf_distinct_exact
+from mrtune.costmodel import DataflowStats
+from mrtune.costmodel.combiner import combined_records, zipf_distinct, zipf_distinct_exact
 
 
 def _exact(n: list[float], vocabulary: int, exponent: float) -> np.ndarray:

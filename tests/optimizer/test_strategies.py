@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
-from optimizer.objective import Objective, ObjectiveKind
-from optimizer.strategies import (
+from mrtune.costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
+from mrtune.optimizer.objective import Objective, ObjectiveKind
+from mrtune.optimizer.strategies import (
     DEFAULT_STRATEGY,
     STRATEGIES,
     BaseStrategy,
@@ -21,10 +21,10 @@ from optimizer.strategies import (
     SearchResult,
     get_strategy,
 )
-from optimizer.strategies._base import as_values, grid_of, pareto_mask, snap_to_grid
-from optimizer.strategies._grid_tools import iter_product
-from optimizer.strategies._rrs import recursive_random_search
-from search_spaces import SearchSpace
+from mrtune.optimizer.strategies._base import as_values, grid_of, pareto_mask, snap_to_grid
+from mrtune.optimizer.strategies._grid_tools import iter_product
+from mrtune.optimizer.strategies._rrs import recursive_random_search
+from mrtune.search_spaces import SearchSpace
 
 GB = 2**30
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
 from mrtune.cli import app
-from optimizer.outputs import (
+from mrtune.costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
+from mrtune.optimizer.outputs import (
     NameStyle,
     d_flags,
     hive_set_lines,
@@ -17,8 +17,8 @@ from optimizer.outputs import (
     pig_set_lines,
     rename,
 )
-from optimizer.recommend import recommend
-from optimizer.whatif import apply_changes, what_if
+from mrtune.optimizer.recommend import recommend
+from mrtune.optimizer.whatif import apply_changes, what_if
 
 SPILLY = JobProfile(
     job_id="spilly",

@@ -1,0 +1,89 @@
+"""A machine's (or cluster's) cost factors as a file: ``machine-costs.json``.
+
+Written by ``mrtune calibrate-machine`` (:func:`mrtune.calibration.machine.fit_machine`) and read
+by ``--machine``, which starts a job's calibration from these factors instead of the documented
+priors (:func:`mrtune.calibration.run_profile.profile_from_run`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mrtune.costmodel.profile import CodecStats, CostFactors, JobProfile
+from mrtune.errors import InputError
+
+#: Costs of the job's own code: refitted on the job's calibration run (its map, reduce and
+#: combine functions, and its key comparator, which the sort's comparisons call). Everything
+#: else (disk, shuffle, merge, framework per-record work, per-task time, codecs) belongs to
+#: the machine.
+JOB_FACTORS: tuple[str, ...] = ("map_cpu", "reduce_cpu", "combine_cpu", "sort_cpu")
+
+
+class CodecCpu(BaseModel):
+    """A codec's CPU cost on this machine (ns per uncompressed / compressed byte)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    compress_ns_per_byte: float = Field(ge=0)
+    uncompress_ns_per_byte: float = Field(ge=0)
+    source: str = ""
+
+
+class SegmentQuality(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    segment: str
+    n: int
+    observed_mean_ms: float
+    model_mean_ms: float
+
+
+class MachineCosts(BaseModel):
+    """Cost factors of one machine (or cluster), with where each came from."""
+
+    model_config = ConfigDict(extra="forbid")
+    schema_version: int = 1
+    source: str = Field("", description="what the factors were fitted on")
+    runs: int = Field(0, ge=0)
+    costs: CostFactors = Field(default_factory=CostFactors)
+    codecs: dict[str, CodecCpu] = Field(default_factory=dict)
+    provenance: dict[str, str] = Field(default_factory=dict)
+    segments: list[SegmentQuality] = Field(default_factory=list)
+    warmup_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="local mode: extra time of the first map's and first reduce's segments in "
+        "the shared JVM (JIT compilation), per segment, ms",
+    )
+
+    def apply_codecs(self, profile: JobProfile) -> JobProfile:
+        """``profile`` with this machine's codec CPU costs (ratios stay the job's or the prior)."""
+        codecs = dict(profile.codecs)
+        for name, cpu in self.codecs.items():
+            base = profile.codec(name)
+            codecs[name] = CodecStats(
+                ratio=base.ratio,
+                compress_ns_per_byte=cpu.compress_ns_per_byte,
+                uncompress_ns_per_byte=cpu.uncompress_ns_per_byte,
+                source=f"{base.source}; CPU: {cpu.source}",
+            )
+        return profile.model_copy(update={"codecs": codecs})
+
+    def save(self, path: Path) -> None:
+        path.write_text(self.model_dump_json(indent=1) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> MachineCosts:
+        try:
+            return cls.model_validate(json.loads(Path(path).read_text()))
+        except FileNotFoundError as exc:
+            raise InputError("machine cost file not found", path=str(path)) from exc
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON: {exc.msg} (line {exc.lineno})", path=str(path)) from exc
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise InputError(
+                f"not a machine cost file: {err['msg']}",
+                path=str(path),
+                field=".".join(str(x) for x in err["loc"]),
+            ) from exc

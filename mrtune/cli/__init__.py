@@ -1,0 +1,157 @@
+"""The ``mrtune`` command line: one Typer app, one module per command, imported only when run.
+
+``mrtune --help`` lists the commands from :data:`COMMANDS` without importing any of them, so
+start-up pays only for Typer and rich; running a command imports its module (and the libraries
+it needs) and nothing else. Every expected failure (a :class:`~mrtune.errors.MrtuneError` or a
+pydantic validation error) becomes one line on stderr and exit code 2
+(:func:`mrtune.cli.console.cli_errors`); anything else is a bug, reported as one line with a
+``--debug`` hint and exit code 1 (:func:`main`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import NamedTuple
+
+import click
+import typer
+import typer.core
+
+
+class CommandEntry(NamedTuple):
+    """Where a command lives and the one line ``mrtune --help`` shows for it."""
+
+    module: str
+    short_help: str
+
+
+#: Every command, in the order of ``mrtune --help``. ``tests/cli/test_app.py`` checks that each
+#: short help is the first line of the command's own help, so the two cannot drift apart.
+COMMANDS: dict[str, CommandEntry] = {
+    "profile": CommandEntry(
+        "profile", "Build a job profile from what the cluster recorded, and say what was measured."
+    ),
+    "whatif": CommandEntry(
+        "whatif",
+        "Predict what a configuration change (or new input size or cluster) does to a job.",
+    ),
+    "optimize": CommandEntry(
+        "optimize",
+        "Recommend the configuration that minimises the job's predicted time (or resources).",
+    ),
+    "sweep": CommandEntry(
+        "sweep",
+        "Predict job time and phase times across one setting's range (one vectorised call).",
+    ),
+    "batch": CommandEntry(
+        "batch", "Tune every job of a catalog: per-job recommendations and one cluster-wide file."
+    ),
+    "workflow": CommandEntry(
+        "workflow", "Completion time of a workflow of MapReduce jobs: basic vs refined model."
+    ),
+    "fit": CommandEntry(
+        "fit", "Fit per-phase regression models to measured phase times (Ceesay et al., sec. V)."
+    ),
+    "predict-regression": CommandEntry(
+        "fit", "Predict a job's time by eq. 17 (waves of containers) from a regression model."
+    ),
+    "validate": CommandEntry(
+        "validate", "Predict real Hadoop runs from one default run per job and measure the error."
+    ),
+    "hadoop-run": CommandEntry(
+        "hadoop", "Run one of the project's jobs on real Hadoop (local mode) and record the run."
+    ),
+    "hadoop-matrix": CommandEntry(
+        "hadoop", "Run a matrix of real-Hadoop runs (resumable) and print per-label medians."
+    ),
+    "hadoop-summary": CommandEntry(
+        "hadoop", "Per-label medians of recorded real-Hadoop runs (spills, counters, times)."
+    ),
+    "calibrate-machine": CommandEntry(
+        "calibrate_machine",
+        "Fit this machine's cost factors on a benchmark of real runs (all jointly).",
+    ),
+    "schema": CommandEntry(
+        "schema", "Print the JSON schema of a profile, a Hadoop configuration or a cluster file."
+    ),
+}
+
+
+class LazyGroup(typer.core.TyperGroup):
+    """A Click group that imports a command's module only when that command is looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        if ctx.resilient_parsing or _listing_help():
+            # ``mrtune --help`` formats every command: show the stored line, import nothing.
+            return click.Command(cmd_name, short_help=entry.short_help, help=entry.short_help)
+        return load_command(cmd_name)
+
+
+def _listing_help() -> bool:
+    """Whether this process only prints the top-level ``--help`` (no command named)."""
+    args = sys.argv[1:]
+    return (
+        bool(args) and all(a.startswith("-") for a in args) and ("--help" in args or "-h" in args)
+    )
+
+
+def load_command(name: str) -> click.Command:
+    """The Click command ``name``, built from its module's Typer app."""
+    module = importlib.import_module(f"mrtune.cli.{COMMANDS[name].module}")
+    group = typer.main.get_group(module.app) if len(module.app.registered_commands) > 1 else None
+    if group is not None:
+        return group.commands[name]
+    return typer.main.get_command(module.app)
+
+
+app = typer.Typer(
+    name="mrtune",
+    help="What-if engine and cost-based configuration optimizer for Hadoop MapReduce.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    cls=LazyGroup,
+)
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(
+        False, "--debug", help="Show the traceback of an internal error (a bug)."
+    ),
+) -> None:
+    """What-if engine and cost-based configuration optimizer for Hadoop MapReduce."""
+    if debug:
+        os.environ["MRTUNE_DEBUG"] = "1"
+
+
+def main() -> None:
+    """Console-script entry point: user errors exit 2 (one line), bugs exit 1 (one line)."""
+    from mrtune.cli.console import report_bug, report_user_error
+
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
+        if report_user_error(exc):
+            sys.exit(2)
+        if os.environ.get("MRTUNE_DEBUG") or "--debug" in sys.argv:
+            raise
+        report_bug(exc)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

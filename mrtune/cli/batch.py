@@ -1,0 +1,241 @@
+"""``mrtune batch``: tune a catalog of jobs, locally or on a Dask cluster, resumably."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from mrtune.cli._inputs import DEFAULT_NODES
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
+from mrtune.cli.whatif import short_value
+from mrtune.errors import InputError
+
+
+class RateColumn(ProgressColumn):
+    """Jobs per second (rich's own speed column is for bytes)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- jobs/s" if speed is None else f"{speed:,.1f} jobs/s", style="cyan")
+
+
+class _Bar:
+    """A rich progress bar per stage: jobs done / total, rate, elapsed, ETA."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=err_console,
+            disable=not enabled,
+            transient=False,
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(stage, total=total)
+        self.progress.update(self.tasks[stage], completed=done, total=total)
+
+    def __enter__(self) -> _Bar:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def _load_base_profile(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    from pydantic import ValidationError
+
+    from mrtune.costmodel import JobProfile
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+    try:
+        # Observed task timings are not used for SWIM rows and would travel with every chunk.
+        profile = JobProfile.model_validate_json(text)
+        return profile.model_dump_json(exclude={"observed"})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(
+            first["msg"],
+            path=str(path),
+            field=".".join(map(str, first["loc"])) or "--base-profile",
+            value=first.get("input") if first["type"] != "json_invalid" else None,
+            allowed="a JobProfile JSON (mrtune profile -o profile.json)",
+        ) from None
+
+
+def render(report: Any) -> None:
+    s = report.summary
+    console.print(
+        f"[bold]{s['jobs']:,}[/] jobs · [green]{s['tuned']:,} tuned[/] · "
+        f"[red]{s['failed']:,} failed[/] · {s['changed']:,} with changes · "
+        f"{report.computed:,} computed, {report.reused:,} reused · {report.wall_s:.1f} s · "
+        f"{report.executor}"
+    )
+    unit = s["settings_unit"]
+    console.print(
+        f"predicted job time: {s['predicted_hours_current']:,.2f} h → "
+        f"[bold]{s['predicted_hours_recommended']:,.2f} h[/] "
+        f"(saved [bold]{s['predicted_hours_saved']:,.2f} h[/]); container GB·s "
+        f"{s['container_gb_s_current']:,.0f} → {s['container_gb_s_recommended']:,.0f}"
+    )
+    t = Table(title=f"Settings that matter most (saving in {unit}, summed over jobs)")
+    t.add_column("setting", no_wrap=True)
+    t.add_column("jobs changed", justify="right")
+    t.add_column("saving", justify="right")
+    t.add_column("most common value")
+    key = "saving_gb_s" if unit == "GB·s" else "saving_hours"
+    for row in s["settings_that_matter"][:10]:
+        t.add_row(
+            row["setting"],
+            f"{row['jobs_changed']:,}",
+            f"{row[key]:,.3g}",
+            short_value(row["most_common_value"]),
+        )
+    console.print(t)
+    cw = s.get("cluster_wide")
+    if cw:
+        ct = Table(title="Cluster-wide mapred-site.xml")
+        ct.add_column("property", no_wrap=True)
+        ct.add_column("value")
+        for k, v in cw["properties"].items():
+            ct.add_row(k, short_value(v))
+        if cw["properties"]:
+            console.print(ct)
+        else:
+            console.print("cluster-wide: no setting gains 1% of the catalog's total; none changed")
+        totals = [(k, v) for k, v in cw.items() if k.startswith("total_")]
+        for k, v in totals:
+            console.print(f"  {k.replace('_', ' ')}: {v:,.2f}")
+    if s["failures"]:
+        ft = Table(title=f"Failed jobs ({len(s['failures'])})")
+        ft.add_column("job")
+        ft.add_column("reason")
+        for f in s["failures"][:10]:
+            ft.add_row(f["job_id"] or Path(f["key"]).name, f["reason"])
+        console.print(ft)
+        if len(s["failures"]) > 10:
+            console.print(f"  … {len(s['failures']) - 10} more in summary.json")
+    console.print("wrote " + ", ".join(str(p) for p in report.files.values()))
+
+
+app = typer.Typer()
+
+
+@app.command("batch")
+@cli_errors
+def batch_cmd(
+    catalog: list[Path] = typer.Argument(
+        ...,
+        help="Directories of .jhist (+ _conf.xml beside them), SWIM traces (.tsv), JSONL "
+        "files of profiles, or a mix.",
+    ),
+    outdir: Path = typer.Option(..., "-o", "--outdir", help="Output directory."),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, help="Local worker processes (default: one per CPU)."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."
+    ),
+    objective: str = typer.Option(
+        "time", "--objective", help="time (job time) or resources (container GB·s)."
+    ),
+    resume: bool = typer.Option(
+        False, "--resume", help="Continue an earlier batch: finished jobs are not recomputed."
+    ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Discard the stored results of an earlier batch."
+    ),
+    base_profile: Path | None = typer.Option(
+        None,
+        "--base-profile",
+        help="Profile JSON whose statistics and cost factors SWIM rows use.",
+    ),
+    nodes: int = typer.Option(
+        DEFAULT_NODES, "--nodes", min=1, help="Worker nodes of the cluster the jobs run on."
+    ),
+    db: Path | None = typer.Option(
+        None, "--db", help="SQLite results file (default OUTDIR/batch.sqlite)."
+    ),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="Write the PNG plots."),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+) -> None:
+    """Tune every job of a catalog: per-job recommendations and one cluster-wide file."""
+    from mrtune.costmodel import ClusterSpec
+    from mrtune.optimizer.batch import BatchSettings, run_batch
+
+    if objective not in {"time", "resources"}:
+        raise InputError(
+            "unknown objective",
+            field="--objective",
+            value=objective,
+            allowed="time, resources",
+        )
+    if workers is not None and scheduler:
+        raise InputError(
+            "give either --workers (local pool) or --scheduler (Dask), not both",
+            field="--workers/--scheduler",
+        )
+    settings = BatchSettings(
+        cluster=ClusterSpec(num_nodes=nodes),
+        objective=objective,
+        base_profile_json=_load_base_profile(base_profile),
+    )
+    try:
+        with _Bar(enabled=fmt == OutputFormat.text) as bar:
+            report = run_batch(
+                catalog,
+                outdir,
+                settings,
+                workers=workers,
+                scheduler=scheduler,
+                resume=resume,
+                overwrite=overwrite,
+                db_path=db,
+                progress=bar,
+                plots=plots,
+            )
+    except KeyboardInterrupt:
+        err_console.print(
+            "[bold yellow]interrupted[/]: finished jobs are stored in "
+            f"{db or outdir / 'batch.sqlite'}; run the same command with --resume to continue"
+        )
+        raise typer.Exit(130) from None
+    if fmt == OutputFormat.json:
+        data = dict(report.summary)
+        data.update(
+            computed=report.computed,
+            reused=report.reused,
+            wall_s=report.wall_s,
+            executor=report.executor,
+            db=str(report.db_path),
+        )
+        emit_json(data)
+        return
+    render(report)

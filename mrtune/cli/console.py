@@ -1,0 +1,117 @@
+"""Shared rich console and JSON emission for every CLI command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from typing import Any
+
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class OutputFormat(StrEnum):
+    """How a command prints its result: rich tables for people, JSON for scripts."""
+
+    text = "text"
+    json = "json"
+
+
+def _default(obj: Any) -> Any:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    return str(obj)
+
+
+def emit_json(obj: Any) -> None:
+    """Write ``obj`` as indented JSON on stdout (numpy arrays and pydantic models allowed)."""
+    sys.stdout.write(json.dumps(obj, indent=2, default=_default, allow_nan=False) + "\n")
+
+
+def format_validation_error(exc: Any, source: str | None = None) -> str:
+    """One line per problem of a pydantic error: where, which field, the value, what is allowed."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ())) or exc.title
+        value = err.get("input")
+        msg = err.get("msg", "invalid value")
+        prefix = f"{source}: " if source else ""
+        lines.append(f"{prefix}{loc}: {msg} (got {value!r})")
+    return "; ".join(lines)
+
+
+def _is_validation_error(exc: BaseException) -> bool:
+    """A pydantic ``ValidationError``, checked without importing pydantic at start-up."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(exc, pydantic.ValidationError)
+
+
+def user_error_line(exc: BaseException) -> str | None:
+    """The one line for an expected failure, or ``None`` when ``exc`` is not one (a bug)."""
+    from mrtune.errors import MrtuneError
+
+    if isinstance(exc, MrtuneError):
+        return str(exc)
+    if _is_validation_error(exc):
+        return format_validation_error(exc)
+    return None
+
+
+def print_error(text: str) -> None:
+    """``error: text`` on stderr; ``text`` is printed literally, never parsed as rich markup."""
+    from rich.markup import escape
+
+    err_console.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def report_user_error(exc: BaseException) -> bool:
+    """Print an expected failure as one line; ``False`` when ``exc`` is a bug."""
+    line = user_error_line(exc)
+    if line is None:
+        return False
+    print_error(line)
+    return True
+
+
+def report_bug(exc: BaseException) -> None:
+    """One line for an unexpected exception: it is a bug; ``--debug`` shows the traceback."""
+    tb = exc.__traceback__
+    where = ""
+    while tb is not None:
+        where = f" at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    print_error(
+        f"internal error (a bug in mrtune): {type(exc).__name__}: {exc}{where}; "
+        "run again with --debug for the traceback"
+    )
+
+
+def cli_errors(func):  # type: ignore[no-untyped-def]
+    """Decorate a Typer command so expected failures print one line and exit with code 2.
+
+    Used on every command (not only in ``main``) so that ``CliRunner`` tests see the same
+    behaviour as the installed console script.
+    """
+    import functools
+
+    import typer
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return func(*args, **kwargs)
+        except (typer.Exit, typer.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if report_user_error(exc):
+                raise typer.Exit(2) from None
+            raise
+
+    return wrapper

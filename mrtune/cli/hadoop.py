@@ -1,0 +1,206 @@
+"""Real-Hadoop commands: run the project's jobs in local mode and record every run.
+
+``mrtune hadoop-run JOB`` runs one job (WordCount, sort, selectivity) with ``--set`` Hadoop
+properties on generated input and writes a :class:`mrtune.readers.run_records.RunRecord` per run;
+``mrtune hadoop-matrix MATRIX.yaml`` runs a whole matrix (``mrtune/harness/matrices/*.yaml``) into a
+JSONL file. The Hadoop jars come from ``--jars``, ``$HADOOP_HOME``, an installed pyspark, or
+``python -m mrtune.harness.jars fetch``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
+from mrtune.errors import InputError
+
+
+class JobName(StrEnum):
+    """The project's Java jobs (``validation/java``)."""
+
+    wordcount = "wordcount"
+    sort = "sort"
+    selectivity = "selectivity"
+
+
+def _runs_table(rows: list[dict[str, object]], title: str) -> Table:
+    table = Table(title=title)
+    for col in (
+        "label",
+        "runs",
+        "maps",
+        "spills/map",
+        "SPILLED_RECORDS",
+        "shuffle bytes",
+        "fetch mem/disk",
+        "job ms (median)",
+    ):
+        table.add_column(col, justify="left" if col == "label" else "right")
+    for r in rows:
+        spills = r.get("spills_per_map") or []
+        spill_txt = (
+            str(spills[0]) if spills and len(set(spills)) == 1 else ",".join(map(str, spills))
+        )
+        table.add_row(
+            str(r["label"]),
+            f"{r.get('ok')}/{r.get('runs')}",
+            str(r.get("maps", "")),
+            spill_txt,
+            str(r.get("SPILLED_RECORDS", "")),
+            str(r.get("REDUCE_SHUFFLE_BYTES", "")),
+            f"{r.get('fetches_to_memory', '')}/{r.get('fetches_to_disk', '')}",
+            f"{r['job_time_ms']:.0f}" if r.get("job_time_ms") is not None else "-",
+        )
+    return table
+
+
+app = typer.Typer()
+
+
+@app.command("hadoop-run")
+@cli_errors
+def hadoop_run(
+    job: Annotated[JobName, typer.Argument(help="Job to run.")],
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="Hadoop property KEY=VALUE passed as -D (repeatable); job options: "
+            "mrtune.wordcount.combiner, mrtune.sort.partitioner=hash|total, "
+            "mrtune.selectivity.percent.",
+        ),
+    ] = None,
+    input_mb: Annotated[
+        float,
+        typer.Option("--input-mb", min=0.001, help="Size of the generated input in MiB."),
+    ] = 64.0,
+    seed: Annotated[int, typer.Option(help="Seed of the generated input.")] = 0,
+    jars: Annotated[
+        str | None, typer.Option("--jars", help="Folder of Hadoop jars or a HADOOP_HOME.")
+    ] = None,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Number of runs.")] = 1,
+    xmx: Annotated[int, typer.Option("--xmx", min=64, help="JVM max heap in MiB.")] = 2048,
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Write the record (.json) or records (.jsonl) here."),
+    ] = None,
+    keep: Annotated[
+        Path | None, typer.Option("--keep", help="Keep the run folders (log, conf) here.")
+    ] = None,
+    format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
+) -> None:
+    """Run one of the project's jobs on real Hadoop (local mode) and record the run."""
+    from mrtune.harness.assemble import build_record
+    from mrtune.harness.datagen import ensure_input, input_kind_for_job
+    from mrtune.harness.jars import find_jars
+    from mrtune.harness.runner import check_settings, cleanup_run_dir, parse_set_options, run_job
+    from mrtune.harness.summary import summarize
+    from mrtune.readers.run_records import write_jsonl
+
+    settings = parse_set_options(set_ or [])
+    check_settings(settings)
+    hadoop = find_jars(jars)
+    input_dir, meta = ensure_input(input_kind_for_job(job.value), input_mb, seed)
+    base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="mrtune-hadoop-run-"))
+    records = []
+    try:
+        for i in range(repeat):
+            run_dir = base / f"{job.value}-r{i}"
+            if format == OutputFormat.text:
+                err_console.print(f"run {i + 1}/{repeat}: {job.value} …", highlight=False)
+            art = run_job(
+                job.value, settings, input_dir, run_dir, hadoop, xmx_mb=xmx, input_meta=meta
+            )
+            rec = build_record(art, label=job.value, repeat=i)
+            records.append(rec)
+            cleanup_run_dir(run_dir, keep_log=keep is not None)
+            if not rec.success:
+                raise InputError(f"Hadoop run failed: {rec.error}")
+    finally:
+        if keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    if output is not None:
+        if str(output).endswith(".jsonl"):
+            write_jsonl(records, output)
+        elif len(records) == 1:
+            output.write_text(records[0].model_dump_json(indent=1), encoding="utf-8")
+        else:
+            output.write_text(
+                "[" + ",\n".join(r.model_dump_json() for r in records) + "]\n",
+                encoding="utf-8",
+            )
+    if format == OutputFormat.json:
+        emit_json(records[0] if len(records) == 1 else records)
+        return
+    console.print(_runs_table(summarize(records), f"Hadoop {hadoop.hadoop_version} local run"))
+    if output is not None:
+        console.print(f"wrote {len(records)} record(s) to {output}")
+
+
+@app.command("hadoop-matrix")
+@cli_errors
+def hadoop_matrix(
+    matrix: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="Matrix YAML file.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="JSONL file the records are appended to.")
+    ],
+    jars: Annotated[
+        str | None, typer.Option("--jars", help="Folder of Hadoop jars or a HADOOP_HOME.")
+    ] = None,
+    only: Annotated[
+        str | None, typer.Option("--only", help="Run only labels containing this text.")
+    ] = None,
+    work_dir: Annotated[
+        Path | None, typer.Option("--work-dir", help="Where run folders (logs) are kept.")
+    ] = None,
+    format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
+) -> None:
+    """Run a matrix of real-Hadoop runs (resumable) and print per-label medians."""
+    from mrtune.harness.jars import find_jars
+    from mrtune.harness.matrix import load_matrix, run_matrix
+    from mrtune.harness.summary import summarize
+    from mrtune.readers.run_records import read_jsonl
+
+    spec = load_matrix(matrix)
+    hadoop = find_jars(jars)
+    run_matrix(
+        spec,
+        output,
+        hadoop,
+        work_dir=work_dir,
+        only=(lambda e: only in e.label) if only else None,
+        progress=(lambda s: err_console.print(s, highlight=False))
+        if format == OutputFormat.text
+        else None,
+    )
+    rows = summarize(read_jsonl(output)) if output.is_file() else []
+    if format == OutputFormat.json:
+        emit_json(rows)
+        return
+    console.print(_runs_table(rows, f"{spec.name}: medians over repeats"))
+
+
+@app.command("hadoop-summary")
+@cli_errors
+def hadoop_summary(
+    runs: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="Run records (.jsonl/.json).")
+    ],
+    format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
+) -> None:
+    """Per-label medians of recorded real-Hadoop runs (spills, counters, times)."""
+    from mrtune.cli._inputs import load_run_records
+    from mrtune.harness.summary import summarize
+
+    rows = summarize(load_run_records(runs))
+    if format == OutputFormat.json:
+        emit_json(rows)
+        return
+    console.print(_runs_table(rows, f"{runs}: medians over repeats"))

@@ -1,0 +1,30 @@
+"""``mrtune schema``: the JSON schema of mrtune's input files (for editors and validators)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import typer
+
+from mrtune.cli.console import cli_errors, emit_json
+
+
+class SchemaName(StrEnum):
+    profile = "profile"
+    config = "config"
+    cluster = "cluster"
+
+
+app = typer.Typer()
+
+
+@app.command("schema")
+@cli_errors
+def schema_cmd(
+    name: SchemaName = typer.Argument(..., help="profile, config or cluster"),
+) -> None:
+    """Print the JSON schema of a profile, a Hadoop configuration or a cluster file."""
+    from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+
+    model = {"profile": JobProfile, "config": HadoopConfig, "cluster": ClusterSpec}[name]
+    emit_json(model.model_json_schema(by_alias=True))

@@ -1,0 +1,164 @@
+"""``mrtune sweep``: predicted job time and phases across the range of one setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from mrtune.cli._inputs import (
+    ClusterOpt,
+    ConfOpt,
+    InputSizeOpt,
+    LocalOpt,
+    NodesOpt,
+    ProfileArg,
+    build_cluster,
+    load_job,
+    with_input_size,
+)
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.costmodel import predict_job
+from mrtune.errors import InputError
+from mrtune.optimizer.units import format_ms, parse_size
+from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, summarize
+from mrtune.search_spaces import SearchSpace, find_knob
+
+
+def sweep_values(knob, text: str | None, steps: int) -> np.ndarray:  # noqa: ANN001
+    """Encoded values of ``knob`` over ``a:b`` (log-spaced where the knob is), or its choices."""
+    if knob.kind in {"categorical", "bool"}:
+        return knob.grid_values()
+    if text is None:
+        lo, hi = float(knob.low), float(knob.high)
+    else:
+        if ":" not in text:
+            raise InputError("range must be a:b", field="--range", value=text)
+        a, b = text.split(":", 1)
+        try:
+            conv = parse_size if knob.name.endswith("split.maxsize") else float
+            lo, hi = conv(a), conv(b)
+        except ValueError:
+            raise InputError("range ends must be numbers", field="--range", value=text) from None
+        for v in (lo, hi):
+            try:
+                knob.parse(int(v) if knob.kind == "int" else v)
+            except ValueError as exc:
+                raise InputError(str(exc), field="--range") from None
+        if lo > hi:
+            lo, hi = hi, lo
+    if knob.log and lo > 0:
+        vals = np.geomspace(lo, hi, steps)
+    else:
+        vals = np.linspace(lo, hi, steps)
+    if knob.kind == "int":
+        vals = np.unique(np.round(vals))
+    return vals
+
+
+app = typer.Typer()
+
+
+@app.command("sweep")
+@cli_errors
+def sweep_cmd(
+    profile: Path = ProfileArg,
+    param: str = typer.Option(..., "--param", help="The setting to sweep (any tunable name)."),
+    range_: str | None = typer.Option(None, "--range", help="a:b (default: its whole range)."),
+    steps: int = typer.Option(25, "--steps", min=2, max=100_000, help="Points in the range."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write a PNG plot here."),
+    input_size: str | None = InputSizeOpt,
+    nodes: int | None = NodesOpt,
+    cluster: Path | None = ClusterOpt,
+    local: bool = LocalOpt,
+    conf: Path | None = ConfOpt,
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+) -> None:
+    """Predict job time and phase times across one setting's range (one vectorised call)."""
+    try:
+        knob = find_knob(param)
+    except KeyError as exc:
+        raise InputError(str(exc.args[0]), field="--param") from None
+    prof, base = load_job(profile, conf)
+    prof = with_input_size(prof, input_size)
+    spec, where = build_cluster(prof, nodes, cluster, local)
+    space = SearchSpace.for_job(prof, base, spec, allow_memory=True, only=[knob.name])
+    if not space.knobs:
+        raise InputError(
+            "this setting does not apply to this job (e.g. a reduce-side setting "
+            "of a map-only job, or a combiner switch without a combiner)",
+            field="--param",
+            value=knob.name,
+        )
+    values = sweep_values(knob, range_, steps)
+    repaired = space.repair({knob.name: values})[knob.name]
+    pred = predict_job(prof, space.to_batch({knob.name: repaired}), spec)
+    rows = []
+    for i, v in enumerate(repaired):
+        s = summarize(pred, i)
+        rows.append(
+            {"value": knob.decode(float(v)), "requested": knob.decode(float(values[i])), **s}
+        )
+    if plot is not None:
+        _plot(rows, knob, plot)
+    if fmt == OutputFormat.json:
+        emit_json({"param": knob.name, "cluster": where, "points": rows})
+        return
+    console.print(f"cluster: {where}")
+    t = Table(title=f"sweep of {knob.name}")
+    t.add_column(knob.name, justify="right")
+    t.add_column("job time", justify="right")
+    t.add_column("map task", justify="right")
+    t.add_column("reduce task", justify="right")
+    t.add_column("spills/map", justify="right")
+    t.add_column("GB·s", justify="right")
+    best = min(r["job_ms"] for r in rows)
+    for r in rows:
+        mark = " ◀ best" if r["job_ms"] == best else ""
+        t.add_row(
+            str(r["value"])
+            + ("" if r["value"] == r["requested"] else f" (capped from {r['requested']})"),
+            format_ms(r["job_ms"]) + mark,
+            format_ms(r["map_task_ms"]),
+            format_ms(r["reduce_task_ms"]),
+            f"{r['dataflow']['spills_per_map']:.3g}",
+            f"{r['container_gb_s']:,.1f}",
+        )
+    console.print(t)
+    if plot is not None:
+        console.print(f"wrote {plot}")
+
+
+def _plot(rows: list[dict], knob, path: Path) -> None:  # noqa: ANN001
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    categorical = knob.kind in {"categorical", "bool"}
+    xs = list(range(len(rows))) if categorical else [float(r["value"]) for r in rows]
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    ax1.plot(xs, [r["job_ms"] / 1000 for r in rows], marker="o", label="job time")
+    ax1.set_ylabel("predicted job time (s)")
+    ax1.grid(alpha=0.3)
+    bottom = np.zeros(len(rows))
+    for side, phases in (("map", MAP_PHASES), ("reduce", REDUCE_PHASES)):
+        for ph in phases:
+            ys = np.array([r[f"{side}_phases_ms"].get(ph, 0.0) / 1000 for r in rows])
+            if ys.any():
+                ax2.fill_between(
+                    xs, bottom, bottom + ys, step=None, alpha=0.6, label=f"{side} {ph}"
+                )
+                bottom = bottom + ys
+    ax2.set_ylabel("task phase times (s, stacked)")
+    ax2.set_xlabel(knob.name)
+    ax2.legend(fontsize=7, ncol=3)
+    if categorical:
+        ax2.set_xticks(xs, [str(r["value"]) for r in rows])
+    elif knob.log:
+        ax1.set_xscale("log")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,177 @@
+"""``mrtune whatif``: predicted effect of configuration changes, input size or cluster size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from mrtune.cli._inputs import (
+    ClusterOpt,
+    ConfOpt,
+    LocalOpt,
+    NodesOpt,
+    ProfileArg,
+    build_cluster,
+    load_job,
+)
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.errors import InputError
+from mrtune.optimizer.units import format_bytes, format_ms, parse_size
+from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
+
+
+def _changes(sets: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for s in sets:
+        try:
+            k, v = parse_setting(s)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        out[k] = v
+    return out
+
+
+def short_value(v: object) -> str:
+    """Codec class names without their package, for tables."""
+    return str(v).removeprefix("org.apache.hadoop.io.compress.")
+
+
+def _delta(a: float, b: float) -> str:
+    if a == b:
+        return ""
+    if a == 0:
+        return "new"
+    pct = (b - a) / a * 100
+    return f"{pct:+.1f}%"
+
+
+def render_whatif(result: dict[str, Any]) -> None:
+    cur, new = result["current"], result["what_if"]
+    if result["changes"]:
+        for k, v in result["changes"].items():
+            a, b = (short_value(x) for x in (v["from"], v["to"]))
+            console.print(f"  [cyan]{k}[/]: {a} → [bold]{b}[/]", soft_wrap=True)
+    if result["input_bytes"]["current"] != result["input_bytes"]["what-if"]:
+        console.print(
+            f"  input: {format_bytes(result['input_bytes']['current'])} → "
+            f"[bold]{format_bytes(result['input_bytes']['what-if'])}[/]"
+        )
+    t = Table(title=f"What if — {result['job_id']}", show_lines=False)
+    t.add_column("")
+    t.add_column("current", justify="right")
+    t.add_column("what-if", justify="right")
+    t.add_column("change", justify="right")
+
+    def row(label: str, a: float, b: float, fmt=format_ms) -> None:  # noqa: ANN001
+        t.add_row(label, fmt(a), fmt(b), _delta(a, b))
+
+    def num(x: float) -> str:
+        return f"{x:,.4g}" if abs(x) < 1e4 else f"{x:,.0f}"
+
+    row("[bold]job time[/]", cur["job_ms"], new["job_ms"])
+    row("container GB·s", cur["container_gb_s"], new["container_gb_s"], num)
+    row("total task time", cur["total_task_ms"], new["total_task_ms"])
+    row("map tasks", cur["num_maps"], new["num_maps"], num)
+    row("map waves", cur["map_waves"], new["map_waves"], num)
+    row("reduce tasks", cur["num_reducers"], new["num_reducers"], num)
+    row("map task", cur["map_task_ms"], new["map_task_ms"])
+    for ph in MAP_PHASES:
+        a, b = cur["map_phases_ms"][ph], new["map_phases_ms"][ph]
+        if a or b:
+            row(f"  map {ph}", a, b)
+    if cur["num_reducers"] or new["num_reducers"]:
+        row("reduce task", cur["reduce_task_ms"], new["reduce_task_ms"])
+        for ph in REDUCE_PHASES:
+            a, b = cur["reduce_phases_ms"].get(ph, 0.0), new["reduce_phases_ms"].get(ph, 0.0)
+            if a or b:
+                row(f"  reduce {ph}", a, b)
+    d0, d1 = cur["dataflow"], new["dataflow"]
+    row("spills per map", d0["spills_per_map"], d1["spills_per_map"], num)
+    row("map merge passes", d0["map_merge_passes"], d1["map_merge_passes"], num)
+    row("spilled records (map)", d0["map_spilled_records"], d1["map_spilled_records"], num)
+    row(
+        "spilled records (reduce)", d0["reduce_spilled_records"], d1["reduce_spilled_records"], num
+    )
+    row("shuffle bytes", d0["shuffle_bytes"], d1["shuffle_bytes"], format_bytes)
+    row("fetches to memory", d0["fetches_to_memory"], d1["fetches_to_memory"], num)
+    row("fetches to disk", d0["fetches_to_disk"], d1["fetches_to_disk"], num)
+    row("in-memory merges", d0["inmem_merges"], d1["inmem_merges"], num)
+    row("HDFS bytes written", d0["hdfs_bytes_written"], d1["hdfs_bytes_written"], format_bytes)
+    console.print(t)
+    console.print(f"predicted speedup: [bold]{result['speedup']:.2f}×[/]")
+
+
+app = typer.Typer()
+
+
+@app.command("whatif")
+@cli_errors
+def whatif_cmd(
+    profile: Path = ProfileArg,
+    set_: list[str] = typer.Option(
+        [], "--set", help="A change, property=value (Hadoop 2/3 or 1 names); repeatable."
+    ),
+    input_size: str | None = typer.Option(
+        None, "--input-size", help="New total input size, e.g. 2TB, 500GiB."
+    ),
+    nodes: int | None = NodesOpt,
+    cluster: Path | None = ClusterOpt,
+    local: bool = LocalOpt,
+    conf: Path | None = ConfOpt,
+    timeline: Path | None = typer.Option(
+        None, "--timeline", help="Write a Gantt PNG of the what-if job (task simulation)."
+    ),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+) -> None:
+    """Predict what a configuration change (or new input size or cluster) does to a job."""
+    prof, base = load_job(profile, conf)
+    spec, where = build_cluster(prof, None, cluster, local)
+    new_spec = spec.model_copy(update={"num_nodes": nodes}) if nodes else None
+    size = None
+    if input_size is not None:
+        try:
+            size = parse_size(input_size)
+        except ValueError as exc:
+            raise InputError(str(exc), field="--input-size") from None
+    try:
+        result = what_if(prof, base, spec, _changes(set_), input_bytes=size, new_cluster=new_spec)
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(
+            str(exc).splitlines()[0] if "\n" not in str(exc) else _first(exc), field="--set"
+        ) from None
+    if timeline is not None:
+        from mrtune.cli._timeline import plot_timeline
+        from mrtune.costmodel.scheduler import simulate_schedule
+        from mrtune.optimizer.whatif import apply_changes
+
+        new_prof = prof if size is None else prof.model_copy(update={"input_bytes": size})
+        sched = simulate_schedule(
+            new_prof, apply_changes(base, _changes(set_), prof), new_spec or spec
+        )
+        plot_timeline(sched, timeline, f"what-if {prof.job_id}")
+        result["simulated_job_ms"] = sched.job_ms
+    if fmt == OutputFormat.json:
+        emit_json(result)
+        return
+    console.print(f"cluster: {where}" + (f" → {nodes} nodes" if nodes else ""))
+    render_whatif(result)
+    if timeline is not None:
+        console.print(
+            f"task-by-task simulation: {result['simulated_job_ms'] / 1000:,.1f} s; "
+            f"wrote {timeline}"
+        )
+
+
+def _first(exc: Exception) -> str:
+    """One line from a (possibly pydantic) validation message."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        e = exc.errors()[0]
+        return f"{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e.get('input')!r})"
+    return " ".join(str(exc).split())

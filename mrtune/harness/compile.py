@@ -1,0 +1,82 @@
+"""Compile the project's Java jobs (``validation/java``) with ``javac``, once per source version.
+
+The ``.java`` sources ship in the package; the compiled jar is cached under
+``<cache>/jobs/<hash>/mrtune-jobs.jar`` where the hash covers every source file and the names
+of the Hadoop jars compiled against, so an edited source or another Hadoop recompiles and an
+unchanged one costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+from mrtune.errors import InputError
+from mrtune.harness.jars import HadoopJars, default_cache_dir
+
+JAVA_DIR = Path(__file__).resolve().parent / "java"
+#: The log4j2 configuration every run uses (millisecond epoch timestamps and thread names).
+LOG4J2_PROPERTIES = JAVA_DIR / "log4j2.properties"
+DRIVER_CLASS = "mrtune.jobs.Driver"
+
+
+def java_sources() -> list[Path]:
+    """Every ``.java`` file of the jobs, in a stable order."""
+    return sorted(JAVA_DIR.rglob("*.java"))
+
+
+def source_hash(jars: HadoopJars) -> str:
+    """Key of the compiled jar: the sources' bytes and the classpath's jar names."""
+    h = hashlib.sha256()
+    for src in java_sources():
+        h.update(src.relative_to(JAVA_DIR).as_posix().encode())
+        h.update(b"\0")
+        h.update(src.read_bytes())
+    for jar in jars.classpath:
+        h.update(jar.name.encode())
+    return h.hexdigest()[:16]
+
+
+def compile_jobs(jars: HadoopJars, cache_dir: Path | None = None) -> Path:
+    """Return the path of the jobs jar, compiling it first when the cache lacks it.
+
+    Raises:
+        InputError: ``javac`` is not installed or the compilation failed (its output is in
+            the message).
+    """
+    cache = (cache_dir or default_cache_dir()) / "jobs" / source_hash(jars)
+    target = cache / "mrtune-jobs.jar"
+    if target.is_file():
+        return target
+    javac = shutil.which("javac")
+    if javac is None:
+        raise InputError("javac not found on PATH; install a JDK (17 is known to work)")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="mrtune-javac-", dir=cache) as tmp:
+        classes = Path(tmp) / "classes"
+        classes.mkdir()
+        cmd = [
+            javac,
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "-d",
+            str(classes),
+            "-cp",
+            jars.classpath_string(),
+            *map(str, java_sources()),
+        ]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise InputError("javac failed: " + (proc.stderr or proc.stdout).strip()[-2000:])
+        tmp_jar = Path(tmp) / "mrtune-jobs.jar"
+        with zipfile.ZipFile(tmp_jar, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+            for cls in sorted(classes.rglob("*.class")):
+                zf.write(cls, cls.relative_to(classes).as_posix())
+        tmp_jar.replace(target)
+    return target

@@ -1,0 +1,596 @@
+"""Starfish's XML files → mrtune's profile, Hadoop 1 configuration and cluster.
+
+The files are parsed by :mod:`mrtune.readers.starfish`; this module assembles them (see that
+module's docstring for where every statistic, cost factor and timing lands).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.profile import (
+    CODEC_PRIORS,
+    CodecStats,
+    CostFactors,
+    DataflowStats,
+    JobProfile,
+    TaskTiming,
+)
+from mrtune.costmodel.properties import DEPRECATED_NAMES
+from mrtune.errors import InputError
+from mrtune.readers.starfish import (
+    _COST_OWNER,
+    _COST_WEIGHT,
+    _STAT_OWNER,
+    COST_FIELDS,
+    HADOOP1_BLOCK_SIZE,
+    MAP_TIMINGS,
+    NS_PER_MS,
+    REDUCE_TIMINGS,
+    STARFISH_HEARTBEAT_MS,
+    STARFISH_TASK_DELAY_MS,
+    STATISTIC_FIELDS,
+    InputSpec,
+    JobConf,
+    StarfishJobProfile,
+    _cluster_spec,
+    _number,
+    read_cluster_spec,
+    read_input_spec,
+    read_job_conf,
+    read_job_profile,
+)
+
+
+# ----------------------------------------------------------------------------- assembly
+class _Assembler:
+    """Turns the parsed files into mrtune's models, recording provenance and warnings."""
+
+    def __init__(self, job: StarfishJobProfile) -> None:
+        self.job = job
+        self.src = job.path.name
+        self.provenance: dict[str, str] = {}
+        self.warnings: list[str] = list(job.warnings)
+
+    # -- per-side lookups
+    def _map_value(self, section: str, key: str) -> float | None:
+        """Task-weighted mean over the map profiles that carry ``key``."""
+        vals = [
+            (getattr(m, section)[key], m.num_tasks)
+            for m in self.job.maps
+            if key in getattr(m, section)
+        ]
+        if not vals:
+            return None
+        w = sum(n for _, n in vals)
+        if len({v for v, _ in vals}) > 1:
+            self.warnings.append(
+                f"{self.job.path}: {section[:-1]} {key} differs between the inputs' map profiles "
+                f"({', '.join(f'{v:g}' for v, _ in vals)}); mrtune models one input and uses the "
+                "task-weighted mean"
+            )
+        return sum(v * n for v, n in vals) / w
+
+    def _reduce_value(self, section: str, key: str) -> float | None:
+        r = self.job.reduce
+        if r is None:
+            return None
+        return getattr(r, section).get(key)
+
+    def _map_counter(self, key: str) -> float | None:
+        return self._map_value("counters", key)
+
+    # -- statistics (Table 2)
+    def _derived_stat(self, key: str) -> tuple[float, str] | None:
+        """A statistic from the counters, by its Table 2 definition."""
+
+        def ratio(num: float | None, den: float | None) -> float | None:
+            if num is None or den is None or den <= 0:
+                return None
+            return num / den
+
+        m, r = self._map_counter, lambda k: self._reduce_value("counters", k)
+        defs: dict[str, tuple[float | None, str]] = {
+            "INPUT_PAIR_WIDTH": (
+                ratio(m("MAP_INPUT_BYTES"), m("MAP_INPUT_RECORDS")),
+                "MAP_INPUT_BYTES / MAP_INPUT_RECORDS",
+            ),
+            "MAP_SIZE_SEL": (
+                ratio(m("MAP_OUTPUT_BYTES"), m("MAP_INPUT_BYTES")),
+                "MAP_OUTPUT_BYTES / MAP_INPUT_BYTES",
+            ),
+            "MAP_PAIRS_SEL": (
+                ratio(m("MAP_OUTPUT_RECORDS"), m("MAP_INPUT_RECORDS")),
+                "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS",
+            ),
+            "COMBINE_PAIRS_SEL": (
+                ratio(m("COMBINE_OUTPUT_RECORDS"), m("COMBINE_INPUT_RECORDS")),
+                "COMBINE_OUTPUT_RECORDS / COMBINE_INPUT_RECORDS (map side)",
+            ),
+            "REDUCE_PAIRS_SEL": (
+                ratio(r("REDUCE_OUTPUT_RECORDS"), r("REDUCE_INPUT_RECORDS")),
+                "REDUCE_OUTPUT_RECORDS / REDUCE_INPUT_RECORDS",
+            ),
+            "REDUCE_SIZE_SEL": (
+                ratio(r("REDUCE_OUTPUT_BYTES"), r("REDUCE_INPUT_BYTES")),
+                "REDUCE_OUTPUT_BYTES / REDUCE_INPUT_BYTES",
+            ),
+            "REDUCE_PAIRS_PER_GROUP": (
+                ratio(r("REDUCE_INPUT_RECORDS"), r("REDUCE_INPUT_GROUPS")),
+                "REDUCE_INPUT_RECORDS / REDUCE_INPUT_GROUPS",
+            ),
+            "INPUT_COMPRESS_RATIO": (
+                ratio(m("HDFS_BYTES_READ"), m("MAP_INPUT_BYTES")),
+                "HDFS_BYTES_READ / MAP_INPUT_BYTES",
+            ),
+        }
+        value, how = defs.get(key, (None, ""))
+        return None if value is None else (value, how)
+
+    def statistic(self, key: str) -> tuple[float, str] | None:
+        """``(value, provenance)`` of a Starfish statistic, or None when neither given nor derivable."""
+        owner = _STAT_OWNER.get(key, "map")
+        first, second = (
+            (self._reduce_value, self._map_value)
+            if owner == "reduce"
+            else (self._map_value, self._reduce_value)
+        )
+        for getter, side in ((first, owner), (second, "map" if owner == "reduce" else "reduce")):
+            v = getter("statistics", key)
+            if v is not None:
+                return v, f"measured: Starfish statistic {key} ({self.src}, {side} profile)"
+        derived = self._derived_stat(key)
+        if derived is not None:
+            return derived[
+                0
+            ], f"measured: derived from Starfish counters {derived[1]} ({self.src})"
+        return None
+
+    def stats(self, has_combiner: bool) -> DataflowStats:
+        values: dict[str, Any] = {}
+        for key, fname in STATISTIC_FIELDS.items():
+            got = self.statistic(key)
+            if got is None:
+                continue
+            v, prov = got
+            if fname in {"combine_pairs_sel", "combine_size_sel"} and not has_combiner:
+                continue
+            values[fname] = v
+            self.provenance[f"stats.{fname}"] = prov
+        if has_combiner:
+            per_spill = self._map_counter("MAP_RECS_PER_BUFF_SPILL")
+            if per_spill:
+                # The combiner's selectivity was measured on one spill buffer (reference §2.3).
+                values["combine_profiled_input_records"] = per_spill
+                self.provenance["stats.combine_profiled_input_records"] = (
+                    f"measured: Starfish counter MAP_RECS_PER_BUFF_SPILL ({self.src})"
+                )
+        # Starfish's byte counts are MAP_OUTPUT_BYTES-based: no IFile vint lengths per record.
+        values["ifile_record_overhead"] = 0.0
+        self.provenance["stats.ifile_record_overhead"] = (
+            "defaulted: 0, Starfish sizes are MAP_OUTPUT_BYTES-based (no IFile vint lengths)"
+        )
+        try:
+            return DataflowStats(**values)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            fname = str(err["loc"][0]) if err.get("loc") else "statistics"
+            key = next((k for k, f in STATISTIC_FIELDS.items() if f == fname), fname)
+            raise InputError(
+                err.get("msg", "invalid value"),
+                path=str(self.job.path),
+                field=f"statistic {key}",
+                value=err.get("input"),
+            ) from None
+
+    # -- cost factors (Table 3)
+    def cost(self, key: str) -> tuple[float, str] | None:
+        owner = _COST_OWNER.get(key, "map")
+        mv = self._map_value("cost_factors", key)
+        rv = self._reduce_value("cost_factors", key)
+        if owner == "map" or (owner == "reduce" and rv is None and self.job.reduce is None):
+            if mv is not None:
+                return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"
+            if rv is not None:
+                return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
+            return None
+        if owner == "reduce":
+            if rv is not None:
+                return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
+            if mv is not None:
+                return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"
+            return None
+        if mv is None and rv is None:
+            return None
+        if rv is None:
+            return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"  # type: ignore[return-value]
+        if mv is None:
+            return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
+        if math.isclose(mv, rv, rel_tol=1e-9):
+            return (
+                mv,
+                f"measured: Starfish cost factor {key} ({self.src}, map and reduce profiles)",
+            )
+        weight_key = _COST_WEIGHT[key]
+        wm = sum(m.total(weight_key) for m in self.job.maps)
+        wr = self.job.reduce.total(weight_key) if self.job.reduce else 0.0
+        if wm + wr <= 0:
+            wm = wr = 1.0
+        value = (mv * wm + rv * wr) / (wm + wr)
+        self.warnings.append(
+            f"{self.job.path}: cost factor {key} is {mv:g} in the map profile and {rv:g} in the "
+            f"reduce profile; mrtune has one value and uses their mean weighted by "
+            f"{weight_key} ({value:g})"
+        )
+        return value, (
+            f"measured: Starfish cost factor {key}, map {mv:g} and reduce {rv:g} weighted by "
+            f"{weight_key} ({self.src})"
+        )
+
+    def _task_ms(self, timing: str, cost: str) -> tuple[float, str] | None:
+        """Setup or cleanup ms per task: the timing if given, else the cost factor (ns)."""
+        vals: list[tuple[float, int]] = []
+        for tp in [*self.job.maps, *([self.job.reduce] if self.job.reduce else [])]:
+            if timing in tp.timings:
+                vals.append((tp.timings[timing], tp.num_tasks))
+            elif cost in tp.cost_factors:
+                vals.append((tp.cost_factors[cost] / NS_PER_MS, tp.num_tasks))
+        if not vals:
+            return None
+        n = sum(k for _, k in vals)
+        value = sum(v * k for v, k in vals) / n
+        if len({round(v, 9) for v, _ in vals}) > 1:
+            self.warnings.append(
+                f"{self.job.path}: {timing} time differs between map and reduce profiles "
+                f"({', '.join(f'{v:g}' for v, _ in vals)} ms); mrtune has one per-task value and "
+                f"uses the task-weighted mean {value:g} ms"
+            )
+        return value, f"measured: Starfish timing {timing} / cost factor {cost} ({self.src})"
+
+    def costs(self) -> CostFactors:
+        values: dict[str, float] = {}
+        for key, fname in COST_FIELDS.items():
+            got = self.cost(key)
+            if got is not None:
+                values[fname], self.provenance[f"costs.{fname}"] = got
+        for timing, cost, fname in (
+            ("SETUP", "SETUP_CPU_COST", "setup_ms"),
+            ("CLEANUP", "CLEANUP_CPU_COST", "cleanup_ms"),
+        ):
+            got = self._task_ms(timing, cost)
+            if got is not None:
+                values[fname], self.provenance[f"costs.{fname}"] = got
+        # Starfish's scheduler charges per-task delays on the cluster (see ClusterSpec), and
+        # its profiles time setup and cleanup apart, so no extra fixed time per task.
+        values.setdefault("task_overhead_ms", 0.0)
+        self.provenance["costs.task_overhead_ms"] = (
+            "defaulted: 0, Starfish's per-task delays are on the cluster specification"
+        )
+        # Starfish's equations have no per-spill, per-segment or per-fetch fixed costs.
+        for fixed in ("spill_file_ns", "segment_seek_ns", "fetch_ns"):
+            values.setdefault(fixed, 0.0)
+            self.provenance[f"costs.{fixed}"] = "defaulted: 0, not in Starfish's cost model"
+        values["reduce_includes_final_merge"] = True
+        self.provenance["costs.reduce_includes_final_merge"] = (
+            "defaulted: Starfish calibrates REDUCE_CPU_COST on the final-merge + reduce loop"
+        )
+        return CostFactors(**values)
+
+    # -- codecs
+    def codecs(self, config: HadoopConfig, has_conf: bool) -> dict[str, CodecStats]:
+        """Starfish's single intermediate and output ratios, filed under the configured codecs."""
+        out: dict[str, CodecStats] = {}
+        interm = self.statistic("INTERM_COMPRESS_RATIO")
+        if interm is not None:
+            name = config.map_output_codec
+            if not (has_conf and config.map_output_compress):
+                self.warnings.append(
+                    f"{self.job.path}: INTERM_COMPRESS_RATIO={interm[0]:g} is filed under codec "
+                    f"{name!r}; the configuration does not compress map output, so it applies "
+                    "only if a what-if turns compression on with that codec"
+                )
+            prior = CODEC_PRIORS[name]
+            comp = self.cost("INTERM_COMPRESS_CPU_COST")
+            unc = self.cost("INTERM_UNCOMPRESS_CPU_COST")
+            out[name] = CodecStats(
+                ratio=interm[0],
+                compress_ns_per_byte=comp[0] if comp else prior.compress_ns_per_byte,
+                uncompress_ns_per_byte=unc[0] if unc else prior.uncompress_ns_per_byte,
+                source=(
+                    f"{interm[1]}; compress {'measured' if comp else 'prior'}, "
+                    f"uncompress {'measured' if unc else 'prior'}"
+                ),
+            )
+            self.provenance[f"codecs.{name}"] = out[name].source
+        outr = self.statistic("OUT_COMPRESS_RATIO")
+        if outr is not None:
+            name = config.output_codec
+            comp = self.cost("OUTPUT_COMPRESS_CPU_COST")
+            if name in out:
+                if not math.isclose(out[name].ratio, outr[0], rel_tol=1e-6):
+                    self.warnings.append(
+                        f"{self.job.path}: map output and job output both use codec {name!r} "
+                        f"with different Starfish ratios (INTERM_COMPRESS_RATIO="
+                        f"{out[name].ratio:g}, OUT_COMPRESS_RATIO={outr[0]:g}); mrtune keeps one "
+                        "ratio per codec and uses the intermediate one"
+                    )
+            else:
+                prior = CODEC_PRIORS[name]
+                out[name] = CodecStats(
+                    ratio=outr[0],
+                    compress_ns_per_byte=comp[0] if comp else prior.compress_ns_per_byte,
+                    uncompress_ns_per_byte=prior.uncompress_ns_per_byte,
+                    source=f"{outr[1]}; compress {'measured' if comp else 'prior'}",
+                )
+                self.provenance[f"codecs.{name}"] = out[name].source
+        return out
+
+    # -- observations
+    def observed(self) -> tuple[list[TaskTiming], dict[str, float]]:
+        tasks: list[TaskTiming] = []
+        totals: dict[str, float] = {}
+        for tp in [*self.job.maps, *([self.job.reduce] if self.job.reduce else [])]:
+            names = MAP_TIMINGS if tp.kind == "map" else REDUCE_TIMINGS
+            phases = {names.get(k, k.lower()): v for k, v in tp.timings.items()}
+            # ``total`` as in profiler.history's attempts: the task's whole time.
+            phases["total"] = float(sum(tp.timings.values()))
+            counters: dict[str, float] = dict(tp.counters)
+            counters.update({f"statistic:{k}": v for k, v in tp.statistics.items()})
+            counters.update({f"cost_factor:{k}": v for k, v in tp.cost_factors.items()})
+            counters["num_tasks"] = float(tp.num_tasks)
+            counters["input_index"] = float(tp.input_index)
+            tasks.append(
+                TaskTiming(
+                    attempt_id=tp.id,
+                    kind=tp.kind,  # type: ignore[arg-type]
+                    start_ms=0,
+                    finish_ms=round(sum(tp.timings.values())),
+                    phases_ms=phases,
+                    counters=counters,
+                )
+            )
+            for k, v in tp.counters.items():
+                totals[k] = totals.get(k, 0.0) + v * tp.num_tasks
+        return tasks, totals
+
+
+def _validation_input_error(
+    exc: ValidationError, path: str, what: str, used: Iterable[str] = ()
+) -> InputError:
+    """One InputError from a pydantic error: the property as the file spells it, and the value."""
+    err = exc.errors()[0]
+    loc = err.get("loc", ())
+    msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    if not loc:  # a cross-field check: the message names the properties itself
+        return InputError(msg, path=path, field=what)
+    name = str(loc[0])
+    alias = HadoopConfig.model_fields[name].alias if name in HadoopConfig.model_fields else None
+    field_name = ".".join(str(p) for p in loc) if alias is None else alias
+    if alias is not None:
+        old = [k for k in used if k != alias and DEPRECATED_NAMES.get(k) == alias]
+        if old:
+            field_name = f"{old[0]} ({alias})"
+    return InputError(msg, path=path, field=field_name, value=err.get("input"))
+
+
+def _has_combiner(job: StarfishJobProfile) -> bool:
+    """Whether the profiled job ran a combiner.
+
+    The COMBINE_INPUT_RECORDS counter decides when a profile has it; otherwise a
+    COMBINE_PAIRS_SEL statistic below 1 (Starfish writes the default 1 for jobs without one).
+    """
+    profiles = [*job.maps, *([job.reduce] if job.reduce else [])]
+    counted = [
+        tp.counters["COMBINE_INPUT_RECORDS"]
+        for tp in profiles
+        if "COMBINE_INPUT_RECORDS" in tp.counters
+    ]
+    if counted:
+        return any(v > 0 for v in counted)
+    return any(tp.statistics.get("COMBINE_PAIRS_SEL", 1.0) < 1.0 for tp in profiles)
+
+
+def _config(
+    job: StarfishJobProfile,
+    conf: JobConf | None,
+    inputs: InputSpec | None,
+    has_combiner: bool,
+) -> HadoopConfig:
+    props: dict[str, Any] = dict(conf.properties) if conf else {}
+    source = str(conf.path) if conf else str(job.path)
+    names = set(props)
+    if not names & {"mapred.reduce.tasks", "mapreduce.job.reduces"}:
+        props["mapred.reduce.tasks"] = str(job.num_reducers)
+    combine_names = {
+        "mapred.combiner.class",
+        "mapreduce.combine.class",
+        "mapreduce.job.combine.class",
+    }
+    if has_combiner and not names & combine_names:
+        props["mapred.combiner.class"] = f"(combiner of Starfish profile {job.id})"
+    if not names & {"dfs.block.size", "dfs.blocksize"}:
+        # The input spec's splits were cut by the cluster's block size, so it is at least the
+        # largest split (Hadoop 1 default 64 MB); the model then keeps one map per split.
+        largest = max((s.size for s in inputs.splits), default=0.0) if inputs else 0.0
+        props["dfs.block.size"] = str(int(max(HADOOP1_BLOCK_SIZE, math.ceil(largest))))
+    try:
+        return HadoopConfig.from_properties(props, hadoop_version=1, source=source)
+    except ValidationError as exc:
+        raise _validation_input_error(exc, source, "configuration", props) from None
+    except ValueError as exc:
+        raise InputError(str(exc), path=source) from None
+
+
+def load_starfish(
+    profile_xml: str | Path,
+    input_xml: str | Path | None = None,
+    cluster_xml: str | Path | None = None,
+    conf_xml: str | Path | None = None,
+) -> tuple[JobProfile, HadoopConfig, ClusterSpec]:
+    """Read Starfish's XML files into a profile, a Hadoop 1 configuration and a cluster.
+
+    ``profile_xml`` is the job profile. ``input_xml`` (input specification) replaces the
+    profiled input: one map per split (its ``num_splits × size`` bytes). ``cluster_xml`` gives
+    the slots; without it the cluster is one TaskTracker with the configuration's
+    ``mapred.tasktracker.{map,reduce}.tasks.maximum`` (Hadoop 1 defaults 2 and 2). ``conf_xml``
+    is the configuration to predict for, in Hadoop 0.20 (or newer) names; the result always has
+    ``hadoop_version=1``. Warnings (unknown keys, values mrtune had to average) are in
+    ``profile.warnings``.
+    """
+    job = read_job_profile(profile_xml)
+    inputs = read_input_spec(input_xml) if input_xml is not None else None
+    cluster_file = read_cluster_spec(cluster_xml) if cluster_xml is not None else None
+    conf = read_job_conf(conf_xml) if conf_xml is not None else None
+
+    asm = _Assembler(job)
+    cluster = _cluster_spec(cluster_file) if cluster_file is not None else None
+    for extra in (inputs, cluster_file):
+        if extra is not None:
+            asm.warnings.extend(extra.warnings)
+    has_combiner = _has_combiner(job)
+    config = _config(job, conf, inputs, has_combiner)
+
+    # ---- input
+    if inputs is not None:
+        input_bytes = inputs.total_bytes
+        files = inputs.num_splits
+        compressed = [s.compress for s in inputs.splits]
+        input_compressed = any(compressed)
+        if len(set(compressed)) > 1:
+            asm.warnings.append(
+                f"{inputs.path}: some splits are compressed and some are not; mrtune models one "
+                "input and treats all of it as compressed"
+            )
+        sizes = {s.size for s in inputs.splits}
+        if max(sizes) > min(sizes) * 1.01:
+            asm.warnings.append(
+                f"{inputs.path}: split sizes differ ({min(sizes):.0f} .. {max(sizes):.0f} bytes); "
+                f"mrtune models {files} equal splits of {input_bytes / files:.0f} bytes"
+            )
+        indexes = {s.input_index for s in inputs.splits}
+        unknown = indexes - {m.input_index for m in job.maps}
+        if unknown:
+            raise InputError(
+                f"input_index {sorted(unknown)} has no <map_profile> in {job.path.name}",
+                path=str(inputs.path),
+                field="split/@input_index",
+            )
+        input_source = f"measured: input specification {inputs.path.name}"
+    else:
+        per_map = [m.counters.get("HDFS_BYTES_READ") for m in job.maps]
+        if any(v is None or v <= 0 for v in per_map):
+            raise InputError(
+                "cannot tell the input size: a <map_profile> has no HDFS_BYTES_READ counter "
+                "and no input specification was given",
+                path=str(job.path),
+                field="map_profile/counters",
+            )
+        input_bytes = sum(float(v) * m.num_tasks for v, m in zip(per_map, job.maps, strict=True))  # type: ignore[arg-type]
+        files = sum(m.num_tasks for m in job.maps)
+        ratio = asm.statistic("INPUT_COMPRESS_RATIO")
+        input_compressed = ratio is not None and ratio[0] < 0.999
+        input_source = f"measured: HDFS_BYTES_READ x num_tasks of {job.path.name}"
+    asm.provenance["input_bytes"] = input_source
+
+    if config.combine_class and not has_combiner:
+        asm.warnings.append(
+            f"the configuration sets a combiner ({config.combine_class}) but the profile has no "
+            "combine counters or statistics; the model runs the job without one"
+        )
+
+    # ---- cluster
+    if cluster is not None and cluster_file is not None:
+        if cluster_file.facts["reduce_slots"] == 0 and config.num_reducers > 0:
+            raise InputError(
+                f"the cluster has no reduce slots but the job runs {config.num_reducers} reducers",
+                path=str(cluster_file.path),
+                field="cluster",
+            )
+        cluster_facts: dict[str, float | str] = dict(cluster_file.facts)
+    else:
+        other = config.other_properties
+        slots = []
+        for kind in ("map", "reduce"):
+            old_name = f"mapred.tasktracker.{kind}.tasks.maximum"
+            new_name = f"mapreduce.tasktracker.{kind}.tasks.maximum"
+            raw = other.get(old_name, other.get(new_name, "2"))
+            where = old_name if old_name in other else new_name
+            slots.append(
+                int(
+                    _number(
+                        raw, Path(conf.path if conf else job.path), where, integer=True, minimum=1
+                    )
+                )
+            )
+        maps_per, reds_per = slots
+        cluster = ClusterSpec(
+            num_nodes=1,
+            map_slots_per_node=maps_per,
+            reduce_slots_per_node=reds_per,
+            heartbeat_ms=STARFISH_HEARTBEAT_MS,
+            task_startup_ms=STARFISH_TASK_DELAY_MS,
+        )
+        asm.warnings.append(
+            "no cluster specification: assuming one TaskTracker with "
+            f"{maps_per} map and {reds_per} reduce slots"
+        )
+        cluster_facts = {}
+
+    stats = asm.stats(has_combiner)
+    costs = asm.costs()
+    codecs = asm.codecs(config, conf is not None)
+    observed, totals = asm.observed()
+    # The configuration to predict for travels with the profile (``profile.json``): every model
+    # property in Hadoop 2/3 names plus the file's other properties, and the facts that
+    # ``mrtune.profiling.build.profile_config`` rebuilds it from (Hadoop 1 semantics, reducers).
+    source_props = {**config.to_properties(), **config.other_properties}
+    if job.inputs:
+        source_props.setdefault("mapred.input.dir", ",".join(job.inputs))
+    cluster_facts.update(
+        {
+            "source_format": "starfish",
+            "source": str(job.path),
+            "conf_source": str(conf.path) if conf else "none",
+            "hadoop_version": 1.0,
+            "num_maps": float(files),
+            "num_reduces": float(config.num_reducers),
+            "profiled_num_maps": float(job.num_mappers),
+            "profiled_num_reduces": float(job.num_reducers),
+            "input_bytes": float(input_bytes),
+            "input_files": float(files),
+        }
+    )
+    try:
+        profile = JobProfile(
+            job_id=job.id,
+            job_name=job.name,
+            input_bytes=input_bytes,
+            input_files=files,
+            input_compressed=input_compressed,
+            input_splittable=not input_compressed,
+            has_combiner=has_combiner,
+            combine_class=config.combine_class if has_combiner else None,
+            map_only=job.num_reducers == 0,
+            stats=stats,
+            costs=costs,
+            codecs=codecs,
+            provenance=asm.provenance,
+            source_properties=source_props,
+            cluster_facts=cluster_facts,
+            observed=observed,
+            observed_counters=totals,
+            warnings=list(dict.fromkeys(asm.warnings)),
+        )
+    except ValidationError as exc:
+        raise _validation_input_error(exc, str(job.path), "profile") from None
+    return profile, config, cluster
+
+
+__all__ = ["load_starfish"]

@@ -1,0 +1,102 @@
+"""Readers of what real clusters record: every file format mrtune takes in.
+
+Readers (each returns a :class:`~mrtune.readers.history.JobHistory`): :func:`load_jhist` (``.jhist``),
+:func:`load_rest_saved` / :func:`fetch_jhs` (JobHistory REST), :func:`load_rumen` (Rumen
+traces); :func:`load_conf` reads ``*_conf.xml``. :func:`load_history` reads any of them from a
+path, sniffing its format. Turning a history into a profile is :mod:`mrtune.profiling` (statistics)
+and :mod:`mrtune.calibration` (cost factors).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from mrtune.errors import InputError
+from mrtune.readers.conf import ConfFile, find_conf_for, load_conf, parse_conf_text
+from mrtune.readers.history import AttemptRecord, JobHistory
+from mrtune.readers.jhist import load_jhist
+from mrtune.readers.rest import fetch_jhs, load_rest_saved
+from mrtune.readers.rumen import load_rumen, select_job
+
+SourceFormat = Literal["auto", "jhist", "rest", "rumen"]
+FORMATS: tuple[str, ...] = ("jhist", "rest", "rumen")
+
+
+def sniff_format(path: str | Path) -> str:
+    """``jhist``, ``rest`` or ``rumen`` from a file's first bytes (a directory is REST)."""
+    p = Path(path)
+    if p.is_dir():
+        return "rest"
+    if not p.exists():
+        raise InputError("file not found", path=str(p))
+    from mrtune.readers.rumen import read_text
+
+    head = read_text(p)[:4096] if p.suffix == ".gz" else _head(p)
+    if not head.strip():
+        raise InputError("the file is empty", path=str(p))
+    from mrtune.readers.jhist import is_jhist
+    from mrtune.readers.rumen import is_rumen
+
+    if is_jhist(head):
+        return "jhist"
+    if is_rumen(head):
+        return "rumen"
+    stripped = head.lstrip("\ufeff \t\r\n")
+    if stripped.startswith(("{", "[")):
+        return "rest"
+    if stripped.startswith("<"):
+        raise InputError(
+            "this is XML: give a job history (.jhist, REST JSON, Rumen JSON) and pass the "
+            "configuration with --conf",
+            path=str(p),
+        )
+    raise InputError(
+        "unrecognised format",
+        path=str(p),
+        allowed=".jhist (Avro-Json), JobHistory REST JSON, Rumen JSON",
+    )
+
+
+def _head(p: Path, n: int = 4096) -> str:
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(n)
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
+    if data[:2] == b"\x1f\x8b":
+        from mrtune.readers.rumen import read_text
+
+        return read_text(p)[:n]
+    return data.decode("utf-8", errors="replace")
+
+
+def load_history(
+    path: str | Path, *, fmt: SourceFormat = "auto", job: str | None = None
+) -> JobHistory:
+    """Read one job's history from ``path`` in format ``fmt`` (``auto`` sniffs it)."""
+    kind = sniff_format(path) if fmt == "auto" else fmt
+    if kind == "jhist":
+        return load_jhist(path)
+    if kind == "rest":
+        return load_rest_saved(path, job_id=job)
+    if kind == "rumen":
+        return select_job(load_rumen(path), job, str(path))
+    raise InputError("unknown format", field="--from", value=fmt, allowed=", ".join(FORMATS))
+
+
+__all__ = [
+    "FORMATS",
+    "AttemptRecord",
+    "ConfFile",
+    "JobHistory",
+    "fetch_jhs",
+    "find_conf_for",
+    "load_conf",
+    "load_history",
+    "load_jhist",
+    "load_rest_saved",
+    "load_rumen",
+    "parse_conf_text",
+    "sniff_format",
+]

@@ -1,0 +1,219 @@
+"""Read a Hadoop 2/3 job history file (``.jhist``, "Avro-Json") into a :class:`JobHistory`.
+
+Format (Hadoop ``EventWriter``/``EventReader``): line 1 is ``Avro-Json``, line 2 the Avro schema
+of ``org.apache.hadoop.mapreduce.jobhistory.Event``, then one JSON-encoded event per line (blank
+lines may separate them). The events are decoded with :func:`fastavro.json_reader` against the
+file's own schema, which turns Avro-JSON unions (``{"string": "x"}``) into plain values. Files
+that do not match their schema exactly (older writers, hand-edited or truncated files) are read
+again with a tolerant JSON decoder that unwraps unions itself and skips what it cannot read, with
+a warning for each skipped line.
+
+Which events matter (``JobHistoryParser.handleEvent``): ``JOB_SUBMITTED``/``JOB_INITED`` (job
+facts, declared maps and reduces, uber mode), ``*_ATTEMPT_STARTED`` (start time, container),
+``MAP_ATTEMPT_FINISHED`` (``mapFinishTime``), ``REDUCE_ATTEMPT_FINISHED`` (``shuffleFinishTime``,
+``sortFinishTime``), ``*_ATTEMPT_FAILED``/``KILLED`` (counted, excluded), ``TASK_FAILED``,
+``JOB_FINISHED`` (``totalCounters``, ``mapCounters``, ``reduceCounters``) and
+``JOB_FAILED``/``JOB_KILLED`` (``JobUnsuccessfulCompletion``, with diagnostics).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from mrtune.errors import InputError
+from mrtune.readers.history import AttemptRecord, JobHistory, flatten_counter_groups
+
+MAGIC = "Avro-Json"
+
+#: Avro primitive type names that may wrap a union value in Avro-JSON.
+_AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+
+
+def is_jhist(head: str) -> bool:
+    """Whether text starting with ``head`` looks like a ``.jhist`` file."""
+    return head.lstrip("\ufeff").startswith(MAGIC)
+
+
+def _unwrap(value: Any) -> Any:
+    """Undo Avro-JSON union encoding: ``{"string": "x"}`` → ``"x"``, recursively.
+
+    A one-key object whose key is a primitive type name or a namespaced record name
+    (``org.apache…JobFinished``) is a union branch; other objects (maps such as ``acls``,
+    records such as ``counters``) are kept, with their values unwrapped.
+    """
+    if isinstance(value, dict):
+        if len(value) == 1:
+            ((k, v),) = value.items()
+            if k in _AVRO_PRIMITIVES or "." in k or k in {"array", "map"}:
+                return _unwrap(v)
+        return {k: _unwrap(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unwrap(v) for v in value]
+    return value
+
+
+def _event_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    for no, line in enumerate(lines[2:], start=3):
+        if line.strip():
+            yield no, line
+
+
+def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """All ``(event type, event body)`` pairs of a ``.jhist`` file, and warnings.
+
+    Raises :class:`InputError` for an empty file, a file that is not Avro-Json, or a schema line
+    that is not JSON.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
+    if not raw.strip():
+        raise InputError("the file is empty", path=str(p))
+    text = raw.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    if not is_jhist(lines[0]):
+        raise InputError(
+            f"not a job history file: line 1 is {lines[0][:40]!r}, expected {MAGIC!r}", path=str(p)
+        )
+    if len(lines) < 2 or not lines[1].strip():
+        raise InputError("truncated job history: no schema on line 2", path=str(p))
+    try:
+        schema = json.loads(lines[1])
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"line 2 (the Avro schema) is not valid JSON: {exc.msg}", path=str(p)
+        ) from None
+
+    body = [line for _, line in _event_lines(lines)]
+    try:
+        import fastavro
+
+        reader = fastavro.json_reader(io.StringIO("\n".join(body)), schema)
+        events = [(str(r["type"]), dict(r["event"] or {})) for r in reader]
+        return events, []
+    except Exception:  # noqa: BLE001 - any schema mismatch: fall back to tolerant parsing
+        pass
+
+    events: list[tuple[str, dict[str, Any]]] = []
+    warnings: list[str] = []
+    for no, line in _event_lines(lines):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            warnings.append(f"{p.name}: line {no}: unreadable event skipped ({exc.msg})")
+            continue
+        if not isinstance(obj, dict) or "type" not in obj:
+            warnings.append(f"{p.name}: line {no}: not an event (no 'type') skipped")
+            continue
+        body_obj = _unwrap(obj.get("event"))
+        events.append((str(obj["type"]), body_obj if isinstance(body_obj, dict) else {}))
+    return events, warnings
+
+
+def _counters(obj: Any) -> dict[str, float]:
+    if isinstance(obj, dict):
+        return flatten_counter_groups(obj.get("groups") or [])
+    return {}
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def load_jhist(path: str | Path) -> JobHistory:
+    """Parse one ``.jhist`` file (see the module doc)."""
+    p = Path(path)
+    events, warnings = read_events(p)
+    if not events:
+        raise InputError("no events after the schema (truncated job history)", path=str(p))
+    h = JobHistory(source=str(p), source_format="jhist", hadoop_version=2)
+    h.warnings.extend(warnings)
+    starts: dict[str, dict[str, Any]] = {}
+    finished_job = False
+    for etype, ev in events:
+        if etype == "JOB_SUBMITTED":
+            h.job_id = str(ev.get("jobid") or h.job_id)
+            h.job_name = str(ev.get("jobName") or "")
+            h.submit_ms = _int(ev.get("submitTime"))
+        elif etype == "JOB_INITED":
+            h.launch_ms = _int(ev.get("launchTime"))
+            h.total_maps = _int(ev.get("totalMaps"))
+            h.total_reduces = _int(ev.get("totalReduces"))
+            h.uberized = bool(ev.get("uberized") or False)
+        elif etype in ("MAP_ATTEMPT_STARTED", "REDUCE_ATTEMPT_STARTED"):
+            aid = str(ev.get("attemptId"))
+            starts.setdefault(aid, ev)
+        elif etype in ("MAP_ATTEMPT_FINISHED", "REDUCE_ATTEMPT_FINISHED"):
+            aid = str(ev.get("attemptId"))
+            status = str(ev.get("taskStatus") or "SUCCEEDED").upper()
+            if status not in ("SUCCEEDED", "SUCCESS"):
+                continue
+            st = starts.get(aid)
+            finish = _int(ev.get("finishTime"))
+            if st is None or finish is None or _int(st.get("startTime")) is None:
+                h.warnings.append(f"{p.name}: {aid} has no ATTEMPT_STARTED event: not timed")
+                continue
+            kind = "map" if etype.startswith("MAP") else "reduce"
+            h.add_attempt(
+                AttemptRecord(
+                    attempt_id=aid,
+                    task_id=str(ev.get("taskid") or ""),
+                    kind=kind,
+                    start_ms=int(st["startTime"]),
+                    finish_ms=finish,
+                    map_finish_ms=_int(ev.get("mapFinishTime")),
+                    shuffle_finish_ms=_int(ev.get("shuffleFinishTime")),
+                    sort_finish_ms=_int(ev.get("sortFinishTime")),
+                    counters=_counters(ev.get("counters")),
+                    container_id=str(st.get("containerId")) if st.get("containerId") else None,
+                    host=str(ev.get("hostname")) if ev.get("hostname") else None,
+                )
+            )
+        elif etype in ("MAP_ATTEMPT_FAILED", "REDUCE_ATTEMPT_FAILED"):
+            status = str(ev.get("status") or "FAILED").upper()
+            if status == "KILLED":
+                h.killed_attempts += 1
+            else:
+                h.failed_attempts += 1
+        elif etype in ("MAP_ATTEMPT_KILLED", "REDUCE_ATTEMPT_KILLED"):
+            h.killed_attempts += 1
+        elif etype == "TASK_FAILED":
+            h.failed_tasks += 1
+        elif etype == "JOB_FINISHED":
+            finished_job = True
+            h.status = "SUCCEEDED"
+            h.finish_ms = _int(ev.get("finishTime"))
+            h.total_counters = _counters(ev.get("totalCounters"))
+            h.map_counters = _counters(ev.get("mapCounters"))
+            h.reduce_counters = _counters(ev.get("reduceCounters"))
+        elif etype in ("JOB_FAILED", "JOB_KILLED", "JOB_ERROR"):
+            finished_job = True
+            h.status = str(ev.get("jobStatus") or etype.removeprefix("JOB_")).upper()
+            h.finish_ms = _int(ev.get("finishTime"))
+            h.diagnostics = str(ev.get("diagnostics") or "")
+    if not finished_job:
+        h.complete = False
+        h.status = "INCOMPLETE"
+        h.warnings.append(
+            f"{p.name}: truncated job history (no JOB_FINISHED event): job counters are summed "
+            "from the finished attempts"
+        )
+    if h.total_reduces is not None and h.uberized is False:
+        extra = len(h.successful("reduce")) - h.total_reduces
+        if extra > 0 and h.duplicates_dropped == 0:
+            h.warnings.append(
+                f"{p.name}: {extra} more successful reduce attempts than the {h.total_reduces} "
+                "the job declares"
+            )
+    return h

@@ -1,0 +1,243 @@
+"""Read Rumen JSON job traces (Hadoop's ``TraceBuilder`` output) into :class:`JobHistory` objects.
+
+A trace is one ``LoggedJob`` JSON object per job, written one after another (not a JSON array),
+optionally gzip-compressed. Each job holds ``mapTasks``/``reduceTasks`` (``LoggedTask``) with
+``attempts`` (``LoggedTaskAttempt``): ``result`` (SUCCESS/FAILED/KILLED), start and finish times,
+``shuffleFinished``/``sortFinished`` for reduces, and the counters Rumen keeps as plain fields
+(``hdfsBytesRead``, ``mapInputRecords``, ``spilledRecords``…; ``-1`` means "not recorded").
+Newer traces add ``jobProperties`` (the job configuration), ``jobMapMB``/``jobReduceMB`` and
+``heapMegabytes``.
+
+Rumen records no ``mapFinishTime``, so map attempts have only their total time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from mrtune.errors import InputError
+from mrtune.readers.history import AttemptRecord, JobHistory
+
+#: ``LoggedTaskAttempt`` fields → Hadoop counter names.
+ATTEMPT_COUNTERS: dict[str, str] = {
+    "hdfsBytesRead": "HDFS_BYTES_READ",
+    "hdfsBytesWritten": "HDFS_BYTES_WRITTEN",
+    "fileBytesRead": "FILE_BYTES_READ",
+    "fileBytesWritten": "FILE_BYTES_WRITTEN",
+    "mapInputRecords": "MAP_INPUT_RECORDS",
+    "mapInputBytes": "MAP_INPUT_BYTES",
+    "mapOutputBytes": "MAP_OUTPUT_BYTES",
+    "mapOutputRecords": "MAP_OUTPUT_RECORDS",
+    "combineInputRecords": "COMBINE_INPUT_RECORDS",
+    "reduceInputGroups": "REDUCE_INPUT_GROUPS",
+    "reduceInputRecords": "REDUCE_INPUT_RECORDS",
+    "reduceShuffleBytes": "REDUCE_SHUFFLE_BYTES",
+    "reduceOutputRecords": "REDUCE_OUTPUT_RECORDS",
+    "spilledRecords": "SPILLED_RECORDS",
+}
+
+#: JobTracker-era job ids carry the tracker's start as ``yyyyMMddHHmm`` (12 digits); YARN ids
+#: carry the ResourceManager's start in epoch milliseconds (13 digits).
+_JT_JOB_ID = re.compile(r"^job_\d{12}_\d+$")
+
+
+def is_rumen(head: str) -> bool:
+    """Whether text starting with ``head`` looks like a Rumen trace (a JSON object with a job)."""
+    s = head.lstrip("\ufeff \t\r\n")
+    return s.startswith("{") and ('"jobID"' in head or '"mapTasks"' in head)
+
+
+def read_text(path: Path) -> str:
+    """File text, gunzipped when the file starts with the gzip magic bytes."""
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(2)
+        if magic == b"\x1f\x8b":
+            with gzip.open(path, "rb") as gz:
+                data = gz.read()
+        else:
+            data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=str(path)) from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
+    return data.decode("utf-8", errors="replace")
+
+
+def iter_json_objects(text: str, path: str) -> list[dict[str, Any]]:
+    """Every top-level JSON value of ``text`` (concatenated objects, or one array of them)."""
+    dec = json.JSONDecoder()
+    out: list[Any] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        try:
+            obj, i = dec.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            if out:
+                raise InputError(
+                    f"malformed JSON after {len(out)} job(s) at line {exc.lineno}, column "
+                    f"{exc.colno}: {exc.msg}",
+                    path=path,
+                ) from None
+            raise InputError(
+                f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=path
+            ) from None
+        if isinstance(obj, list):
+            out.extend(obj)
+        else:
+            out.append(obj)
+    return [o for o in out if isinstance(o, dict)]
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if v >= 0 else None
+
+
+def _attempt_counters(att: dict[str, Any]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for field, name in ATTEMPT_COUNTERS.items():
+        v = _num(att.get(field))
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
+    """One ``LoggedJob`` → :class:`JobHistory`."""
+    job_id = str(obj.get("jobID") or "job")
+    h = JobHistory(source=source, source_format="rumen", job_id=job_id)
+    h.job_name = str(obj.get("jobName") or "")
+    outcome = str(obj.get("outcome") or "UNKNOWN").upper()
+    h.status = "SUCCEEDED" if outcome == "SUCCESS" else outcome
+    h.submit_ms = int(obj["submitTime"]) if _num(obj.get("submitTime")) else None
+    h.launch_ms = int(obj["launchTime"]) if _num(obj.get("launchTime")) else None
+    h.finish_ms = int(obj["finishTime"]) if _num(obj.get("finishTime")) else None
+    h.total_maps = int(obj["totalMaps"]) if _num(obj.get("totalMaps")) is not None else None
+    h.total_reduces = (
+        int(obj["totalReduces"]) if _num(obj.get("totalReduces")) is not None else None
+    )
+    h.hadoop_version = 1 if _JT_JOB_ID.match(job_id) else 2
+    props = obj.get("jobProperties")
+    if isinstance(props, dict) and props:
+        h.properties = {str(k): str(v) for k, v in props.items()}
+    else:
+        # Without jobProperties the trace still tells the task heap and the reduces.
+        heap = _num(obj.get("heapMegabytes"))
+        if heap and heap > 0:
+            key = "mapred.child.java.opts" if h.hadoop_version == 1 else "mapreduce.map.java.opts"
+            h.properties[key] = f"-Xmx{int(heap)}m"
+            if h.hadoop_version != 1:
+                h.properties["mapreduce.reduce.java.opts"] = f"-Xmx{int(heap)}m"
+        if h.total_reduces is not None:
+            h.properties["mapreduce.job.reduces"] = str(h.total_reduces)
+        if h.properties:
+            h.warnings.append(
+                "the trace has no jobProperties: configuration limited to the task heap "
+                "(heapMegabytes) and the number of reduces; Hadoop defaults for the rest"
+            )
+    for key, fact in (
+        ("heapMegabytes", "task_heap_mb"),
+        ("jobMapMB", "map_container_mb_job"),
+        ("jobReduceMB", "reduce_container_mb_job"),
+        ("clusterMapMB", "cluster_map_slot_mb"),
+        ("clusterReduceMB", "cluster_reduce_slot_mb"),
+    ):
+        v = _num(obj.get(key))
+        if v is not None and v > 0:
+            h.facts[fact] = v
+    for tasks_key, kind in (("mapTasks", "map"), ("reduceTasks", "reduce")):
+        tasks = obj.get(tasks_key)
+        for task in tasks if isinstance(tasks, list) else []:
+            if not isinstance(task, dict):
+                continue
+            if str(task.get("taskStatus") or "").upper() == "FAILED":
+                h.failed_tasks += 1
+            attempts = task.get("attempts")
+            for att in attempts if isinstance(attempts, list) else []:
+                if not isinstance(att, dict):
+                    continue
+                result = str(att.get("result") or "").upper()
+                if result == "FAILED":
+                    h.failed_attempts += 1
+                    continue
+                if result == "KILLED":
+                    h.killed_attempts += 1
+                    continue
+                if result != "SUCCESS":
+                    continue
+                start, finish = _num(att.get("startTime")), _num(att.get("finishTime"))
+                if start is None or finish is None or finish < start:
+                    h.warnings.append(f"{att.get('attemptID')}: no usable start/finish time")
+                    continue
+                sh, so = _num(att.get("shuffleFinished")), _num(att.get("sortFinished"))
+                h.add_attempt(
+                    AttemptRecord(
+                        attempt_id=str(att.get("attemptID")),
+                        task_id=str(task.get("taskID") or ""),
+                        kind=kind,  # type: ignore[arg-type]
+                        start_ms=int(start),
+                        finish_ms=int(finish),
+                        shuffle_finish_ms=int(sh) if sh is not None else None,
+                        sort_finish_ms=int(so) if so is not None else None,
+                        counters=_attempt_counters(att),
+                        host=str(att.get("hostName")) if att.get("hostName") else None,
+                    )
+                )
+    # Rumen has no job counters: totals are sums over successful attempts, and a counter is
+    # kept only when every successful attempt of that side recorded it.
+    for kind in ("map", "reduce"):
+        atts = h.successful(kind)  # type: ignore[arg-type]
+        if not atts:
+            continue
+        keys = set.intersection(*(set(a.counters) for a in atts))
+        side = {k: sum(a.counters[k] for a in atts) for k in keys}
+        if kind == "map":
+            h.map_counters = side
+        else:
+            h.reduce_counters = side
+    if h.status != "SUCCEEDED":
+        h.warnings.append(f"{job_id}: the trace records the job's outcome as {outcome}")
+    return h
+
+
+def load_rumen(path: str | Path) -> list[JobHistory]:
+    """Every job of a Rumen trace (plain or gzip; one or several concatenated JSON objects)."""
+    p = Path(path)
+    text = read_text(p)
+    if not text.strip():
+        raise InputError("the file is empty", path=str(p))
+    objs = iter_json_objects(text, str(p))
+    jobs = [job_from_rumen(o, str(p)) for o in objs if "jobID" in o or "mapTasks" in o]
+    if not jobs:
+        raise InputError(
+            "no Rumen job (an object with 'jobID' and 'mapTasks') in the file", path=str(p)
+        )
+    return jobs
+
+
+def select_job(jobs: list[JobHistory], job_id: str | None, path: str) -> JobHistory:
+    """The job named ``job_id``, or the only job, or the first successful one (with a warning)."""
+    if job_id:
+        for j in jobs:
+            if j.job_id == job_id:
+                return j
+        ids = ", ".join(j.job_id for j in jobs[:10])
+        raise InputError(f"job {job_id} is not in the trace", path=path, allowed=ids)
+    if len(jobs) == 1:
+        return jobs[0]
+    ok = [j for j in jobs if j.status == "SUCCEEDED" and j.attempts] or jobs
+    chosen = ok[0]
+    chosen.warnings.append(
+        f"{Path(path).name} holds {len(jobs)} jobs; profiled {chosen.job_id} (choose one with --job)"
+    )
+    return chosen

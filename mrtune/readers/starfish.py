@@ -1,0 +1,722 @@
+"""Read Starfish's XML job profiles and what-if inputs (issue 9).
+
+Starfish (Duke; Herodotou's What-if Engine, the system the reference model comes from) keeps a
+job's profile and the inputs of a what-if question in four XML files. This module turns them into
+mrtune's :class:`~mrtune.costmodel.profile.JobProfile`, a Hadoop 1 :class:`~mrtune.costmodel.config.HadoopConfig`
+and a slot-based :class:`~mrtune.costmodel.cluster.ClusterSpec`:
+
+``job profile`` (:func:`read_job_profile`)::
+
+    <job_profile id="job_…" num_mappers="8" num_reducers="2">
+      <inputs><input>hdfs://…/part-0</input></inputs>
+      <map_profile id="…" input_index="0" num_tasks="8">
+        <counters>     <counter     key="MAP_INPUT_RECORDS" value="…"/> …</counters>
+        <statistics>   <statistic   key="MAP_SIZE_SEL"      value="…"/> …</statistics>
+        <cost_factors> <cost_factor key="READ_HDFS_IO_COST" value="…"/> …</cost_factors>
+        <timings>      <timing      key="READ"              value="…"/> …</timings>
+      </map_profile>
+      <reduce_profile id="…" num_tasks="2"> … the same four sections … </reduce_profile>
+    </job_profile>
+
+Counters, statistics and timings are per-task averages (Starfish builds a job profile by
+averaging its task profiles); cost factors are ns per byte or per record (reference §1.3);
+timings are ms per task.
+
+``input specification`` (:func:`read_input_spec`): ``<split input_index num_splits size
+compress/>`` elements under any root, sizes in bytes. ``cluster specification``
+(:func:`read_cluster_spec`): ``<cluster>`` → ``<rack>`` → ``<host>`` → ``<task_tracker
+map_slots reduce_slots/>``. ``job configuration`` (:func:`read_job_conf`): a Hadoop
+``<configuration>`` file whose Hadoop 0.20 names (``io.sort.mb`` …) are mapped through the
+deprecation table (reference §8.5) by :meth:`HadoopConfig.from_properties`.
+
+Where things land (so nothing in a file is lost):
+
+* statistics → :class:`~mrtune.costmodel.profile.DataflowStats` (reference Table 2); a missing
+  statistic is derived from the counters by its Table 2 definition, else Starfish's default;
+* cost factors → :class:`~mrtune.costmodel.profile.CostFactors` (Table 3); a factor both profiles carry
+  (local I/O, merge, combine) is averaged weighted by the work each side measured it on, because
+  mrtune's model has one value;
+* ``INTERM_COMPRESS_RATIO`` with the intermediate (un)compress costs, and ``OUT_COMPRESS_RATIO``
+  with the output compress cost, → ``profile.codecs`` for the codec the configuration names
+  (Starfish has one ratio per job, whatever the codec);
+* every profile section verbatim → one :class:`~mrtune.costmodel.profile.TaskTiming` per
+  ``map_profile``/``reduce_profile`` in ``profile.observed``: ``phases_ms`` holds the timings
+  under mrtune's phase names (Starfish's reduce ``SORT`` is mrtune's ``merge``) and their sum
+  as ``total``; ``counters`` holds the counters under their own names, statistics as
+  ``statistic:KEY``, cost factors as ``cost_factor:KEY``, and ``num_tasks``; job totals
+  (average × tasks) go to ``profile.observed_counters``;
+* unknown keys and attributes are kept there too and reported in ``profile.warnings``;
+* the configuration travels with the profile: ``source_properties`` holds its properties and
+  ``cluster_facts`` says ``hadoop_version=1`` and the reducer count, so
+  :func:`mrtune.profiling.build.profile_config` rebuilds the same Hadoop 1 configuration from a saved
+  ``profile.json``; the cluster file's racks, hosts, trackers and slots are in
+  ``cluster_facts`` too.
+
+The cluster gets Starfish's scheduler delays (1.5 s before and 1.5 s inside each task,
+reference §6.2) so job times compare with Starfish's; docs/starfish-differences.md lists
+where mrtune's model departs from Starfish and what each departure does to predictions.
+
+Starfish's sizes are ``MAP_OUTPUT_BYTES``-based (serialized key and value bytes without IFile's
+per-record vint lengths), so the profile sets ``ifile_record_overhead = 0``. Malformed XML or a
+missing section is an :class:`~mrtune.errors.InputError` naming the file and the element.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree.ElementTree import Element, ParseError
+
+import defusedxml.ElementTree as SafeET
+from defusedxml import DefusedXmlException
+
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.errors import InputError
+
+__all__ = [
+    "STARFISH_HEARTBEAT_MS",
+    "ClusterFile",
+    "InputSpec",
+    "JobConf",
+    "StarfishJobProfile",
+    "TaskProfile",
+    "read_cluster_spec",
+    "read_input_spec",
+    "read_job_conf",
+    "read_job_profile",
+]
+
+MB = 2**20
+NS_PER_MS = 1e6
+#: Starfish's ``BasicFIFOScheduler`` starts every task half a heartbeat (1.5 s) after its slot
+#: frees and adds another 1.5 s to its duration (reference §6.2). A cluster read from a Starfish
+#: file uses both, so job times are comparable with Starfish's; see docs/starfish-differences.md.
+STARFISH_HEARTBEAT_MS = 1500.0
+STARFISH_TASK_DELAY_MS = 1500.0
+#: Hadoop 1 ``dfs.block.size`` default (64 MB).
+HADOOP1_BLOCK_SIZE = 64 * MB
+
+# ----------------------------------------------------------------------------- known keys
+MAP_COUNTERS = frozenset(
+    {
+        "MAP_INPUT_RECORDS",
+        "MAP_INPUT_BYTES",
+        "MAP_OUTPUT_RECORDS",
+        "MAP_OUTPUT_BYTES",
+        "MAP_SKIPPED_RECORDS",
+        "MAP_NUM_SPILLS",
+        "MAP_NUM_SPILL_MERGES",
+        "MAP_RECS_PER_BUFF_SPILL",
+        "MAP_SPILL_SIZE",
+        "MAP_MAX_UNIQUE_GROUPS",
+    }
+)
+REDUCE_COUNTERS = frozenset(
+    {
+        "REDUCE_SHUFFLE_BYTES",
+        "REDUCE_INPUT_GROUPS",
+        "REDUCE_INPUT_RECORDS",
+        "REDUCE_INPUT_BYTES",
+        "REDUCE_OUTPUT_RECORDS",
+        "REDUCE_OUTPUT_BYTES",
+        "REDUCE_SKIPPED_GROUPS",
+        "REDUCE_SKIPPED_RECORDS",
+    }
+)
+SHARED_COUNTERS = frozenset(
+    {
+        "COMBINE_INPUT_RECORDS",
+        "COMBINE_OUTPUT_RECORDS",
+        "SPILLED_RECORDS",
+        "FILE_BYTES_READ",
+        "FILE_BYTES_WRITTEN",
+        "HDFS_BYTES_READ",
+        "HDFS_BYTES_WRITTEN",
+        "S3N_BYTES_READ",
+        "S3N_BYTES_WRITTEN",
+    }
+)
+KNOWN_COUNTERS = MAP_COUNTERS | REDUCE_COUNTERS | SHARED_COUNTERS
+
+#: Starfish statistic → DataflowStats field (reference Table 2).
+STATISTIC_FIELDS: dict[str, str] = {
+    "INPUT_PAIR_WIDTH": "input_pair_width",
+    "MAP_SIZE_SEL": "map_size_sel",
+    "MAP_PAIRS_SEL": "map_pairs_sel",
+    "REDUCE_SIZE_SEL": "reduce_size_sel",
+    "REDUCE_PAIRS_SEL": "reduce_pairs_sel",
+    "REDUCE_PAIRS_PER_GROUP": "reduce_pairs_per_group",
+    "COMBINE_SIZE_SEL": "combine_size_sel",
+    "COMBINE_PAIRS_SEL": "combine_pairs_sel",
+    "INPUT_COMPRESS_RATIO": "input_compress_ratio",
+    "OUT_COMPRESS_RATIO": "out_compress_ratio",
+}
+#: Statistics mrtune reads but keeps elsewhere (codecs) or only records (memory feasibility).
+OTHER_STATISTICS = frozenset(
+    {
+        "INTERM_COMPRESS_RATIO",
+        "STARTUP_MEM",
+        "SETUP_MEM",
+        "MAP_MEM_PER_RECORD",
+        "REDUCE_MEM_PER_RECORD",
+        "CLEANUP_MEM",
+    }
+)
+KNOWN_STATISTICS = frozenset(STATISTIC_FIELDS) | OTHER_STATISTICS
+#: Which profile measures a statistic (looked up there first, then in the other one).
+_STAT_OWNER = {
+    "REDUCE_SIZE_SEL": "reduce",
+    "REDUCE_PAIRS_SEL": "reduce",
+    "REDUCE_PAIRS_PER_GROUP": "reduce",
+    "OUT_COMPRESS_RATIO": "reduce",
+}
+
+#: Starfish cost factor → CostFactors field (reference Table 3).
+COST_FIELDS: dict[str, str] = {
+    "READ_HDFS_IO_COST": "hdfs_read",
+    "WRITE_HDFS_IO_COST": "hdfs_write",
+    "READ_LOCAL_IO_COST": "local_read",
+    "WRITE_LOCAL_IO_COST": "local_write",
+    "NETWORK_COST": "network",
+    "MAP_CPU_COST": "map_cpu",
+    "REDUCE_CPU_COST": "reduce_cpu",
+    "COMBINE_CPU_COST": "combine_cpu",
+    "PARTITION_CPU_COST": "partition_cpu",
+    "SERDE_CPU_COST": "serde_cpu",
+    "SORT_CPU_COST": "sort_cpu",
+    "MERGE_CPU_COST": "merge_cpu",
+    "INPUT_UNCOMPRESS_CPU_COST": "input_uncompress",
+}
+CODEC_COSTS = frozenset(
+    {"INTERM_UNCOMPRESS_CPU_COST", "INTERM_COMPRESS_CPU_COST", "OUTPUT_COMPRESS_CPU_COST"}
+)
+TASK_COSTS = frozenset({"SETUP_CPU_COST", "CLEANUP_CPU_COST"})
+KNOWN_COSTS = frozenset(COST_FIELDS) | CODEC_COSTS | TASK_COSTS
+#: Who measures a cost factor: "map", "reduce", or "both" (then averaged by ``_COST_WEIGHT``).
+_COST_OWNER: dict[str, str] = {
+    "READ_HDFS_IO_COST": "map",
+    "MAP_CPU_COST": "map",
+    "PARTITION_CPU_COST": "map",
+    "SERDE_CPU_COST": "map",
+    "SORT_CPU_COST": "map",
+    "INPUT_UNCOMPRESS_CPU_COST": "map",
+    "WRITE_HDFS_IO_COST": "reduce",
+    "NETWORK_COST": "reduce",
+    "REDUCE_CPU_COST": "reduce",
+    "OUTPUT_COMPRESS_CPU_COST": "reduce",
+    "READ_LOCAL_IO_COST": "both",
+    "WRITE_LOCAL_IO_COST": "both",
+    "MERGE_CPU_COST": "both",
+    "COMBINE_CPU_COST": "both",
+    "INTERM_COMPRESS_CPU_COST": "both",
+    "INTERM_UNCOMPRESS_CPU_COST": "both",
+}
+#: The counter a shared cost factor was measured per (the weight of each side's value).
+_COST_WEIGHT: dict[str, str] = {
+    "READ_LOCAL_IO_COST": "FILE_BYTES_READ",
+    "WRITE_LOCAL_IO_COST": "FILE_BYTES_WRITTEN",
+    "MERGE_CPU_COST": "SPILLED_RECORDS",
+    "COMBINE_CPU_COST": "COMBINE_INPUT_RECORDS",
+    "INTERM_COMPRESS_CPU_COST": "FILE_BYTES_WRITTEN",
+    "INTERM_UNCOMPRESS_CPU_COST": "FILE_BYTES_READ",
+}
+#: Starfish timing → mrtune phase name, per task kind.
+MAP_TIMINGS = {
+    "READ": "read",
+    "MAP": "map",
+    "COLLECT": "collect",
+    "SPILL": "spill",
+    "MERGE": "merge",
+    "WRITE": "write",
+    "SETUP": "setup",
+    "CLEANUP": "cleanup",
+}
+REDUCE_TIMINGS = {
+    "SHUFFLE": "shuffle",
+    "SORT": "merge",
+    "REDUCE": "reduce",
+    "WRITE": "write",
+    "SETUP": "setup",
+    "CLEANUP": "cleanup",
+}
+_SECTIONS = (
+    ("counters", "counter"),
+    ("statistics", "statistic"),
+    ("cost_factors", "cost_factor"),
+    ("timings", "timing"),
+)
+
+
+# ----------------------------------------------------------------------------- XML helpers
+def _parse(path: Path, root_tag: str | tuple[str, ...] | None) -> Element:
+    """Parse ``path`` with defusedxml (no entities, no DTDs) and check the root element."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
+    try:
+        root = SafeET.fromstring(data)
+    except ParseError as exc:
+        raise InputError(f"not well-formed XML: {exc}", path=str(path)) from None
+    except DefusedXmlException as exc:
+        raise InputError(
+            f"unsafe XML refused ({type(exc).__name__}): entity and DTD declarations are "
+            "not allowed",
+            path=str(path),
+        ) from None
+    if root_tag is not None:
+        tags = (root_tag,) if isinstance(root_tag, str) else root_tag
+        if root.tag not in tags:
+            raise InputError(
+                f"root element is <{root.tag}>",
+                path=str(path),
+                field="/",
+                allowed=" or ".join(f"<{t}>" for t in tags),
+            )
+    return root
+
+
+def _number(
+    raw: str | None, path: Path, where: str, *, integer: bool = False, minimum: float = 0.0
+) -> float:
+    if raw is None or not raw.strip():
+        raise InputError("missing value", path=str(path), field=where)
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise InputError("not a number", path=str(path), field=where, value=raw) from None
+    if not math.isfinite(value):
+        raise InputError("not a finite number", path=str(path), field=where, value=raw)
+    if value < minimum:
+        raise InputError(
+            f"must be >= {minimum:g}", path=str(path), field=where, value=raw, allowed=None
+        )
+    if integer:
+        if not value.is_integer():
+            raise InputError("must be a whole number", path=str(path), field=where, value=raw)
+        return float(int(value))
+    return value
+
+
+def _bool(raw: str | None, path: Path, where: str) -> bool:
+    s = (raw or "").strip().lower()
+    if s in {"true", "1", "yes"}:
+        return True
+    if s in {"false", "0", "no", ""}:
+        return False
+    raise InputError("not a boolean", path=str(path), field=where, value=raw, allowed="true|false")
+
+
+def _unknown_attributes(
+    el: Element, known: Iterable[str], path: Path, where: str, warnings: list[str]
+) -> dict[str, str]:
+    extra = {k: v for k, v in el.attrib.items() if k not in set(known)}
+    for k, v in extra.items():
+        warnings.append(f"{path}: {where}: unknown attribute {k}={v!r} ignored")
+    return extra
+
+
+# ----------------------------------------------------------------------------- job profile
+@dataclass
+class TaskProfile:
+    """One ``<map_profile>`` or ``<reduce_profile>``: per-task averages, as in the file."""
+
+    kind: str
+    id: str
+    num_tasks: int
+    input_index: int
+    counters: dict[str, float]
+    statistics: dict[str, float]
+    cost_factors: dict[str, float]
+    timings: dict[str, float]
+    where: str
+
+    def total(self, counter: str) -> float:
+        """Job total of a per-task counter (average × tasks)."""
+        return self.counters.get(counter, 0.0) * self.num_tasks
+
+
+@dataclass
+class StarfishJobProfile:
+    """A parsed ``<job_profile>`` file."""
+
+    path: Path
+    id: str
+    name: str
+    num_mappers: int
+    num_reducers: int
+    inputs: list[str]
+    maps: list[TaskProfile]
+    reduce: TaskProfile | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _read_section(
+    el: Element,
+    section: str,
+    entry: str,
+    known: frozenset[str],
+    path: Path,
+    where: str,
+    warnings: list[str],
+    *,
+    required: bool,
+) -> dict[str, float]:
+    sections = el.findall(section)
+    if not sections:
+        if required:
+            raise InputError(
+                f"missing <{section}> section (every profile needs <{section}> with "
+                f"<{entry} key=… value=…/> entries)",
+                path=str(path),
+                field=where,
+            )
+        warnings.append(f"{path}: {where}: no <{section}> section")
+        return {}
+    if len(sections) > 1:
+        raise InputError(f"more than one <{section}> section", path=str(path), field=where)
+    values: dict[str, float] = {}
+    for i, child in enumerate(sections[0]):
+        loc = f"{where}/{section}/{child.tag}[{i}]"
+        if child.tag != entry:
+            raise InputError(
+                f"unexpected element <{child.tag}>",
+                path=str(path),
+                field=loc,
+                allowed=f"<{entry}>",
+            )
+        key = (child.get("key") or "").strip()
+        if not key:
+            raise InputError("missing attribute 'key'", path=str(path), field=loc)
+        loc = f"{where}/{section}/{entry}[@key={key!r}]"
+        if key in values:
+            raise InputError("duplicate key", path=str(path), field=loc)
+        _unknown_attributes(child, ("key", "value"), path, loc, warnings)
+        values[key] = _number(child.get("value"), path, loc + "/@value", minimum=-math.inf)
+        if values[key] < 0:
+            raise InputError(
+                "must be >= 0", path=str(path), field=loc + "/@value", value=child.get("value")
+            )
+        if key not in known:
+            warnings.append(
+                f"{path}: {where}: unknown {entry} {key}={values[key]:g} kept in "
+                f"profile.observed but not used by the model"
+            )
+    return values
+
+
+def _read_task_profile(
+    el: Element, kind: str, index: int, path: Path, warnings: list[str]
+) -> TaskProfile:
+    pid = el.get("id") or f"{kind}_profile[{index}]"
+    where = f"job_profile/{kind}_profile[{index}]"
+    _unknown_attributes(el, ("id", "input_index", "num_tasks"), path, where, warnings)
+    num_tasks = int(
+        _number(el.get("num_tasks"), path, where + "/@num_tasks", integer=True, minimum=1)
+    )
+    input_index = int(
+        _number(el.get("input_index", "0"), path, where + "/@input_index", integer=True)
+    )
+    timing_names = MAP_TIMINGS if kind == "map" else REDUCE_TIMINGS
+    sections = {}
+    for section, entry in _SECTIONS:
+        known = {
+            "counters": KNOWN_COUNTERS,
+            "statistics": KNOWN_STATISTICS,
+            "cost_factors": KNOWN_COSTS,
+            "timings": frozenset(timing_names),
+        }[section]
+        sections[section] = _read_section(
+            el, section, entry, known, path, where, warnings, required=section != "timings"
+        )
+    for child in el:
+        if child.tag not in {s for s, _ in _SECTIONS}:
+            warnings.append(f"{path}: {where}: unknown element <{child.tag}> ignored")
+    return TaskProfile(
+        kind=kind,
+        id=pid,
+        num_tasks=num_tasks,
+        input_index=input_index,
+        counters=sections["counters"],
+        statistics=sections["statistics"],
+        cost_factors=sections["cost_factors"],
+        timings=sections["timings"],
+        where=where,
+    )
+
+
+def read_job_profile(path: str | Path) -> StarfishJobProfile:
+    """Parse a Starfish ``<job_profile>`` file (see the module docstring for the format)."""
+    path = Path(path)
+    root = _parse(path, "job_profile")
+    warnings: list[str] = []
+    _unknown_attributes(
+        root,
+        ("id", "name", "job_name", "num_mappers", "num_reducers", "cluster_name"),
+        path,
+        "job_profile",
+        warnings,
+    )
+    num_mappers = int(
+        _number(root.get("num_mappers"), path, "job_profile/@num_mappers", integer=True)
+    )
+    num_reducers = int(
+        _number(root.get("num_reducers"), path, "job_profile/@num_reducers", integer=True)
+    )
+    inputs = [(i.text or "").strip() for i in root.findall("inputs/input")]
+    map_els = root.findall("map_profile")
+    if not map_els:
+        raise InputError(
+            "missing <map_profile> (a job profile has one per input)",
+            path=str(path),
+            field="job_profile",
+        )
+    maps = [_read_task_profile(el, "map", i, path, warnings) for i, el in enumerate(map_els)]
+    red_els = root.findall("reduce_profile")
+    if len(red_els) > 1:
+        raise InputError("more than one <reduce_profile>", path=str(path), field="job_profile")
+    reduce = _read_task_profile(red_els[0], "reduce", 0, path, warnings) if red_els else None
+    if num_reducers > 0 and reduce is None:
+        raise InputError(
+            f"missing <reduce_profile> although num_reducers={num_reducers}",
+            path=str(path),
+            field="job_profile",
+        )
+    for child in root:
+        if child.tag not in {"inputs", "map_profile", "reduce_profile"}:
+            warnings.append(f"{path}: job_profile: unknown element <{child.tag}> ignored")
+    seen = sorted({m.input_index for m in maps})
+    if len(seen) != len(maps):
+        raise InputError(
+            "two <map_profile> elements have the same input_index",
+            path=str(path),
+            field="job_profile/map_profile/@input_index",
+        )
+    if inputs and max(seen) >= len(inputs):
+        raise InputError(
+            f"input_index {max(seen)} has no matching <inputs>/<input> ({len(inputs)} given)",
+            path=str(path),
+            field="job_profile/map_profile/@input_index",
+        )
+    tasks = sum(m.num_tasks for m in maps)
+    if tasks != num_mappers:
+        warnings.append(
+            f"{path}: job_profile: num_mappers={num_mappers} but the map profiles hold "
+            f"{tasks} tasks; using the map profiles"
+        )
+    if reduce is not None and reduce.num_tasks != num_reducers:
+        warnings.append(
+            f"{path}: job_profile: num_reducers={num_reducers} but <reduce_profile> has "
+            f"num_tasks={reduce.num_tasks}; using num_reducers"
+        )
+    return StarfishJobProfile(
+        path=path,
+        id=root.get("id") or path.stem,
+        name=root.get("name") or root.get("job_name") or "",
+        num_mappers=num_mappers,
+        num_reducers=num_reducers,
+        inputs=inputs,
+        maps=maps,
+        reduce=reduce,
+        warnings=warnings,
+    )
+
+
+# ----------------------------------------------------------------------------- input spec
+@dataclass(frozen=True)
+class SplitGroup:
+    """``<split input_index num_splits size compress/>``: ``num_splits`` splits of ``size`` bytes."""
+
+    input_index: int
+    num_splits: int
+    size: float
+    compress: bool
+
+
+@dataclass
+class InputSpec:
+    """A parsed input specification."""
+
+    path: Path
+    splits: list[SplitGroup]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def total_bytes(self) -> float:
+        return sum(s.num_splits * s.size for s in self.splits)
+
+    @property
+    def num_splits(self) -> int:
+        return sum(s.num_splits for s in self.splits)
+
+
+def read_input_spec(path: str | Path) -> InputSpec:
+    """Parse a Starfish input specification: ``<split …/>`` elements (sizes in bytes)."""
+    path = Path(path)
+    root = _parse(path, None)
+    warnings: list[str] = []
+    groups: list[SplitGroup] = []
+    for i, el in enumerate(root.iter("split")):
+        where = f"{root.tag}/split[{i}]"
+        _unknown_attributes(
+            el, ("input_index", "num_splits", "size", "compress"), path, where, warnings
+        )
+        groups.append(
+            SplitGroup(
+                input_index=int(
+                    _number(
+                        el.get("input_index", "0"), path, where + "/@input_index", integer=True
+                    )
+                ),
+                num_splits=int(
+                    _number(
+                        el.get("num_splits"), path, where + "/@num_splits", integer=True, minimum=1
+                    )
+                ),
+                size=_number(el.get("size"), path, where + "/@size", minimum=1),
+                compress=_bool(el.get("compress"), path, where + "/@compress"),
+            )
+        )
+    if not groups:
+        raise InputError(
+            "no <split input_index=… num_splits=… size=… compress=…/> element",
+            path=str(path),
+            field=root.tag,
+        )
+    return InputSpec(path=path, splits=groups, warnings=warnings)
+
+
+# ----------------------------------------------------------------------------- cluster spec
+@dataclass
+class ClusterFile:
+    """A parsed cluster specification: hosts with their task trackers' slots."""
+
+    path: Path
+    name: str
+    racks: int
+    host_slots: dict[str, tuple[int, int]]
+    trackers: int
+    facts: dict[str, float | str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_cluster_spec(path: str | Path) -> ClusterFile:
+    """Parse a Starfish cluster specification (racks → hosts → task trackers)."""
+    path = Path(path)
+    root = _parse(path, "cluster")
+    warnings: list[str] = []
+    _unknown_attributes(root, ("name",), path, "cluster", warnings)
+    racks = root.findall("rack")
+    if not racks:
+        raise InputError(
+            "missing <rack> (cluster → rack → host → task_tracker)",
+            path=str(path),
+            field="cluster",
+        )
+    host_slots: dict[str, tuple[int, int]] = {}
+    trackers = 0
+    memory: list[float] = []
+    for r, rack in enumerate(racks):
+        rwhere = f"cluster/rack[{r}]"
+        _unknown_attributes(rack, ("name",), path, rwhere, warnings)
+        hosts = rack.findall("host")
+        if not hosts:
+            raise InputError("missing <host>", path=str(path), field=rwhere)
+        for h, host in enumerate(hosts):
+            hwhere = f"{rwhere}/host[{h}]"
+            _unknown_attributes(host, ("name", "ip"), path, hwhere, warnings)
+            name = host.get("name") or hwhere
+            tts = host.findall("task_tracker")
+            if not tts:
+                raise InputError("missing <task_tracker>", path=str(path), field=hwhere)
+            maps = reds = 0
+            for t, tt in enumerate(tts):
+                twhere = f"{hwhere}/task_tracker[{t}]"
+                _unknown_attributes(
+                    tt,
+                    ("name", "map_slots", "reduce_slots", "max_slot_memory", "max_task_memory"),
+                    path,
+                    twhere,
+                    warnings,
+                )
+                maps += int(
+                    _number(tt.get("map_slots"), path, twhere + "/@map_slots", integer=True)
+                )
+                reds += int(
+                    _number(tt.get("reduce_slots"), path, twhere + "/@reduce_slots", integer=True)
+                )
+                for attr in ("max_slot_memory", "max_task_memory"):
+                    if tt.get(attr) is not None:
+                        memory.append(_number(tt.get(attr), path, f"{twhere}/@{attr}"))
+                trackers += 1
+            if name in host_slots:
+                raise InputError(f"host {name!r} appears twice", path=str(path), field=hwhere)
+            host_slots[name] = (maps, reds)
+    facts: dict[str, float | str] = {
+        "cluster_name": root.get("name") or path.stem,
+        "racks": float(len(racks)),
+        "hosts": float(len(host_slots)),
+        "task_trackers": float(trackers),
+        "map_slots": float(sum(m for m, _ in host_slots.values())),
+        "reduce_slots": float(sum(r for _, r in host_slots.values())),
+    }
+    if memory:
+        facts["max_slot_memory"] = min(memory)
+    return ClusterFile(
+        path=path,
+        name=str(facts["cluster_name"]),
+        racks=len(racks),
+        host_slots=host_slots,
+        trackers=trackers,
+        facts=facts,
+        warnings=warnings,
+    )
+
+
+def _cluster_spec(cluster: ClusterFile) -> ClusterSpec:
+    """Slots per node for mrtune's uniform-node cluster model (totals are preserved or warned)."""
+    nodes = len(cluster.host_slots)
+    maps = [m for m, _ in cluster.host_slots.values()]
+    reds = [r for _, r in cluster.host_slots.values()]
+    total_m, total_r = sum(maps), sum(reds)
+    if total_m < 1:
+        raise InputError("the cluster has no map slots", path=str(cluster.path), field="cluster")
+    per_m = max(1, round(total_m / nodes))
+    per_r = max(1, round(total_r / nodes)) if total_r > 0 else 1
+    if len(set(maps)) > 1 or len(set(reds)) > 1:
+        cluster.warnings.append(
+            f"{cluster.path}: hosts have different slot counts (map {sorted(set(maps))}, reduce "
+            f"{sorted(set(reds))}); mrtune models identical nodes with {per_m} map and {per_r} "
+            f"reduce slots each ({nodes * per_m} and {nodes * per_r} in total, file: "
+            f"{total_m} and {total_r})"
+        )
+    return ClusterSpec(
+        num_nodes=nodes,
+        map_slots_per_node=per_m,
+        reduce_slots_per_node=per_r,
+        heartbeat_ms=STARFISH_HEARTBEAT_MS,
+        task_startup_ms=STARFISH_TASK_DELAY_MS,
+    )
+
+
+# ----------------------------------------------------------------------------- job conf
+@dataclass
+class JobConf:
+    """A parsed Hadoop ``<configuration>`` file: ``{name: value}`` in file order."""
+
+    path: Path
+    properties: dict[str, str]
+
+
+def read_job_conf(path: str | Path) -> JobConf:
+    """Parse a Hadoop configuration XML with the project's reader (:mod:`mrtune.readers.conf`).
+
+    That reader refuses DTDs and entities, and expands ``${var}`` references as Hadoop's
+    ``Configuration`` does.
+    """
+    from mrtune.readers.conf import load_conf
+
+    conf = load_conf(path)
+    return JobConf(path=Path(path), properties=dict(conf.properties))

@@ -1,0 +1,353 @@
+"""Read and validate a workflow description (YAML or JSON) for ``mrtune workflow``.
+
+A workflow is a DAG of MapReduce jobs, e.g. a compiled Pig or Hive query (workflow seed §3.3).
+The file names each job, where its profile comes from, its configuration overrides and the jobs
+it depends on, plus the capacity the workflow runs with: map and reduce slots (Hadoop 1, the
+seed's ``(S_M^W, S_R^W)``) or YARN containers split into a map and a reduce share.
+
+Example (YAML)::
+
+    name: three concurrent jobs
+    capacity: {map_slots: 64, reduce_slots: 32}
+    defaults: {mapreduce.task.io.sort.mb: 200}      # every job, before its own overrides
+    jobs:
+      - name: j1
+        profile: profiles/scan.json                  # path, relative to this file
+        config: {mapreduce.job.reduces: 32}
+      - name: j2
+        profile: {input_bytes: 2.0e9, ...}           # or an inline JobProfile
+      - name: j3
+        tasks: {maps: 40, reduces: 8, map_task_ms: 21000, reduce_task_ms: 60000}
+        depends_on: [j1, j2]
+
+``tasks`` gives measured (or hand-written) task counts and times instead of a profile; such a
+job is not re-predicted by the cost model and is not tuned.
+
+Every mistake is reported as one :class:`~mrtune.errors.InputError` naming the file and field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.workflow import pig_stages
+from mrtune.errors import InputError
+
+_NAME_PATTERN = r"^[A-Za-z0-9_.:-]+$"
+
+
+class Capacity(BaseModel):
+    """Map and reduce capacity of the workflow: slots, or YARN containers and their split.
+
+    Give either ``map_slots`` and ``reduce_slots``, or ``containers`` with one of
+    ``map_containers``, ``reduce_containers`` or ``map_fraction`` (the share of containers that
+    run maps while reduces run beside them). YARN has no fixed slots; the split stands for the
+    seed's allocation ``(S_M^W, S_R^W)``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    map_slots: int | None = Field(None, ge=1)
+    reduce_slots: int | None = Field(None, ge=1)
+    containers: int | None = Field(None, ge=2)
+    map_containers: int | None = Field(None, ge=1)
+    reduce_containers: int | None = Field(None, ge=1)
+    map_fraction: float | None = Field(None, gt=0, lt=1)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Capacity:
+        slots = self.map_slots is not None or self.reduce_slots is not None
+        yarn = self.containers is not None
+        split = [
+            x
+            for x in (self.map_containers, self.reduce_containers, self.map_fraction)
+            if x is not None
+        ]
+        if slots and (yarn or split):
+            raise ValueError("give either map_slots/reduce_slots or containers, not both")
+        if slots:
+            if self.map_slots is None or self.reduce_slots is None:
+                raise ValueError("map_slots and reduce_slots go together")
+            return self
+        if not yarn:
+            raise ValueError("give map_slots and reduce_slots, or containers")
+        if len(split) != 1:
+            raise ValueError(
+                "with containers, give exactly one of map_containers, reduce_containers, "
+                "map_fraction"
+            )
+        if self.map_containers is not None and self.map_containers >= self.containers:
+            raise ValueError(f"map_containers must be below containers ({self.containers})")
+        if self.reduce_containers is not None and self.reduce_containers >= self.containers:
+            raise ValueError(f"reduce_containers must be below containers ({self.containers})")
+        return self
+
+    @property
+    def map_capacity(self) -> int:
+        if self.map_slots is not None:
+            return self.map_slots
+        assert self.containers is not None
+        if self.map_containers is not None:
+            return self.map_containers
+        if self.reduce_containers is not None:
+            return self.containers - self.reduce_containers
+        assert self.map_fraction is not None
+        return min(self.containers - 1, max(1, round(self.containers * self.map_fraction)))
+
+    @property
+    def reduce_capacity(self) -> int:
+        if self.reduce_slots is not None:
+            return self.reduce_slots
+        assert self.containers is not None
+        return self.containers - self.map_capacity
+
+    @property
+    def description(self) -> str:
+        if self.map_slots is not None:
+            return f"{self.map_slots} map x {self.reduce_slots} reduce slots"
+        return (
+            f"{self.containers} YARN containers: {self.map_capacity} for maps, "
+            f"{self.reduce_capacity} for reduces"
+        )
+
+
+class TaskSpec(BaseModel):
+    """A job given by its tasks instead of a profile (measured, or from another tool)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    maps: int = Field(ge=1, description="number of map tasks")
+    reduces: int = Field(ge=0, description="number of reduce tasks (0: map-only)")
+    map_task_ms: float = Field(ge=0, description="mean map task time")
+    reduce_task_ms: float = Field(0.0, ge=0, description="mean reduce task time")
+    map_max_ms: float | None = Field(None, ge=0, description="longest map task (default: mean)")
+    reduce_max_ms: float | None = Field(None, ge=0, description="longest reduce task")
+
+    @model_validator(mode="after")
+    def _check(self) -> TaskSpec:
+        if self.map_max_ms is not None and self.map_max_ms < self.map_task_ms:
+            raise ValueError("map_max_ms cannot be below map_task_ms (the mean)")
+        if self.reduce_max_ms is not None and self.reduce_max_ms < self.reduce_task_ms:
+            raise ValueError("reduce_max_ms cannot be below reduce_task_ms (the mean)")
+        if self.reduces > 0 and self.reduce_task_ms == 0:
+            raise ValueError("reduce_task_ms is needed when reduces > 0")
+        return self
+
+
+class WorkflowJob(BaseModel):
+    """One job of the workflow."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    name: str = Field(pattern=_NAME_PATTERN, max_length=100)
+    profile: JobProfile | None = Field(
+        None, description="a JobProfile (inline; load_workflow resolves a path to one)"
+    )
+    tasks: TaskSpec | None = None
+    config: dict[str, Any] = Field(
+        default_factory=dict, description="Hadoop property overrides for this job"
+    )
+    depends_on: list[str] = Field(default_factory=list)
+    tune: bool = Field(True, description="let --optimize change this job's configuration")
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config_strings(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {str(k): v2 for k, v2 in v.items()}
+        return v
+
+    @model_validator(mode="after")
+    def _one_source(self) -> WorkflowJob:
+        if (self.profile is None) == (self.tasks is None):
+            raise ValueError("give exactly one of profile (inline or path) and tasks")
+        if self.tasks is not None and self.config:
+            raise ValueError("config overrides need a profile; a tasks job is not re-predicted")
+        return self
+
+
+class Baseline(BaseModel):
+    """The seed's linear-extrapolation baseline: fit on smaller inputs, predict a larger one.
+
+    ``scales`` multiply every job's input (TPC-H scale factors 5 and 10 relative to the
+    profiled size, say 0.25 and 0.5 with a profile at scale 20). ``measured_ms`` are the
+    workflow's measured completion times at those scales; without them the fit uses the
+    model's own predictions, which shows how far a straight line drifts from it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scales: list[float] = Field(min_length=2)
+    target_scale: float = Field(gt=0)
+    measured_ms: list[float] | None = None
+    measured_target_ms: float | None = Field(None, gt=0)
+
+    @field_validator("scales")
+    @classmethod
+    def _scales(cls, v: list[float]) -> list[float]:
+        if any(s <= 0 for s in v):
+            raise ValueError("scales must be > 0")
+        if len(set(v)) < 2:
+            raise ValueError("scales need at least two distinct values")
+        return v
+
+    @model_validator(mode="after")
+    def _lengths(self) -> Baseline:
+        if self.measured_ms is not None and len(self.measured_ms) != len(self.scales):
+            raise ValueError("measured_ms needs one time per scale")
+        return self
+
+
+class WorkflowSpec(BaseModel):
+    """A validated workflow file, with every profile loaded."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "workflow"
+    description: str = ""
+    capacity: Capacity | None = Field(
+        None, description="map/reduce capacity; default: what the cost model's cluster provides"
+    )
+    cluster: ClusterSpec = Field(default_factory=ClusterSpec)
+    hadoop_version: Literal[1, 2, 3] = 3
+    defaults: dict[str, Any] = Field(default_factory=dict, description="overrides for every job")
+    estimate: Literal["waves", "lower", "upper", "average"] = Field(
+        "average", description="how a job's map/reduce stage duration is computed"
+    )
+    order: Literal["given", "best"] = Field(
+        "given", description="job order inside a stage: as listed, or the best refined order"
+    )
+    jobs: list[WorkflowJob] = Field(min_length=1)
+    baseline: Baseline | None = None
+
+    @model_validator(mode="after")
+    def _graph(self) -> WorkflowSpec:
+        seen: set[str] = set()
+        for job in self.jobs:
+            if job.name in seen:
+                raise ValueError(f"job name {job.name!r} appears twice")
+            seen.add(job.name)
+        # pig_stages checks unknown names, self-dependencies and cycles.
+        pig_stages({j.name: j.depends_on for j in self.jobs})
+        if self.capacity is None and any(j.tasks is not None for j in self.jobs):
+            raise ValueError("jobs given by tasks need an explicit capacity")
+        return self
+
+    @property
+    def stages(self) -> list[tuple[str, ...]]:
+        """Pig's stages (a stage: jobs whose predecessors are all in earlier stages)."""
+        return pig_stages({j.name: j.depends_on for j in self.jobs})
+
+    def job(self, name: str) -> WorkflowJob:
+        for job in self.jobs:
+            if job.name == name:
+                return job
+        raise KeyError(name)
+
+    def job_properties(self, name: str) -> dict[str, str]:
+        """The job's Hadoop properties: profiled configuration < file defaults < job config."""
+        job = self.job(name)
+        props: dict[str, str] = {}
+        if isinstance(job.profile, JobProfile):
+            props.update(job.profile.source_properties)
+        props.update({k: str(v) for k, v in self.defaults.items()})
+        props.update({k: str(v) for k, v in job.config.items()})
+        return props
+
+
+def _one_line(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "(file)"
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+        value = err.get("input")
+        shown = "" if isinstance(value, dict | list) else f" (got {value!r})"
+        parts.append(f"{loc}: {msg}{shown}")
+    return "; ".join(parts)
+
+
+def _read_mapping(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:  # YAML is a superset of JSON, so any other extension is parsed as YAML
+            data = yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise InputError(
+            f"not valid YAML/JSON: {exc}".replace("\n", " "), path=str(path)
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(
+            "a workflow file must be a mapping with a 'jobs' list",
+            path=str(path),
+            value=type(data).__name__,
+        )
+    return data
+
+
+def load_profile(path: Path, *, job: str | None = None, source: Path | None = None) -> JobProfile:
+    """A :class:`JobProfile` JSON file, validated; errors name the file (and the job)."""
+    field = f"jobs.{job}.profile" if job else None
+    where = str(source) if source is not None else str(path)
+    if not path.is_file():
+        raise InputError("profile file not found", path=where, field=field, value=str(path))
+    try:
+        return JobProfile.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        raise InputError(f"invalid job profile: {_one_line(exc)}", path=str(path)) from None
+
+
+def load_workflow(path: str | Path) -> WorkflowSpec:
+    """Parse and validate a workflow file; profile paths are relative to the file."""
+    path = Path(path)
+    data = _read_mapping(path)
+    jobs = data.get("jobs")
+    if isinstance(jobs, list):
+        resolved = []
+        for i, job in enumerate(jobs):
+            if isinstance(job, dict) and isinstance(job.get("profile"), str):
+                name = job.get("name", f"#{i}")
+                profile_path = Path(job["profile"]).expanduser()
+                if not profile_path.is_absolute():
+                    profile_path = path.parent / profile_path
+                job = {**job, "profile": load_profile(profile_path, job=str(name), source=path)}
+            resolved.append(job)
+        data = {**data, "jobs": resolved}
+    try:
+        return WorkflowSpec.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_one_line(exc), path=str(path)) from None
+
+
+def scaled_tasks(tasks: TaskSpec, scale: float) -> TaskSpec:
+    """A tasks-only job on ``scale`` times its input: as many more splits of the same size (map
+    tasks ×scale, same map task time) and the same reducers each reading ×scale (reduce task
+    time ×scale). Used by the extrapolation baseline."""
+    return tasks.model_copy(
+        update={
+            "maps": max(1, math.ceil(tasks.maps * scale)),
+            "reduce_task_ms": tasks.reduce_task_ms * scale,
+            "reduce_max_ms": None if tasks.reduce_max_ms is None else tasks.reduce_max_ms * scale,
+        }
+    )

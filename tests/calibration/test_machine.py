@@ -1,0 +1,145 @@
+"""Machine cost factors from a benchmark of real runs, and jobs calibrated from them.
+
+Reads the committed machine benchmark (``benchmarks/results/runs-machine.jsonl``: the generic
+benchmark job on its own input, spills, merges, reduce buffers and codecs varied; unmodified
+Hadoop 3.5.0 in local mode) and the fidelity matrix's default runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from mrtune.calibration.machine import JOB_FACTORS, MachineCosts, fit_machine_from_runs
+from mrtune.calibration.run_profile import local_cluster, profile_from_run, run_config
+from mrtune.cli import app
+from mrtune.costmodel import ConfigBatch, JobProfile, predict_job
+from mrtune.errors import InputError
+from mrtune.readers.run_records import RunRecord, read_jsonl
+
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+MACHINE_RUNS = RESULTS / "runs-machine.jsonl"
+MATRIX_RUNS = RESULTS / "runs-matrix.jsonl"
+#: The segments that add up to a task's time (the spill events' rows are parts of them).
+SEGMENTS_OF_A_TASK = ("map.map", "map.sort", "reduce.shuffle", "reduce.merge", "reduce.reduce")
+
+
+@pytest.fixture(scope="module")
+def machine_runs() -> list[RunRecord]:
+    return [r for r in read_jsonl(MACHINE_RUNS) if r.success]
+
+
+@pytest.fixture(scope="module")
+def machine(machine_runs: list[RunRecord]) -> MachineCosts:
+    return fit_machine_from_runs(machine_runs, source="test")
+
+
+def _first(label: str) -> RunRecord:
+    with open(MATRIX_RUNS, encoding="utf-8") as fh:
+        for line in fh:
+            if f'"label":"{label}"' in line[:400]:
+                return RunRecord.model_validate_json(line)
+    raise AssertionError(f"{label} not in {MATRIX_RUNS}")
+
+
+def test_benchmark_never_uses_the_matrix_inputs(machine_runs: list[RunRecord]) -> None:
+    """The machine is measured on its own data: no input file of the fidelity matrix."""
+    matrix_inputs = {_first(lab).input.path for lab in ("sort-default", "wc-default")}
+    assert {r.input.path for r in machine_runs}.isdisjoint(matrix_inputs)
+
+
+def test_machine_fit_reproduces_its_phases(machine: MachineCosts) -> None:
+    """Every factor is finite and non-negative, each segment's mean is reproduced within 10%,
+    and the three codecs of the benchmark get a measured CPU cost."""
+    for name, v in machine.costs.model_dump().items():
+        if not isinstance(v, bool):
+            assert np.isfinite(v) and v >= 0, name
+    assert {s.segment for s in machine.segments} >= {"map.map", "map.sort", "reduce.merge"}
+    for s in machine.segments:
+        assert s.model_mean_ms == pytest.approx(s.observed_mean_ms, rel=0.10), s.segment
+    assert set(machine.codecs) == {"default", "snappy", "lz4"}
+    # deflate costs more CPU than the LZ family on the same data
+    assert (
+        machine.codecs["default"].compress_ns_per_byte > machine.codecs["lz4"].compress_ns_per_byte
+    )
+
+
+def test_machine_file_round_trip_and_bad_files(machine: MachineCosts, tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    machine.save(path)
+    assert MachineCosts.load(path) == machine
+    (tmp_path / "bad.json").write_text('{"costs": {"local_read": -1}}')
+    with pytest.raises(InputError, match="costs.local_read"):
+        MachineCosts.load(tmp_path / "bad.json")
+    with pytest.raises(InputError, match="not found"):
+        MachineCosts.load(tmp_path / "missing.json")
+
+
+def test_job_calibration_keeps_machine_factors_and_refits_its_own(machine: MachineCosts) -> None:
+    """With a machine file, a job's one run moves its own code's costs freely; the machine's
+    factors stay close to the benchmark's, and the run's phases are reproduced."""
+    rec = _first("wc-default")
+    prof = profile_from_run(rec, machine=machine)
+    for name in ("local_read", "local_write", "merge_cpu", "network", "spill_file_ns"):
+        mine, theirs = getattr(prof.costs, name), getattr(machine.costs, name)
+        assert mine == pytest.approx(theirs, rel=0.5), name
+        assert "machine benchmark" in prof.provenance[f"costs.{name}"]
+    assert any("measured" in prof.provenance[f"costs.{f}"] for f in JOB_FACTORS)
+    pred = predict_job(prof, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
+    task_ms = sum(a.done_ms - a.start_ms for a in [*rec.map_attempts, *rec.reduce_attempts])
+    # every task ran in one JVM: the first map and reduce also compiled their code (a job
+    # constant the calibration measures apart, ``jvm_warmup.<segment>_ms``)
+    warm = sum(
+        v
+        for k, v in prof.cluster_facts.items()
+        if k.startswith("jvm_warmup.")
+        and k.split(".", 1)[1].removesuffix("_ms") in SEGMENTS_OF_A_TASK
+    )
+    assert warm > 0
+    assert float(pred.total_task_ms[0]) + warm == pytest.approx(task_ms, rel=0.10)
+
+
+def test_calibrate_machine_command(tmp_path: Path) -> None:
+    """The command on a few runs of the benchmark (the spill grid: enough to fit)."""
+    runs = tmp_path / "runs.jsonl"
+    with open(MACHINE_RUNS, encoding="utf-8") as fh:
+        lines = [ln for ln in fh if '"label":"mach-spill' in ln[:400]]
+    runs.write_text("".join(lines), encoding="utf-8")
+    out = tmp_path / "machine.json"
+    res = CliRunner().invoke(
+        app, ["calibrate-machine", str(runs), "-o", str(out), "--format", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["runs"] == len(lines) > 0
+    assert MachineCosts.load(out).costs.model_dump() == data["costs"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{}\n")
+    res = CliRunner().invoke(app, ["calibrate-machine", str(bad), "-o", str(out)])
+    assert res.exit_code == 2 and "run records" in res.output
+
+
+def test_profile_command_from_a_run_record(tmp_path: Path) -> None:
+    """``mrtune profile --from run --machine`` → a profile whose baseline is the run's own
+    configuration, which ``optimize --local`` then tunes; bad selections are one line."""
+    from mrtune.profiling.build import profile_config
+
+    out = tmp_path / "wc.json"
+    args = ["profile", str(MATRIX_RUNS), "--from", "run", "--job", "wc-default"]
+    res = CliRunner().invoke(
+        app, [*args, "--machine", str(RESULTS / "machine-costs.json"), "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    prof = JobProfile.model_validate_json(out.read_text())
+    assert profile_config(prof) == run_config(_first("wc-default"))
+    assert "machine benchmark" in prof.provenance["costs.merge_cpu"]
+    res = CliRunner().invoke(app, ["optimize", str(out), "--local", "--storage", "none"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, [*args[:-1], "nope"])
+    assert res.exit_code == 2 and "nope" in res.output
+    res = CliRunner().invoke(app, ["profile", str(MATRIX_RUNS), "--machine", str(out)])
+    assert res.exit_code == 2 and "--from run" in res.output

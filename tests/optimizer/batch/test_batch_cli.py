@@ -1,0 +1,91 @@
+"""``mrtune batch`` through the CLI: text and JSON output, user errors, a real kill + resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mrtune.cli import app
+from tests.optimizer.batch.conftest import swim_rows
+
+runner = CliRunner()
+
+
+def test_cli_batch_json_and_text(catalog: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["batch", str(catalog), "-o", str(out), "--workers", "1", "--format", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["failed"] >= 2 and data["tuned"] > 100
+    assert Path(data["files"]["mapred_site"]).is_file()
+    res = runner.invoke(app, ["batch", str(catalog), "-o", str(out), "--resume", "--no-plots"])
+    assert res.exit_code == 0, res.output
+    assert "0 computed" in res.stdout and "Settings that matter most" in res.stdout
+
+
+def test_cli_batch_user_errors(catalog: Path, tmp_path: Path) -> None:
+    res = runner.invoke(app, ["batch", str(catalog), "-o", str(tmp_path), "--objective", "cost"])
+    assert res.exit_code == 2 and "allowed: time, resources" in res.output
+    res = runner.invoke(app, ["batch", str(tmp_path / "nope"), "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "no such file" in res.output
+    bad = tmp_path / "base.json"
+    bad.write_text('{"input_bytes": -1}')
+    res = runner.invoke(
+        app, ["batch", str(catalog), "-o", str(tmp_path / "o2"), "--base-profile", str(bad)]
+    )
+    assert res.exit_code == 2 and "input_bytes" in res.output
+    res = runner.invoke(
+        app,
+        ["batch", str(catalog), "-o", str(tmp_path / "o3"), "--workers", "2", "--scheduler", "x"],
+    )
+    assert res.exit_code == 2 and "not both" in res.output
+
+
+def _count(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def test_killed_cli_process_resumes_to_the_same_results(tmp_path: Path) -> None:
+    from mrtune.cli._inputs import DEFAULT_NODES
+    from mrtune.costmodel import ClusterSpec
+    from mrtune.optimizer.batch import BatchSettings, run_batch
+
+    n = 200
+    trace = tmp_path / "fb.tsv"
+    trace.write_text(swim_rows(n))
+    # The uninterrupted reference, in-process (same settings as the CLI's defaults).
+    settings = BatchSettings(cluster=ClusterSpec(num_nodes=DEFAULT_NODES))
+    run_batch([trace], tmp_path / "full", settings, workers=1, plots=False)
+    cmd = [sys.executable, "-m", "mrtune", "batch", str(trace), "--workers", "1"]
+    cmd += ["--no-plots", "--format", "json"]
+    env = dict(os.environ)
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(cmd + ["-o", str(out)], env=env, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while _count(out / "batch.sqlite") == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)  # as a crash or `kill -9` would
+    proc.wait()
+    committed = _count(out / "batch.sqlite")
+    assert 0 < committed < n, "the kill must land mid-batch"
+    assert not (out / "jobs.jsonl").exists()
+    res = subprocess.run(cmd + ["-o", str(out), "--resume"], env=env, capture_output=True)
+    assert res.returncode == 0, res.stderr.decode()
+    data = json.loads(res.stdout)
+    assert data["reused"] == committed and data["computed"] == n - committed
+    for name in ("jobs.jsonl", "jobs.csv", "summary.json", "mapred-site.xml"):
+        assert (out / name).read_text() == (tmp_path / "full" / name).read_text()

@@ -1,0 +1,140 @@
+"""SWIM rows → profiles, the lean tuner's invariants, discovery and the results store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mrtune.costmodel import ClusterSpec, CostFactors, JobProfile
+from mrtune.errors import InputError
+from mrtune.optimizer.batch import (
+    BatchSettings,
+    JobRef,
+    ResultStore,
+    discover,
+    hive_reducers,
+    parse_swim_line,
+    swim_profile,
+    tune_job,
+    tune_ref,
+)
+from mrtune.optimizer.recommend import recommend
+from mrtune.profiling import profile_config
+from mrtune.search_spaces import KNOBS_BY_NAME
+from tests.optimizer.batch.conftest import swim_rows
+
+CLUSTER = ClusterSpec(num_nodes=10)
+
+
+def test_swim_row_volumes_become_selectivities() -> None:
+    row = parse_swim_line("job2\t20\t2\t53088744165\t1510005522\t5759777\n")
+    p = swim_profile(row, source="fb.tsv")
+    assert p.job_id == "job2" and not p.map_only
+    assert p.input_bytes == 53088744165
+    assert p.input_bytes * p.stats.map_size_sel == pytest.approx(1510005522)
+    assert 1510005522 * p.stats.reduce_size_sel == pytest.approx(5759777)
+    assert profile_config(p).num_reducers == hive_reducers(53088744165) == 54
+    for key in ("input_bytes", "stats.map_size_sel", "stats.reduce_size_sel", "costs.*"):
+        assert key in p.provenance
+    assert "Hive" in p.provenance["mapreduce.job.reduces"]
+
+
+def test_swim_map_only_row() -> None:
+    p = swim_profile(parse_swim_line("job0\t9\t9\t1762\t0\t14347"))
+    assert p.map_only and profile_config(p).num_reducers == 0
+    assert p.input_bytes * p.stats.map_size_sel == pytest.approx(14347)
+
+
+@pytest.mark.parametrize(
+    ("line", "match"),
+    [
+        ("job1\t1\t2\t3\t4", "6 tab-separated fields"),
+        ("job1\t1\t2\tx\t4\t5", "non-numeric"),
+        ("job1\t1\t2\t-3\t4\t5", "negative"),
+    ],
+)
+def test_bad_swim_rows_are_input_errors(line: str, match: str) -> None:
+    with pytest.raises(InputError, match=match):
+        parse_swim_line(line, path="t.tsv", lineno=3)
+
+
+def test_zero_input_row_is_refused_with_its_reason() -> None:
+    with pytest.raises(InputError, match="map_input_bytes is 0"):
+        swim_profile(parse_swim_line("job9\t1\t1\t0\t0\t10"))
+
+
+def test_base_profile_supplies_costs_and_statistics() -> None:
+    base = JobProfile(input_bytes=1e9, costs=CostFactors(map_cpu=2500.0), has_combiner=True)
+    p = swim_profile(parse_swim_line("job1\t18\t9\t9700000\t6090000\t697"), base)
+    assert p.costs.map_cpu == 2500.0 and p.has_combiner
+    assert p.input_bytes == 9700000
+    assert p.stats.map_size_sel == pytest.approx(6090000 / 9700000)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    inp=st.floats(1e3, 5e11),
+    shuffle_frac=st.one_of(st.just(0.0), st.floats(1e-6, 3.0)),
+    out_frac=st.floats(0.0, 2.0),
+)
+def test_lean_tuner_never_worse_and_map_only_has_no_reduce_knobs(
+    inp: float, shuffle_frac: float, out_frac: float
+) -> None:
+    shuffle = round(inp * shuffle_frac)
+    out = round(max(shuffle, inp) * out_frac)
+    p = swim_profile(parse_swim_line(f"j\t0\t0\t{inp:.0f}\t{shuffle}\t{out}"))
+    t = tune_job(p, profile_config(p), CLUSTER)
+    assert t.best_ms <= t.current_ms * (1 + 1e-12)
+    if t.changed:
+        assert t.best_ms < t.current_ms * (1 - 0.01 + 1e-12)  # changes gain >= 1%
+    if p.map_only:
+        assert all(KNOBS_BY_NAME[k].side != "reduce" for k in t.knobs)
+        assert "mapreduce.job.reduces" not in t.knobs
+
+
+def test_lean_tuner_is_close_to_the_exhaustive_recommendation() -> None:
+    # A large FB-2010 job with a reduce phase (job2 of the trace: 53 GB in, 1.5 GB shuffled).
+    p = swim_profile(parse_swim_line(swim_rows(1, start=2)))
+    base = profile_config(p)
+    lean = tune_job(p, base, CLUSTER)
+    ex = recommend(p, base, CLUSTER, strategy="exhaustive")
+    assert lean.best_ms <= ex.recommended["job_ms"] * 1.02
+
+
+def test_tune_ref_records_failures_instead_of_raising(tmp_path: Path) -> None:
+    s = BatchSettings(cluster=CLUSTER)
+    missing = JobRef(str(tmp_path / "gone.jhist"), "jhist", str(tmp_path / "gone.jhist"))
+    r = tune_ref(missing, s)
+    assert r["status"] == "failed" and "not found" in r["reason"]
+    bad = JobRef("x:1", "profile", "x", json.dumps({"input_bytes": 0}))
+    r = tune_ref(bad, s)
+    assert r["status"] == "failed" and "input_bytes" in r["reason"]
+
+
+def test_discover_rejects_missing_and_unknown_files(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        discover([tmp_path / "nope"])
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(InputError, match="unknown catalog file type"):
+        discover([tmp_path / "notes.txt"])
+    (tmp_path / "a.tsv").write_text(swim_rows(3))
+    refs = discover([tmp_path, tmp_path / "a.tsv"])  # named twice: listed once
+    assert [r.job_id for r in refs] == ["job0", "job1", "job2"]
+
+
+def test_store_refuses_to_mix_settings(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "b.sqlite") as store:
+        store.prepare("fp1", resume=False, overwrite=False)
+        store.add([{"key": "k", "job_id": "j", "status": "tuned"}])
+        with pytest.raises(InputError, match="--resume"):
+            store.prepare("fp1", resume=False, overwrite=False)
+        with pytest.raises(InputError, match="other settings"):
+            store.prepare("fp2", resume=True, overwrite=False)
+        store.prepare("fp1", resume=True, overwrite=False)
+        assert store.done_keys() == {"k"}
+        store.prepare("fp2", resume=False, overwrite=True)
+        assert store.count() == 0

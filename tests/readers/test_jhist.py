@@ -1,0 +1,196 @@
+"""``.jhist`` reading and profile building on real job history files (issue 3 checks)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mrtune.calibration import build_profile, load_profile_source
+from mrtune.errors import InputError
+from mrtune.readers import load_conf, load_jhist
+from mrtune.readers.jhist import read_events
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+JHIST = DATA / "jhist"
+QMC1 = next(JHIST.glob("job_1526555215992_0001-*QuasiMonteCarlo*.jhist"))
+QMC1_CONF = JHIST / "job_1526555215992_0001_conf.xml"
+SLEEP = next(JHIST.glob("job_1329348432655_0001-*Sleep+job*.jhist"))
+SLEEP_CONF = JHIST / "job_1329348432655_0001_conf.xml"
+TRUNCATED = next(JHIST.glob("job_1410289045532_259974-*.jhist"))
+FAILED = sorted(JHIST.glob("*FAILED*.jhist"))
+
+
+@pytest.fixture(scope="module")
+def qmc_profile():
+    return build_profile(load_jhist(QMC1), load_conf(QMC1_CONF))
+
+
+def test_qmc_attempt_phase_times(qmc_profile) -> None:
+    (m,) = [t for t in qmc_profile.observed if t.kind == "map"]
+    (r,) = [t for t in qmc_profile.observed if t.kind == "reduce"]
+    assert m.phases_ms["total"] == 2097
+    assert m.phases_ms["map"] == 2031
+    assert m.phases_ms["sort"] == 66
+    assert r.phases_ms["shuffle"] == 1982
+    assert r.phases_ms["merge"] == 17
+    assert r.phases_ms["reduce"] == 212
+    assert m.phases_ms["map"] + m.phases_ms["sort"] == m.phases_ms["total"]
+
+
+def test_qmc_counters_and_container(qmc_profile) -> None:
+    c = qmc_profile.observed_counters
+    assert c["REDUCE_SHUFFLE_BYTES"] == c["MAP_OUTPUT_MATERIALIZED_BYTES"] == 28
+    assert c["SPILLED_RECORDS"] == 4
+    f = qmc_profile.cluster_facts
+    assert f["map_container_mb"] == 1024  # MB_MILLIS_MAPS / MILLIS_MAPS = 2147328 / 2097
+    assert f["map_container_mb_source"] == "MB_MILLIS_MAPS / MILLIS_MAPS"
+    assert f["map_container_mb_conf"] == 1024  # mapreduce.map.memory.mb in the conf
+    assert f["reduce_container_mb"] == 1024
+    assert f["num_maps"] == 1 and f["num_reduces"] == 1
+    assert qmc_profile.source_properties["mapreduce.map.memory.mb"] == "1024"
+
+
+def test_qmc_dataflow_statistics(qmc_profile) -> None:
+    st, prov = qmc_profile.stats, qmc_profile.provenance
+    # FileInputFormat BYTES_READ 118 for 1 input record; 2 output records of 18 bytes
+    assert qmc_profile.input_bytes == 118
+    assert st.input_pair_width == 118
+    assert st.map_pairs_sel == 2
+    assert st.map_size_sel == pytest.approx(18 / 118)
+    # materialized 28 = 2 × (9 + overhead) + 6 for one partition of one map → overhead 2
+    assert st.ifile_record_overhead == pytest.approx(2.0)
+    assert prov["stats.ifile_record_overhead"].startswith("measured")
+    assert st.reduce_pairs_sel == 0  # the reducer writes in cleanup(), not per record
+    assert prov["stats.combine_pairs_sel"].startswith("defaulted")
+
+
+def test_every_statistic_and_cost_factor_has_provenance(qmc_profile) -> None:
+    for name in type(qmc_profile.stats).model_fields:
+        assert qmc_profile.provenance[f"stats.{name}"].split(":")[0] in ("measured", "defaulted")
+    for name in type(qmc_profile.costs).model_fields:
+        assert qmc_profile.provenance[f"costs.{name}"].split(":")[0] in ("measured", "defaulted")
+
+
+def test_qmc_fixed_time_measured_not_per_byte(qmc_profile) -> None:
+    """One input record cannot measure per-byte costs: they stay default, fixed time is fitted."""
+    prov = qmc_profile.provenance
+    assert prov["costs.task_overhead_ms"].startswith("measured")
+    assert prov["costs.hdfs_read"].startswith("defaulted")
+    assert qmc_profile.costs.hdfs_read == 20.0
+    # the fixed time is what the first phases (2031 ms map, 1982 ms shuffle) leave unexplained
+    assert 1982 <= qmc_profile.costs.task_overhead_ms <= 2031
+
+
+def test_sleep_job_every_map_and_duplicate_reduce() -> None:
+    h = load_jhist(SLEEP)
+    assert len(h.successful("map")) == 10
+    assert {a.task_id[-6:] for a in h.successful("map")} == {f"{i:06d}" for i in range(10)}
+    # two REDUCE_ATTEMPT_FINISHED events (r_000000, r_000001) in one container: one reduce
+    assert len(h.successful("reduce")) == 1
+    assert h.duplicates_dropped == 1
+    p = build_profile(h, load_conf(SLEEP_CONF))
+    assert p.cluster_facts["num_maps"] == 10
+    assert p.cluster_facts["num_reduces"] == 1
+    assert p.cluster_facts["duplicate_attempt_events"] == 1
+    assert len([t for t in p.observed if t.kind == "reduce"]) == 1
+    assert any("duplicated attempt event" in w for w in p.warnings)
+    # the reduce counters are not double counted: one reduce got the 10 map outputs
+    assert p.observed_counters["REDUCE_INPUT_RECORDS"] == 10
+    assert p.stats.reduce_pairs_per_group == 10
+    # materialized 120 = 10 maps × (1 record × (4 + 2) + 6)
+    assert p.stats.ifile_record_overhead == pytest.approx(2.0)
+    assert p.input_files == 10  # one split per map reproduces the 10 maps
+
+
+@pytest.mark.parametrize("path", FAILED, ids=lambda p: p.name[:30])
+def test_failed_jobs_give_one_clear_error(path: Path) -> None:
+    with pytest.raises(InputError) as info:
+        load_profile_source(path)
+    msg = str(info.value)
+    assert str(path) in msg
+    assert "FAILED" in msg and "no successful task attempt" in msg
+    assert "\n" not in msg
+
+
+def test_failed_job_attempts_are_counted() -> None:
+    h = load_jhist(JHIST / "job_0.23.9-FAILED.jhist")
+    assert h.status == "FAILED"
+    assert h.failed_attempts == 7 and h.killed_attempts == 1
+    assert h.attempts == []
+
+
+def test_truncated_history_without_attempts_is_an_error() -> None:
+    with pytest.raises(InputError, match="truncated job history"):
+        load_profile_source(TRUNCATED)
+
+
+def test_truncated_history_with_attempts_gives_partial_profile(tmp_path: Path) -> None:
+    """Cut the QMC history before JOB_FINISHED: counters are summed from the attempts."""
+    lines = QMC1.read_text().splitlines()
+    keep = [ln for ln in lines if '"JOB_FINISHED"' not in ln]
+    cut = tmp_path / "job_1526555215992_0001-cut.jhist"
+    cut.write_text("\n".join(keep) + '\n{"type": "JOB_FINI')  # a torn last line too
+    h = load_jhist(cut)
+    assert not h.complete
+    p = build_profile(h, load_conf(QMC1_CONF))
+    assert any("no JOB_FINISHED" in w for w in p.warnings)
+    assert any("unreadable event" in w for w in p.warnings)
+    assert p.observed_counters["MAP_OUTPUT_RECORDS"] == 2
+    assert p.observed_counters["REDUCE_SHUFFLE_BYTES"] == 28
+    assert p.stats.map_pairs_sel == 2
+
+
+def test_repeated_attempt_event_is_merged(tmp_path: Path) -> None:
+    lines = QMC1.read_text().splitlines()
+    fin = next(ln for ln in lines[2:] if '"MAP_ATTEMPT_FINISHED"' in ln)
+    dup = tmp_path / "dup.jhist"
+    dup.write_text("\n".join(lines + [fin]) + "\n")
+    h = load_jhist(dup)
+    assert len(h.successful("map")) == 1
+    assert h.duplicates_dropped == 1
+
+
+def test_union_fallback_matches_fastavro(tmp_path: Path) -> None:
+    """A file that breaks its schema is read by the tolerant decoder, with the same result."""
+    lines = QMC1.read_text().splitlines()
+    # a field the schema does not know makes fastavro refuse the file
+    lines[2] = lines[2].replace('"type":"AM_STARTED"', '"type":"AM_STARTED","x":1', 1)
+    odd = tmp_path / "odd.jhist"
+    odd.write_text("\n".join(lines))
+    good, _ = read_events(QMC1)
+    tolerant, warnings = read_events(odd)
+    assert [e for e, _ in good] == [e for e, _ in tolerant]
+    fin = dict(good)["MAP_ATTEMPT_FINISHED"]
+    assert dict(tolerant)["MAP_ATTEMPT_FINISHED"]["mapFinishTime"] == fin["mapFinishTime"]
+    # union values {"string": "NODE_LOCAL"} are unwrapped by both
+    assert dict(tolerant)["MAP_ATTEMPT_STARTED"]["locality"] == "NODE_LOCAL"
+    assert dict(good)["MAP_ATTEMPT_STARTED"]["locality"] == "NODE_LOCAL"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("", "empty"),
+        ("Avro-Json\n", "no schema"),
+        ("Avro-Json\n{not json\n", "schema"),
+        ('{"a": 1}\n', "not a job history"),
+        ('Avro-Json\n{"type": "record", "name": "E", "fields": []}\n', "no events"),
+    ],
+)
+def test_bad_jhist_files(tmp_path: Path, content: str, expected: str) -> None:
+    f = tmp_path / "bad.jhist"
+    f.write_text(content)
+    with pytest.raises(InputError, match=expected) as info:
+        load_jhist(f)
+    assert str(f) in str(info.value)
+
+
+def test_all_qmc_runs_parse_alike() -> None:
+    for job in ("0001", "0002", "0004"):
+        path = next(JHIST.glob(f"job_1526555215992_{job}-*.jhist"))
+        p = load_profile_source(path)  # finds job_…_conf.xml next to it
+        assert p.cluster_facts["conf_source"].endswith(f"job_1526555215992_{job}_conf.xml")
+        assert p.observed_counters["MAP_OUTPUT_MATERIALIZED_BYTES"] == 28
+        json.dumps(p.model_dump(mode="json"))

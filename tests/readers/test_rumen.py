@@ -1,0 +1,163 @@
+"""Rumen traces: one job, concatenated jobs, gzip; the profile drives a what-if."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mrtune.calibration import load_profile_source
+from mrtune.costmodel import ClusterSpec, ConfigBatch, predict_job
+from mrtune.errors import InputError
+from mrtune.profiling import profile_config
+from mrtune.readers import load_rumen
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+RUMEN = DATA / "rumen"
+WORDCOUNT = RUMEN / "wordcount-rumen.json"
+
+
+@pytest.fixture(scope="module")
+def wc_raw() -> dict:
+    return json.loads(WORDCOUNT.read_text())
+
+
+@pytest.fixture(scope="module")
+def wc():
+    return load_profile_source(WORDCOUNT)
+
+
+def _sum(tasks: list[dict], field: str) -> int:
+    return sum(a[field] for t in tasks for a in t["attempts"] if a["result"] == "SUCCESS")
+
+
+def test_wordcount_tasks(wc) -> None:
+    assert wc.cluster_facts["num_maps"] == 3
+    assert wc.cluster_facts["num_reduces"] == 1
+    assert wc.cluster_facts["hadoop_version"] == 1  # a JobTracker-era job id
+    assert len([t for t in wc.observed if t.kind == "map"]) == 3
+    (r,) = [t for t in wc.observed if t.kind == "reduce"]
+    assert r.phases_ms["shuffle"] == 1285322667962 - 1285322660807
+    assert r.phases_ms["merge"] == 1285322668146 - 1285322667962
+    assert r.phases_ms["reduce"] == 1285322670759 - 1285322668146
+
+
+def test_wordcount_selectivities_from_counters(wc, wc_raw) -> None:
+    maps, reds = wc_raw["mapTasks"], wc_raw["reduceTasks"]
+    mir, mor = _sum(maps, "mapInputRecords"), _sum(maps, "mapOutputRecords")
+    mob, hdfs = _sum(maps, "mapOutputBytes"), _sum(maps, "hdfsBytesRead")
+    rir, ror = _sum(reds, "reduceInputRecords"), _sum(reds, "reduceOutputRecords")
+    rig, spilled = _sum(reds, "reduceInputGroups"), _sum(maps, "spilledRecords")
+    st = wc.stats
+    assert wc.input_bytes == hdfs
+    assert st.input_pair_width == pytest.approx(hdfs / mir)
+    assert st.map_pairs_sel == pytest.approx(mor / mir)
+    assert st.map_size_sel == pytest.approx(mob / hdfs)
+    assert st.reduce_pairs_sel == pytest.approx(ror / rir)
+    assert st.reduce_pairs_per_group == pytest.approx(rir / rig)
+    # the combiner: one spill per map, so the spilled records are its output
+    assert wc.has_combiner
+    assert st.combine_pairs_sel == pytest.approx(spilled / _sum(maps, "combineInputRecords"))
+    assert st.combine_profiled_input_records == pytest.approx(mor / 3)
+    for name in ("input_pair_width", "map_pairs_sel", "combine_pairs_sel", "reduce_pairs_sel"):
+        assert wc.provenance[f"stats.{name}"].startswith("measured")
+
+
+def test_wordcount_what_if_runs(wc) -> None:
+    cfg = profile_config(wc)
+    assert cfg.use_combiner  # known from the counters, though the trace names no class
+    base = predict_job(wc, ConfigBatch.from_configs([cfg]), ClusterSpec())
+    assert np.all(np.isfinite(base.job_ms)) and np.all(base.job_ms > 0)
+    assert base.num_maps[0] == 3
+    # the profiled configuration reproduces the recorded dataflow
+    assert base.counters["MAP_OUTPUT_RECORDS"][0] == pytest.approx(
+        wc.observed_counters["MAP_OUTPUT_RECORDS"], rel=1e-3
+    )
+    assert base.counters["REDUCE_INPUT_RECORDS"][0] == pytest.approx(
+        wc.observed_counters["REDUCE_INPUT_RECORDS"], rel=1e-3
+    )
+    # …and its calibrated map task time reproduces the observed one
+    # (equal splits in the job model vs the three real split sizes: within 0.1%)
+    assert base.map_task_ms[0] == pytest.approx(
+        wc.cluster_facts["fit.map.total.observed_ms"], rel=1e-3
+    )
+    # a what-if: a 1 MB sort buffer spills more
+    small = predict_job(
+        wc,
+        ConfigBatch.from_configs([cfg.with_changes({"mapreduce.task.io.sort.mb": 1})]),
+        ClusterSpec(),
+    )
+    assert small.counters["MAP_SPILLS"][0] > base.counters["MAP_SPILLS"][0]
+    assert np.isfinite(small.job_ms[0]) and small.job_ms[0] > 0
+
+
+def test_concatenated_jobs_and_choice() -> None:
+    jobs = load_rumen(RUMEN / "2jobs2min-rumen-jh.json")
+    assert [j.job_id for j in jobs] == [
+        "job_1369942127770_1205",
+        "job_1369942127770_1206",
+        "job_1369942127770_1207",
+    ]
+    assert jobs[0].properties["mapreduce.task.io.sort.mb"] == "100"
+    p = load_profile_source(RUMEN / "2jobs2min-rumen-jh.json")
+    assert p.job_id == "job_1369942127770_1205"
+    assert any("holds 3 jobs" in w for w in p.warnings)
+    assert p.map_only and p.cluster_facts["num_maps"] == 96
+    p2 = load_profile_source(RUMEN / "2jobs2min-rumen-jh.json", job="job_1369942127770_1206")
+    assert p2.job_id == "job_1369942127770_1206" and p2.cluster_facts["num_maps"] == 96
+    # the third job's only task was killed before any attempt: nothing to profile
+    with pytest.raises(InputError, match="no successful task attempt"):
+        load_profile_source(RUMEN / "2jobs2min-rumen-jh.json", job="job_1369942127770_1207")
+    with pytest.raises(InputError, match="not in the trace"):
+        load_profile_source(RUMEN / "2jobs2min-rumen-jh.json", job="job_1_1")
+
+
+def test_gzip_trace() -> None:
+    jobs = load_rumen(RUMEN / "folder-input-trace.json.gz")
+    assert len(jobs) == 59
+    p = load_profile_source(RUMEN / "folder-input-trace.json.gz")
+    assert p.job_id == jobs[0].job_id
+
+
+def test_compressed_input_and_killed_attempts() -> None:
+    p = load_profile_source(RUMEN / "zombie-input-trace.json", job="job_200904211745_0004")
+    assert p.cluster_facts["num_maps"] == 131 and p.cluster_facts["num_reduces"] == 47
+    # HDFS bytes read ÷ MAP_INPUT_BYTES < 1: the input is compressed
+    assert p.input_compressed and p.stats.input_compress_ratio < 0.5
+    assert p.cluster_facts["killed_attempts"] > 0
+    # 131 maps of different sizes: per-record map cost and the fixed time are both fitted
+    assert p.provenance["costs.map_cpu"].startswith("measured: least squares")
+    assert p.provenance["costs.task_overhead_ms"].startswith("measured: fixed time in 131")
+    # hdfs_read moves with map_cpu from task to task: it cannot be told apart, stays default
+    assert p.provenance["costs.hdfs_read"].startswith("defaulted: not separable")
+    assert p.cluster_facts["fit.map.total.model_ms"] == pytest.approx(
+        p.cluster_facts["fit.map.total.observed_ms"], rel=0.1
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"", "empty"),
+        (b'{"jobID": "job_1_1", "mapTasks": [', "malformed JSON at line 1"),
+        (b'{"jobID": "job_1_1"} {"jobID": ', "after 1 job"),
+        (b'{"other": 1}', "no Rumen job"),
+    ],
+)
+def test_bad_traces(tmp_path: Path, content: bytes, expected: str) -> None:
+    f = tmp_path / "t.json"
+    f.write_bytes(content)
+    with pytest.raises(InputError, match=expected) as info:
+        load_rumen(f)
+    assert str(f) in str(info.value)
+
+
+def test_truncated_gzip(tmp_path: Path) -> None:
+    data = gzip.compress(WORDCOUNT.read_bytes())
+    f = tmp_path / "t.json.gz"
+    f.write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match="cannot read"):
+        load_rumen(f)
