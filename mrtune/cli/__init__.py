@@ -73,6 +73,10 @@ COMMANDS: dict[str, CommandEntry] = {
         "calibrate_machine",
         "Fit this machine's cost factors on a benchmark of real runs (all jointly).",
     ),
+    "example": CommandEntry(
+        "example",
+        "Print the path of a bundled example file (a profile or a workflow), or list them.",
+    ),
     "schema": CommandEntry(
         "schema", "Print the JSON schema of a profile, a Hadoop configuration or a cluster file."
     ),

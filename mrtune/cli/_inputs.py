@@ -30,7 +30,6 @@ DEFAULT_NODES = 10
 
 def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopConfig]:
     """The job's profile and the configuration it ran with."""
-    from mrtune.calibration import load_profile_source
     from mrtune.profiling import profile_config
 
     if not path.exists():
@@ -52,6 +51,9 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
                     first["msg"], path=str(path), field=loc, value=first.get("input")
                 ) from None
     if profile is None:
+        # a history is profiled on the fly; only then are the fitting libraries imported
+        from mrtune.calibration import load_profile_source
+
         profile = load_profile_source(path, conf)
     return profile, profile_config(profile)
 

@@ -92,11 +92,11 @@ class DaskExecutor:
     def __init__(self, address: str) -> None:
         try:
             from distributed import Client
-        except ImportError:  # pragma: no cover - dask[distributed] is a dependency
+        except ImportError:  # dask is the 'distributed' extra, not a core dependency
             raise InputError(
-                "dask.distributed is not installed",
+                "a Dask scheduler needs the 'distributed' extra, which is not installed: "
+                "pip install 'mrtune[distributed]'",
                 field="--scheduler",
-                allowed="pip install 'dask[distributed]'",
             ) from None
         try:
             self.client = Client(address, timeout="10s")
