@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mrtune.calibration.fidelity import build_report  # noqa: E402
-from mrtune.calibration.machine import MachineCosts  # noqa: E402
+from mrtune.calibration.machine_costs import MachineCosts  # noqa: E402
 from mrtune.cli.validate import finite, print_report  # noqa: E402
 from mrtune.readers.run_records import read_jsonl  # noqa: E402
 

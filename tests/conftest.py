@@ -16,6 +16,7 @@ settings.register_profile(
     "ci", derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("explore", derandomize=False)
+settings.register_profile("hunt", derandomize=False, max_examples=1500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]

@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mrtune.calibration.machine import MachineCosts  # noqa: E402
+from mrtune.calibration.machine_costs import MachineCosts  # noqa: E402
 from mrtune.calibration.run_profile import local_cluster, profile_from_run, run_config  # noqa: E402
 from mrtune.costmodel import CodecStats, JobProfile  # noqa: E402
 from mrtune.optimizer.recommend import Recommendation, recommend  # noqa: E402

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import spearmanr
 
-from mrtune.calibration.machine import MachineCosts
+from mrtune.calibration.machine_costs import MachineCosts
 from mrtune.calibration.run_profile import (
     codecs_from_runs,
     flat_counters,

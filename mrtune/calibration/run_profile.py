@@ -424,23 +424,67 @@ def profile_from_run(
     one record file) give their codec's measured ratio on this data (the calibration run, at
     Hadoop's defaults, compresses nothing). Without them codecs fall back to documented priors.
 
-    ``machine``: this machine's cost factors from a benchmark (:mod:`mrtune.calibration.machine`). The
-    run then refits only the job's own costs (:data:`mrtune.calibration.machine.JOB_FACTORS`) and every
-    other factor, and the codecs' CPU, are the machine's.
+    ``machine``: this machine's cost factors from a benchmark (:mod:`mrtune.calibration.machine`).
+    The run then refits only the job's own costs (:data:`mrtune.calibration.machine_costs.
+    JOB_FACTORS`) and every other factor, and the codecs' CPU, are the machine's.
     """
+    _check_run(rec)
+    cfg = run_config(rec)
+    st = _Prov()
+    J = flat_counters(rec.counters)
+    stored = float(rec.input.bytes)
+    width_in, width = _map_side_stats(rec, J, stored, st)
+    _reduce_side_stats(J, st)
+
+    has_combiner = cfg.combine_class is not None
+    profile = JobProfile(
+        job_id=rec.job_id or rec.run_id,
+        job_name=rec.job,
+        input_bytes=stored,
+        input_files=1,
+        has_combiner=has_combiner,
+        combine_class=cfg.combine_class,
+        map_only=rec.num_reduces == 0,
+        stats=DataflowStats(**{k: v for k, v in st.values.items()}),
+    )
+    profile, final_recs = _combiner_stats(profile, cfg, rec, J, width_in, st)
+    codecs = _ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
+    _reduce_size_sel(J, st, width, has_combiner)
+    for name in DataflowStats.model_fields:
+        st.prov.setdefault(f"stats.{name}", "defaulted: Starfish/mrtune default")
+    profile = profile.model_copy(
+        update={
+            "stats": DataflowStats(**st.values),
+            "codecs": codecs,
+            "provenance": {
+                **st.prov,
+                "input_bytes": "measured: size of the generated input file",
+                "input_files": "measured: one generated file",
+            },
+            # the run's configuration as the model reads it (heap, local block size, shuffle
+            # memory): profile_config(profile) then gives run_config(rec) back
+            "source_properties": {**_model_props(rec), **cfg.to_properties()},
+            "cluster_facts": _run_facts(rec, stored),
+            "observed": run_timings(rec),
+            "observed_counters": J,
+            "warnings": [],
+        }
+    )
+    return _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
+
+
+def _check_run(rec: RunRecord) -> None:
+    """A profile needs a successful run with map attempts."""
     if not rec.success:
         raise InputError(f"run {rec.run_id} failed: no profile from it", field="success")
     if not rec.map_attempts:
         raise InputError(f"run {rec.run_id} has no map attempts", field="map_attempts")
-    cfg = run_config(rec)
-    warnings: list[str] = []
-    st = _Prov()
-    J = flat_counters(rec.counters)
-    n_maps = len(rec.map_attempts)
-    n_red = rec.num_reduces
-    parts = float(max(n_red, 1))
-    stored = float(rec.input.bytes)
 
+
+def _map_side_stats(
+    rec: RunRecord, J: dict[str, float], stored: float, st: _Prov
+) -> tuple[float, float]:
+    """Map-side selectivities from the counters; ``(input pair width, map output pair width)``."""
     mir, mor, mob = (
         J.get("MAP_INPUT_RECORDS", 0.0),
         J.get("MAP_OUTPUT_RECORDS", 0.0),
@@ -453,9 +497,11 @@ def profile_from_run(
     st.measured("map_size_sel", mob / stored, "MAP_OUTPUT_BYTES / input bytes")
     st.measured("map_pairs_sel", mor / mir, "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     st.defaulted("input_compress_ratio", "generated input is not compressed")
-    width = mob / mor if mor > 0 else 0.0
+    return width_in, (mob / mor if mor > 0 else 0.0)
 
-    # ---- reduce side
+
+def _reduce_side_stats(J: dict[str, float], st: _Prov) -> None:
+    """Reduce-side record selectivity and records per group (``REDUCE_INPUT_*`` counters)."""
     rir = J.get("REDUCE_INPUT_RECORDS", 0.0)
     rig = J.get("REDUCE_INPUT_GROUPS", 0.0)
     ror = J.get("REDUCE_OUTPUT_RECORDS", 0.0)
@@ -468,40 +514,53 @@ def profile_from_run(
                 "REDUCE_INPUT_RECORDS / REDUCE_INPUT_GROUPS",
             )
 
-    # ---- combiner
-    has_combiner = cfg.combine_class is not None
-    base_stats = DataflowStats(**{k: v for k, v in st.values.items()})
-    profile = JobProfile(
-        job_id=rec.job_id or rec.run_id,
-        job_name=rec.job,
-        input_bytes=stored,
-        input_files=1,
-        has_combiner=has_combiner,
-        combine_class=cfg.combine_class,
-        map_only=n_red == 0,
-        stats=base_stats,
-    )
-    split = map_split_bytes(rec, width_in)
-    final_recs = 0.0
-    if has_combiner and J.get("COMBINE_INPUT_RECORDS", 0.0) > 0:
-        if _fit_key_law(rec, st):
-            profile = profile.model_copy(
-                update={"stats": profile.stats.model_copy(update=dict(st.values))}
-            )
-        _fit_combiner(profile, cfg, rec, split, st)
-        final_recs = sum(
-            (s[3] if s[2] > 0 else s[1]) for s in map(_map_combine_split, rec.map_attempts)
+
+def _combiner_stats(
+    profile: JobProfile,
+    cfg: HadoopConfig,
+    rec: RunRecord,
+    J: dict[str, float],
+    width_in: float,
+    st: _Prov,
+) -> tuple[JobProfile, float]:
+    """The key law and combiner selectivity; ``(profile, records the maps finally wrote)``."""
+    if not (profile.has_combiner and J.get("COMBINE_INPUT_RECORDS", 0.0) > 0):
+        why = (
+            "the job has no combiner" if not profile.has_combiner else "COMBINE_INPUT_RECORDS is 0"
         )
-    else:
-        why = "the job has no combiner" if not has_combiner else "COMBINE_INPUT_RECORDS is 0"
         for name in ("combine_pairs_sel", "combine_profiled_input_records", "combiner_heaps_beta"):
             st.defaulted(name, why)
-        final_recs = mor
+        return profile, J.get("MAP_OUTPUT_RECORDS", 0.0)
+    if _fit_key_law(rec, st):
+        profile = profile.model_copy(
+            update={"stats": profile.stats.model_copy(update=dict(st.values))}
+        )
+    _fit_combiner(profile, cfg, rec, map_split_bytes(rec, width_in), st)
+    final_recs = sum(
+        (s[3] if s[2] > 0 else s[1]) for s in map(_map_combine_split, rec.map_attempts)
+    )
+    return profile, final_recs
 
-    # ---- IFile framing, combiner output width, codec ratio (MAP_OUTPUT_MATERIALIZED_BYTES)
+
+def _ifile_and_codecs(
+    rec: RunRecord,
+    cfg: HadoopConfig,
+    J: dict[str, float],
+    st: _Prov,
+    final_recs: float,
+    width: float,
+    codec_runs: Iterable[RunRecord],
+) -> dict[str, CodecStats]:
+    """IFile framing, the combined output width and codec ratios (MAP_OUTPUT_MATERIALIZED_BYTES).
+
+    Uncompressed, the materialized bytes are the records plus IFile's framing
+    (``IFile.Writer``: vint lengths per record, EOF and CRC per segment), which separates the
+    per-record overhead, or, with a combiner, the combined records' width.
+    """
+    has_combiner = cfg.combine_class is not None
     mat = J.get("MAP_OUTPUT_MATERIALIZED_BYTES", 0.0)
     codecs: dict[str, CodecStats] = {}
-    segs = n_maps * parts
+    segs = len(rec.map_attempts) * float(max(rec.num_reduces, 1))
     if cfg.map_output_compress:
         st.defaulted("ifile_record_overhead", "map output compressed: IFile framing not separable")
         codecs.update(_codec_from_run(rec, cfg, final_recs, width, segs))
@@ -510,8 +569,7 @@ def profile_from_run(
         if has_combiner:
             # WordCount-like keys and values are < 128 bytes: 2 bytes of vints per record;
             # what remains is the combined records' width.
-            ovh = IFILE_SMALL_RECORD_OVERHEAD
-            comb_w = per_rec - ovh
+            comb_w = per_rec - IFILE_SMALL_RECORD_OVERHEAD
             sel = st.values.get("combine_pairs_sel", 1.0)
             st.measured(
                 "combine_size_sel",
@@ -531,36 +589,40 @@ def profile_from_run(
         st.prov["stats.combine_size_sel"] = (
             "defaulted: combined pair width not separable (compressed output): width kept"
         )
-    comb_width = width * (
-        st.values.get("combine_size_sel", 1.0) / st.values.get("combine_pairs_sel", 1.0)
-        if has_combiner
-        else 1.0
-    )
+    comb_width = width * _combined_width_factor(st, has_combiner)
     for name, stats in codecs_from_runs(rec, codec_runs, comb_width).items():
         codecs.setdefault(name, stats)
+    return codecs
 
-    # reduce output size selectivity (needs the combined width)
+
+def _combined_width_factor(st: _Prov, has_combiner: bool) -> float:
+    """How much wider a combined record is than a map output record (1 without a combiner)."""
+    if not has_combiner:
+        return 1.0
+    return st.values.get("combine_size_sel", 1.0) / st.values.get("combine_pairs_sel", 1.0)
+
+
+def _reduce_size_sel(J: dict[str, float], st: _Prov, width: float, has_combiner: bool) -> None:
+    """Reduce output size selectivity: output bytes over the reduce input's (combined) bytes."""
+    rir = J.get("REDUCE_INPUT_RECORDS", 0.0)
     out_b = J.get("OUTPUT_FORMAT_BYTES_WRITTEN")
     if rir > 0 and out_b is not None and width > 0:
-        red_w = width
-        if has_combiner:
-            red_w *= st.values.get("combine_size_sel", 1.0) / st.values.get(
-                "combine_pairs_sel", 1.0
-            )
+        red_w = width * _combined_width_factor(st, has_combiner)
         st.measured(
             "reduce_size_sel",
             out_b / (rir * red_w),
             "FileOutputFormat BYTES_WRITTEN / (REDUCE_INPUT_RECORDS × pair width)",
         )
-    for name in DataflowStats.model_fields:
-        st.prov.setdefault(f"stats.{name}", "defaulted: Starfish/mrtune default")
 
+
+def _run_facts(rec: RunRecord, stored: float) -> dict[str, float | str]:
+    """What the run says about where it ran (local mode: one JVM, its heap, the load)."""
     facts: dict[str, float | str] = {
         "source_format": "local-run-record",
         "source": rec.run_id,
         "hadoop_version": rec.hadoop_version or "3",
-        "num_maps": float(n_maps),
-        "num_reduces": float(n_red),
+        "num_maps": float(len(rec.map_attempts)),
+        "num_reduces": float(rec.num_reduces),
         "input_bytes": stored,
         "xmx_mb": float(rec.xmx_mb),
         "load_avg_1m": float(rec.load_avg_1m or 0.0),
@@ -570,51 +632,38 @@ def profile_from_run(
     for a in rec.reduce_attempts[:1]:
         if a.limits is not None:
             facts["reduce_memory_limit_logged"] = float(a.limits.memory_limit)
-    profile = profile.model_copy(
-        update={
-            "stats": DataflowStats(**st.values),
-            "codecs": codecs,
-            "provenance": {
-                **st.prov,
-                "input_bytes": "measured: size of the generated input file",
-                "input_files": "measured: one generated file",
-            },
-            # the run's configuration as the model reads it (heap, local block size, shuffle
-            # memory): profile_config(profile) then gives run_config(rec) back
-            "source_properties": {**_model_props(rec), **cfg.to_properties()},
-            "cluster_facts": facts,
-            "observed": run_timings(rec),
-            "observed_counters": J,
-            "warnings": warnings,
-        }
-    )
-    if calibrate:
-        from mrtune.calibration.cost_factors import fit_cost_factors
+    return facts
 
-        if machine is not None:
-            from mrtune.calibration.machine_costs import JOB_FACTORS
 
-            profile = machine.apply_codecs(profile)
-            profile = fit_cost_factors(
-                profile,
-                cfg,
-                prior=machine.costs,
-                refit=JOB_FACTORS,
-                prior_source=f"machine benchmark ({machine.source})",
-                spill_overlap=local_cluster(rec).spill_overlap,
-                method="ridge",
-                warm_prior=machine.warmup_ms,
-            ).profile
-        else:
-            profile = fit_cost_factors(
-                profile, cfg, spill_overlap=local_cluster(rec).spill_overlap, method="ridge"
-            ).profile
-    else:
-        prov = dict(profile.provenance)
-        for name in CostFactors.model_fields:
-            prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
-        profile = profile.model_copy(update={"provenance": prov})
-    return profile
+def _calibrate_run(
+    profile: JobProfile, cfg: HadoopConfig, rec: RunRecord, machine: MachineCosts | None
+) -> JobProfile:
+    """Fit the cost factors to the run's task times (from the machine's factors, if given)."""
+    from mrtune.calibration.cost_factors import fit_cost_factors
+
+    overlap = local_cluster(rec).spill_overlap
+    if machine is None:
+        return fit_cost_factors(profile, cfg, spill_overlap=overlap, method="ridge").profile
+    from mrtune.calibration.machine_costs import JOB_FACTORS
+
+    return fit_cost_factors(
+        machine.apply_codecs(profile),
+        cfg,
+        prior=machine.costs,
+        refit=JOB_FACTORS,
+        prior_source=f"machine benchmark ({machine.source})",
+        spill_overlap=overlap,
+        method="ridge",
+        warm_prior=machine.warmup_ms,
+    ).profile
+
+
+def _uncalibrated(profile: JobProfile) -> JobProfile:
+    """``profile`` with every cost factor marked as defaulted (calibration not run)."""
+    prov = dict(profile.provenance)
+    for name in CostFactors.model_fields:
+        prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
+    return profile.model_copy(update={"provenance": prov})
 
 
 def _same_map_output(a: RunRecord, b: RunRecord) -> bool:

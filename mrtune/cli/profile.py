@@ -89,7 +89,7 @@ def _load_starfish(
 def _load_run(path: Path, job: str | None, machine: Path | None):  # -> JobProfile
     """A local run record (``mrtune hadoop-run``) → profile; ``job`` picks a record by run id
     or label (default: the first successful one), ``machine`` is a machine cost file."""
-    from mrtune.calibration.machine import MachineCosts
+    from mrtune.calibration.machine_costs import MachineCosts
     from mrtune.calibration.run_profile import profile_from_run
     from mrtune.cli._inputs import load_run_records
 

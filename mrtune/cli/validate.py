@@ -249,7 +249,7 @@ def validate(
 ) -> None:
     """Predict real Hadoop runs from one default run per job and measure the error."""
     from mrtune.calibration.fidelity import build_report
-    from mrtune.calibration.machine import MachineCosts
+    from mrtune.calibration.machine_costs import MachineCosts
     from mrtune.cli._inputs import load_run_records
 
     records = load_run_records(runs, need_success=True)
