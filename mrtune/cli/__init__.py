@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-import click
 import typer
 import typer.core
+import typer.main
 
 
 class CommandEntry(NamedTuple):
@@ -86,16 +86,19 @@ COMMANDS: dict[str, CommandEntry] = {
 class LazyGroup(typer.core.TyperGroup):
     """A Click group that imports a command's module only when that command is looked up."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    # Typer vendors its own Click (typer._click), so Click's types are not imported here.
+    def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
         if ctx.resilient_parsing or _listing_help():
             # ``mrtune --help`` formats every command: show the stored line, import nothing.
-            return click.Command(cmd_name, short_help=entry.short_help, help=entry.short_help)
+            return typer.core.TyperCommand(
+                cmd_name, short_help=entry.short_help, help=entry.short_help
+            )
         return load_command(cmd_name)
 
 
@@ -107,7 +110,7 @@ def _listing_help() -> bool:
     )
 
 
-def load_command(name: str) -> click.Command:
+def load_command(name: str) -> Any:
     """The Click command ``name``, built from its module's Typer app."""
     module = importlib.import_module(f"mrtune.cli.{COMMANDS[name].module}")
     group = typer.main.get_group(module.app) if len(module.app.registered_commands) > 1 else None
