@@ -28,10 +28,15 @@ class InputError(MrtuneError, ValueError):
         value: object = None,
         allowed: str | None = None,
     ) -> None:
+        self.message = message
         self.path = path
         self.field = field
         self.value = value
         self.allowed = allowed
+        super().__init__(self._render(field))
+
+    def _render(self, field: str | None) -> str:
+        path, message, value, allowed = self.path, self.message, self.value, self.allowed
         parts = []
         if path:
             parts.append(f"{path}:")
@@ -42,7 +47,11 @@ class InputError(MrtuneError, ValueError):
             parts.append(f"(got {value!r})")
         if allowed:
             parts.append(f"allowed: {allowed}")
-        super().__init__(" ".join(parts))
+        return " ".join(parts)
+
+    def relabeled(self, field: str) -> str:
+        """The same message with the field shown as ``field`` (the CLI names its flag here)."""
+        return self._render(field)
 
 
 class NotCalibratedError(MrtuneError, ValueError, AttributeError):

@@ -640,7 +640,9 @@ def build_report(
     for spec in calibrate:
         label, rep = _parse_calibration(spec)
         if label not in by_label:
-            raise InputError("no successful run with this label", field="--calibrate", value=label)
+            raise InputError(
+                "no successful run with this label", field="calibration run", value=label
+            )
         chosen[by_label[label][0].job] = (label, rep)
     for job in sorted({r.job for r in records}):
         if job not in chosen:
@@ -648,7 +650,7 @@ def build_report(
             if label not in by_label:
                 raise InputError(
                     f"no calibration run for job {job}",
-                    field="--calibrate",
+                    field="calibration run",
                     allowed=f"a label of a {job} run at defaults (e.g. {label})",
                 )
             chosen[job] = (label, None)
@@ -657,7 +659,7 @@ def build_report(
         runs = by_label[label]
         cal = next((r for r in runs if r.repeat == rep), None) if rep is not None else None
         if rep is not None and cal is None:
-            raise InputError("no such repeat", field="--calibrate", value=f"{label}:{rep}")
+            raise InputError("no such repeat", field="calibration run", value=f"{label}:{rep}")
         cal = cal or _median_repeat(runs, times)
         profile = profile_from_run(cal, machine=machine)
         pred = predict_job(

@@ -53,10 +53,25 @@ def _is_validation_error(exc: BaseException) -> bool:
     return pydantic is not None and isinstance(exc, pydantic.ValidationError)
 
 
+#: Library errors name the value that is wrong (``InputError.field``); where that value came from
+#: a command-line flag, the message names the flag instead (only the CLI knows its flags).
+FLAG_FOR_FIELD = {
+    "scheduler": "--scheduler",
+    "workers": "--workers",
+    "source format": "--from",
+    "JobHistory server URL": "--jhs",
+    "job id": "--job",
+    "calibration run": "--calibrate",
+    "setting": "--set",
+}
+
+
 def user_error_line(exc: BaseException) -> str | None:
     """The one line for an expected failure, or ``None`` when ``exc`` is not one (a bug)."""
-    from mrtune.errors import MrtuneError
+    from mrtune.errors import InputError, MrtuneError
 
+    if isinstance(exc, InputError) and exc.field in FLAG_FOR_FIELD:
+        return exc.relabeled(FLAG_FOR_FIELD[exc.field])
     if isinstance(exc, MrtuneError):
         return str(exc)
     if _is_validation_error(exc):

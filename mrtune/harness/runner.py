@@ -124,7 +124,7 @@ def parse_set_options(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise InputError("expected KEY=VALUE", field="--set", value=pair)
+            raise InputError("expected KEY=VALUE", field="setting", value=pair)
         out[key.strip()] = value.strip()
     return out
 

@@ -82,7 +82,9 @@ def load_history(
         return load_rest_saved(path, job_id=job)
     if kind == "rumen":
         return select_job(load_rumen(path), job, str(path))
-    raise InputError("unknown format", field="--from", value=fmt, allowed=", ".join(FORMATS))
+    raise InputError(
+        "unknown format", field="source format", value=fmt, allowed=", ".join(FORMATS)
+    )
 
 
 __all__ = [

@@ -309,7 +309,10 @@ def _base_url(url: str) -> str:
     parsed = urllib.parse.urlparse(u)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise InputError(
-            "not an http(s) URL", field="--jhs", value=url, allowed="http://host:19888"
+            "not an http(s) URL",
+            field="JobHistory server URL",
+            value=url,
+            allowed="http://host:19888",
         )
     if "/ws/v1/" in u:
         u = u.split("/ws/v1/", 1)[0]
@@ -352,7 +355,7 @@ def fetch_jhs(
     the profile is built from what was read. At most ``max_tasks`` tasks are read in detail.
     """
     if not _JOB_ID.match(job_id or ""):
-        raise InputError("not a job id", field="--job", value=job_id, allowed="job_<cluster>_<n>")
+        raise InputError("not a job id", field="job id", value=job_id, allowed="job_<cluster>_<n>")
     base = _base_url(base_url)
     get = fetch or (lambda u: _http_json(u, timeout))
     root = f"{base}/ws/v1/history/mapreduce/jobs/{job_id}"

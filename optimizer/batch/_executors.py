@@ -96,14 +96,14 @@ class DaskExecutor:
             raise InputError(
                 "a Dask scheduler needs the 'distributed' extra, which is not installed: "
                 "pip install 'mrtune[distributed]'",
-                field="--scheduler",
+                field="scheduler",
             ) from None
         try:
             self.client = Client(address, timeout="10s")
         except (OSError, TimeoutError) as exc:
             raise InputError(
                 f"cannot connect to the Dask scheduler ({exc})",
-                field="--scheduler",
+                field="scheduler",
                 value=address,
                 allowed="tcp://host:port of a running dask scheduler",
             ) from None
@@ -137,5 +137,5 @@ def make_executor(workers: int | None = None, scheduler: str | None = None) -> E
         return DaskExecutor(scheduler)
     n = workers if workers is not None else (os.cpu_count() or 1)
     if n < 1:
-        raise InputError("must be at least 1", field="--workers", value=n)
+        raise InputError("must be at least 1", field="workers", value=n)
     return InlineExecutor() if n == 1 else LocalPoolExecutor(n)
