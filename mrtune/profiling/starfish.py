@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.job import SPLIT_SLOP
 from mrtune.costmodel.profile import (
     CODEC_PRIORS,
     CodecStats,
@@ -25,6 +26,7 @@ from mrtune.costmodel.profile import (
 )
 from mrtune.costmodel.properties import DEPRECATED_NAMES
 from mrtune.errors import InputError
+from mrtune.readers._starfish_xml import _number
 from mrtune.readers.starfish import (
     _COST_OWNER,
     _COST_WEIGHT,
@@ -34,18 +36,19 @@ from mrtune.readers.starfish import (
     MAP_TIMINGS,
     NS_PER_MS,
     REDUCE_TIMINGS,
-    STARFISH_HEARTBEAT_MS,
-    STARFISH_TASK_DELAY_MS,
     STATISTIC_FIELDS,
     InputSpec,
     JobConf,
     StarfishJobProfile,
-    _cluster_spec,
-    _number,
-    read_cluster_spec,
     read_input_spec,
     read_job_conf,
     read_job_profile,
+)
+from mrtune.readers.starfish_cluster import (
+    STARFISH_HEARTBEAT_MS,
+    STARFISH_TASK_DELAY_MS,
+    _cluster_spec,
+    read_cluster_spec,
 )
 
 
@@ -58,6 +61,7 @@ class _Assembler:
         self.src = job.path.name
         self.provenance: dict[str, str] = {}
         self.warnings: list[str] = list(job.warnings)
+        self.facts: dict[str, float | str] = {}
 
     # -- per-side lookups
     def _map_value(self, section: str, key: str) -> float | None:
@@ -397,6 +401,21 @@ def _has_combiner(job: StarfishJobProfile) -> bool:
     return any(tp.statistics.get("COMBINE_PAIRS_SEL", 1.0) < 1.0 for tp in profiles)
 
 
+_COMBINE_NAMES = (
+    "mapreduce.job.combine.class",
+    "mapreduce.combine.class",
+    "mapred.combiner.class",
+)
+
+
+def _job_combiner(job: StarfishJobProfile, conf: JobConf | None) -> str:
+    """The profiled job's combiner class, also when the configuration turns it off
+    (``starfish.use.combiner=false``), so a what-if can turn it back on."""
+    props = conf.properties if conf else {}
+    named = [props[k].strip() for k in _COMBINE_NAMES if (props.get(k) or "").strip()]
+    return named[0] if named else f"(combiner of Starfish profile {job.id})"
+
+
 def _config(
     job: StarfishJobProfile,
     conf: JobConf | None,
@@ -408,24 +427,105 @@ def _config(
     names = set(props)
     if not names & {"mapred.reduce.tasks", "mapreduce.job.reduces"}:
         props["mapred.reduce.tasks"] = str(job.num_reducers)
-    combine_names = {
-        "mapred.combiner.class",
-        "mapreduce.combine.class",
-        "mapreduce.job.combine.class",
-    }
-    if has_combiner and not names & combine_names:
-        props["mapred.combiner.class"] = f"(combiner of Starfish profile {job.id})"
+    if has_combiner and not names & set(_COMBINE_NAMES):
+        props["mapred.combiner.class"] = _job_combiner(job, None)
     if not names & {"dfs.block.size", "dfs.blocksize"}:
         # The input spec's splits were cut by the cluster's block size, so it is at least the
-        # largest split (Hadoop 1 default 64 MB); the model then keeps one map per split.
+        # largest split (Hadoop 1 default 64 MB); the model then keeps one map per split. Two
+        # split sizes are modelled as files of full splits plus one tail (``_two_groups``),
+        # which needs the split size to be the larger split exactly.
         largest = max((s.size for s in inputs.splits), default=0.0) if inputs else 0.0
-        props["dfs.block.size"] = str(int(max(HADOOP1_BLOCK_SIZE, math.ceil(largest))))
+        block = max(HADOOP1_BLOCK_SIZE, math.ceil(largest))
+        if inputs is not None and _two_groups(inputs) is not None:
+            block = math.ceil(largest)
+        props["dfs.block.size"] = str(int(block))
     try:
         return HadoopConfig.from_properties(props, hadoop_version=1, source=source)
     except ValidationError as exc:
         raise _validation_input_error(exc, source, "configuration", props) from None
     except ValueError as exc:
         raise InputError(str(exc), path=source) from None
+
+
+def _two_groups(inputs: InputSpec) -> tuple[float, float, int, int] | None:
+    """``(full, tail, k, files)`` when the splits are ``k × files`` of one size and ``files``
+    of a smaller one, else None.
+
+    mrtune's job model (``costmodel.job.split_layout``) cuts each of ``input_files`` equal files
+    into ``k`` full splits and one tail split and models the two kinds of map apart. Such an
+    input spec (Starfish's TeraSort sample: 200 × 128 MB + 100 × 30 MB) is exactly ``files``
+    files of ``k`` full splits and one tail, provided ``FileInputFormat``'s 10% slop would not
+    fold the tail into the last full split (tail > 0.1 × full) and the input is splittable.
+    """
+    groups = _split_groups(inputs)
+    if len(groups) != 2 or any(g.compress for g in inputs.splits):
+        return None
+    (full, n_full), (tail, n_tail) = groups
+    if n_full % n_tail or tail <= (SPLIT_SLOP - 1.0) * full:
+        return None
+    return full, tail, n_full // n_tail, n_tail
+
+
+def _input_from_spec(
+    asm: _Assembler, inputs: InputSpec, job: StarfishJobProfile, config: HadoopConfig
+) -> tuple[float, int, bool]:
+    """``(input_bytes, input_files, compressed)`` for the model from an input specification.
+
+    One split size: one file per split. Two sizes that :func:`_two_groups` can lay out: that
+    many files of full splits plus a tail, so both groups reach the model with their own size.
+    Anything else is averaged into equal splits (the total and the count are kept), with a
+    warning; the groups are kept in ``cluster_facts["input_split_groups"]`` either way.
+    """
+    indexes = {s.input_index for s in inputs.splits}
+    unknown = indexes - {m.input_index for m in job.maps}
+    if unknown:
+        raise InputError(
+            f"input_index {sorted(unknown)} has no <map_profile> in {job.path.name}",
+            path=str(inputs.path),
+            field="split/@input_index",
+        )
+    compressed = [s.compress for s in inputs.splits]
+    if len(set(compressed)) > 1:
+        asm.warnings.append(
+            f"{inputs.path}: some splits are compressed and some are not; mrtune models one "
+            "input and treats all of it as compressed"
+        )
+    total, count = inputs.total_bytes, inputs.num_splits
+    groups = _split_groups(inputs)
+    asm.facts["input_split_groups"] = " + ".join(f"{n} x {size:.0f}" for size, n in groups)
+    asm.facts["input_splits"] = float(count)
+    sizes = [size for size, _ in groups]
+    if len(sizes) == 1:
+        asm.provenance["input_layout"] = f"{count} equal splits, one file each"
+        return total, count, any(compressed)
+    two = _two_groups(inputs)
+    if two is not None and math.isclose(config.split_size, two[0]):
+        full, tail, k, files = two
+        asm.provenance["input_layout"] = (
+            f"{files} files of {k} splits of {full:.0f} bytes and one of {tail:.0f} bytes "
+            f"(the input specification's {k * files} + {files} splits)"
+        )
+        return total, files, any(compressed)
+    why = (
+        f"the split size is {config.split_size} bytes, not the larger split"
+        if two is not None
+        else "mrtune's job model has one full and one tail split size per file"
+    )
+    asm.warnings.append(
+        f"{inputs.path}: {len(sizes)} split sizes ({min(sizes):.0f} .. {max(sizes):.0f} bytes) "
+        f"cannot be laid out exactly ({why}); mrtune models {count} equal splits of "
+        f"{total / count:.0f} bytes (total and count kept)"
+    )
+    asm.provenance["input_layout"] = f"averaged: {count} equal splits ({why})"
+    return total, count, any(compressed)
+
+
+def _split_groups(inputs: InputSpec) -> list[tuple[float, int]]:
+    """``[(size, splits)]`` largest first, splits of equal size merged."""
+    sizes: dict[float, int] = {}
+    for g in inputs.splits:
+        sizes[g.size] = sizes.get(g.size, 0) + g.num_splits
+    return sorted(sizes.items(), reverse=True)
 
 
 def load_starfish(
@@ -459,29 +559,7 @@ def load_starfish(
 
     # ---- input
     if inputs is not None:
-        input_bytes = inputs.total_bytes
-        files = inputs.num_splits
-        compressed = [s.compress for s in inputs.splits]
-        input_compressed = any(compressed)
-        if len(set(compressed)) > 1:
-            asm.warnings.append(
-                f"{inputs.path}: some splits are compressed and some are not; mrtune models one "
-                "input and treats all of it as compressed"
-            )
-        sizes = {s.size for s in inputs.splits}
-        if max(sizes) > min(sizes) * 1.01:
-            asm.warnings.append(
-                f"{inputs.path}: split sizes differ ({min(sizes):.0f} .. {max(sizes):.0f} bytes); "
-                f"mrtune models {files} equal splits of {input_bytes / files:.0f} bytes"
-            )
-        indexes = {s.input_index for s in inputs.splits}
-        unknown = indexes - {m.input_index for m in job.maps}
-        if unknown:
-            raise InputError(
-                f"input_index {sorted(unknown)} has no <map_profile> in {job.path.name}",
-                path=str(inputs.path),
-                field="split/@input_index",
-            )
+        input_bytes, files, input_compressed = _input_from_spec(asm, inputs, job, config)
         input_source = f"measured: input specification {inputs.path.name}"
     else:
         per_map = [m.counters.get("HDFS_BYTES_READ") for m in job.maps]
@@ -553,13 +631,14 @@ def load_starfish(
     source_props = {**config.to_properties(), **config.other_properties}
     if job.inputs:
         source_props.setdefault("mapred.input.dir", ",".join(job.inputs))
+    cluster_facts.update(asm.facts)
     cluster_facts.update(
         {
             "source_format": "starfish",
             "source": str(job.path),
             "conf_source": str(conf.path) if conf else "none",
             "hadoop_version": 1.0,
-            "num_maps": float(files),
+            "num_maps": float(inputs.num_splits if inputs is not None else files),
             "num_reduces": float(config.num_reducers),
             "profiled_num_maps": float(job.num_mappers),
             "profiled_num_reduces": float(job.num_reducers),
@@ -576,7 +655,7 @@ def load_starfish(
             input_compressed=input_compressed,
             input_splittable=not input_compressed,
             has_combiner=has_combiner,
-            combine_class=config.combine_class if has_combiner else None,
+            combine_class=_job_combiner(job, conf) if has_combiner else None,
             map_only=job.num_reducers == 0,
             stats=stats,
             costs=costs,

@@ -1,4 +1,4 @@
-"""Measure where mrtune's model departs from Starfish: ``python -m tests.starfish.departures``.
+"""Measure where mrtune's model departs from Starfish: ``python -m tests.readers.starfish.departures``.
 
 Every figure in docs/starfish-differences.md comes from :func:`measure`, which runs mrtune's
 model (``mrtune.costmodel.predict_job`` on the Starfish-format fixtures, read by

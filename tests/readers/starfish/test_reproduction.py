@@ -23,7 +23,7 @@ import pytest
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.profiling.starfish import load_starfish
 
-from .cases import CASES, Case, all_files, conf_tree, input_tree, to_bytes
+from .cases import CASES, Case, all_files, conf_tree, extra_files, input_tree, to_bytes
 from .reference_model import RefTask, reference_job
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -34,11 +34,11 @@ REDUCE_PHASES = ("shuffle", "merge", "reduce", "write")
 
 def test_fixtures_are_current() -> None:
     """The checked-in XML files are exactly what the generator writes."""
-    for case in CASES.values():
-        for name, content in all_files(case).items():
-            assert (FIXTURES / name).read_bytes() == content, (
-                f"{name} is stale: run python -m tests.starfish.make_fixtures"
-            )
+    files = {name: data for case in CASES.values() for name, data in all_files(case).items()}
+    for name, content in {**files, **extra_files()}.items():
+        assert (FIXTURES / name).read_bytes() == content, (
+            f"{name} is stale: run python -m tests.readers.starfish.make_fixtures"
+        )
 
 
 def _timings(profile_xml: Path, section: str) -> dict[str, float]:
