@@ -434,7 +434,10 @@ def _config(
         # largest split (Hadoop 1 default 64 MB); the model then keeps one map per split. Two
         # split sizes are modelled as files of full splits plus one tail (``_two_groups``),
         # which needs the split size to be the larger split exactly.
-        largest = max((s.size for s in inputs.splits), default=0.0) if inputs else 0.0
+        if inputs is not None:
+            largest = max(s.size for s in inputs.splits)
+        else:  # one map per profiled task: its average HDFS_BYTES_READ is its split
+            largest = max(m.counters.get("HDFS_BYTES_READ", 0.0) for m in job.maps)
         block = max(HADOOP1_BLOCK_SIZE, math.ceil(largest))
         if inputs is not None and _two_groups(inputs) is not None:
             block = math.ceil(largest)
@@ -445,6 +448,42 @@ def _config(
         raise _validation_input_error(exc, source, "configuration", props) from None
     except ValueError as exc:
         raise InputError(str(exc), path=source) from None
+
+
+def _fit_block_size(asm: _Assembler, config: HadoopConfig, inputs: InputSpec) -> HadoopConfig:
+    """The configuration with the input files' block size that cuts the specification's splits.
+
+    Starfish's what-if keeps the input specification's splits whatever the configuration says.
+    In Hadoop the splits follow each input file's own block size (HDFS block size is per file,
+    ``FileInputFormat.computeSplitSize``), which the job's ``dfs.block.size`` need not be; mrtune's
+    model cuts the input at ``config.split_size``. So when the configured size would cut the
+    specification's splits differently, the reader uses the size that reproduces them, and says so.
+    """
+    two = _two_groups(inputs)
+    needed = math.ceil(max(s.size for s in inputs.splits))
+    if two is None:
+        needed = max(HADOOP1_BLOCK_SIZE, needed)
+    if _layout_fits(config, inputs):
+        return config
+    fitted = config.with_changes({"dfs.blocksize": needed})
+    if not _layout_fits(fitted, inputs):  # split min/max sizes decide; _input_from_spec warns
+        return config
+    asm.warnings.append(
+        f"dfs.block.size={config.dfs_blocksize} (split size {config.split_size}) would cut the "
+        f"input specification {inputs.path.name}'s splits differently; as in Starfish the "
+        f"specification's splits are kept: the model splits the input at {needed} bytes "
+        "(HDFS block size is per file)"
+    )
+    return fitted
+
+
+def _layout_fits(config: HadoopConfig, inputs: InputSpec) -> bool:
+    """Whether ``config.split_size`` cuts the model's input files into the spec's splits."""
+    two = _two_groups(inputs)
+    if two is not None:
+        return math.isclose(config.split_size, two[0])
+    largest = max(max(s.size for s in inputs.splits), inputs.total_bytes / inputs.num_splits)
+    return largest <= SPLIT_SLOP * config.split_size
 
 
 def _two_groups(inputs: InputSpec) -> tuple[float, float, int, int] | None:
@@ -556,6 +595,8 @@ def load_starfish(
             asm.warnings.extend(extra.warnings)
     has_combiner = _has_combiner(job)
     config = _config(job, conf, inputs, has_combiner)
+    if inputs is not None:
+        config = _fit_block_size(asm, config, inputs)
 
     # ---- input
     if inputs is not None:

@@ -254,8 +254,9 @@ def test_three_split_sizes_are_averaged_with_a_warning(tmp_path: Path) -> None:
     )
 
 
-def test_two_split_sizes_need_the_larger_split_as_split_size(tmp_path: Path) -> None:
-    """A configuration whose block size is not the larger split: averaged, and said why."""
+def test_configured_block_size_gives_way_to_the_specification(tmp_path: Path) -> None:
+    """The job's dfs.block.size is not the input files' (HDFS block size is per file): the
+    specification's splits are kept, with a warning."""
     spec = tmp_path / "in.xml"
     spec.write_text(
         '<input><split input_index="0" num_splits="7" size="64000000" compress="false"/>'
@@ -266,10 +267,20 @@ def test_two_split_sizes_need_the_larger_split_as_split_size(tmp_path: Path) -> 
         "<configuration><property><name>dfs.block.size</name><value>134217728</value>"
         "</property></configuration>"
     )
+    profile, config, _ = load_starfish(PROFILE, spec, conf_xml=conf)
+    assert profile.input_files == 1 and config.dfs_blocksize == 64_000_000
+    assert any(
+        "dfs.block.size=134217728 (split size 134217728) would cut" in w for w in profile.warnings
+    )
+    # A minimum split size the block size cannot undo: averaged, and the warning says why.
+    conf.write_text(
+        "<configuration><property><name>mapred.min.split.size</name><value>268435456</value>"
+        "</property></configuration>"
+    )
     profile, _, _ = load_starfish(PROFILE, spec, conf_xml=conf)
     assert profile.input_files == 8
     assert any(
-        "the split size is 134217728 bytes, not the larger split" in w for w in profile.warnings
+        "the split size is 268435456 bytes, not the larger split" in w for w in profile.warnings
     )
 
 
