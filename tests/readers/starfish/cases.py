@@ -414,9 +414,45 @@ def all_files(case: Case) -> dict[str, bytes]:
     }
 
 
+#: What Starfish's optimizer tunes (``jobopt.params.HadoopParameter``, Hadoop 0.20 names), set
+#: as one of its recommendations for the wordcount case would be: the combiner off through
+#: Starfish's own switch, map output compressed through the Hadoop 1 switch.
+STARFISH_RECOMMENDATION = {
+    "io.sort.mb": "150",
+    "io.sort.spill.percent": "0.9",
+    "io.sort.record.percent": "0.25",
+    "io.sort.factor": "40",
+    "min.num.spills.for.combine": "5",
+    "mapred.reduce.tasks": "5",
+    "mapred.inmem.merge.threshold": "395",
+    "mapred.job.shuffle.input.buffer.percent": "0.6121171562839351",
+    "mapred.job.shuffle.merge.percent": "0.2866603346724543",
+    "mapred.job.reduce.input.buffer.percent": "0.1",
+    "mapred.reduce.slowstart.completed.maps": "0.3",
+    "starfish.use.combiner": "false",
+    "mapred.compress.map.output": "true",
+    "mapred.map.output.compression.codec": "org.apache.hadoop.io.compress.DefaultCodec",
+    "mapred.output.compress": "false",
+}
+
+
+def recommended_conf_tree() -> ET.Element:
+    """The wordcount configuration with :data:`STARFISH_RECOMMENDATION` applied, written as
+    Starfish's optimizer writes its best configuration (``Configuration.writeXml``)."""
+    return conf_tree(
+        replace(
+            WORDCOUNT, conf_properties={**WORDCOUNT.conf_properties, **STARFISH_RECOMMENDATION}
+        )
+    )
+
+
 def extra_files() -> dict[str, bytes]:
-    """Fixtures that are not one case's four files: the unequal-split input."""
-    return {"terasort_input_unequal.xml": to_bytes(unequal_input_tree())}
+    """Fixtures that are not one case's own files: the unequal-split input and a Starfish
+    recommendation for the wordcount case."""
+    return {
+        "terasort_input_unequal.xml": to_bytes(unequal_input_tree()),
+        "wordcount_recommended_conf.xml": to_bytes(recommended_conf_tree()),
+    }
 
 
 def with_conf(case: Case, **changes: float | int | bool) -> RefConf:
