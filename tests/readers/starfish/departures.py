@@ -343,7 +343,8 @@ def measure() -> list[Row]:
 
     # 12. Hadoop 1 in-memory merge trigger when the next segment does not fit: ShuffleRamManager
     #     stalls that fetch, the merge starts with floor(T/u) segments (reference §4.1's
-    #     'floor' branch); mrtune merges ceil(T/u). A model gap, reported to the lead.
+    #     'floor' branch). mrtune's Hadoop 1 mode does the same (costmodel/reduce_task.py);
+    #     Hadoop 2/3's MergeManagerImpl merges ceil(T/u), one reservation overshooting.
     pred, prof, conf3, _ = ours(
         "terasort", {"mapred.reduce.tasks": "3", "mapred.job.shuffle.merge.percent": "0.9"}
     )
@@ -377,10 +378,14 @@ def measure() -> list[Row]:
 
 
 def _inmem_k(pred: JobPrediction, ratio: float) -> float:
-    """Segments per in-memory merge in mrtune's prediction: ceil(T / u), at least 2."""
+    """Segments per in-memory merge under Hadoop 1's rule, from the thresholds mrtune predicts:
+    ceil(T / u), or floor(T / u) when ceil(T / u) segments would not fit in the buffer."""
     rd = pred.reduce
     seg_u = _f(rd.shuffle_bytes) / _f(pred.num_maps) / ratio  # decompressed segment bytes
-    return float(max(2, math.ceil(_f(rd.merge_threshold_bytes) / seg_u)))
+    k = math.ceil(_f(rd.merge_threshold_bytes) / seg_u)
+    if k * seg_u > _f(rd.memory_limit_bytes):
+        k = math.floor(_f(rd.merge_threshold_bytes) / seg_u)
+    return float(max(2, k))
 
 
 def _sort_ms(case: Case, base: str) -> float:
@@ -418,13 +423,20 @@ def _combine_starfish_log(case: Case) -> float:
     return max(merged_in * adj / math.log(merged_in), per_spill)
 
 
+def doc_line(r: Row) -> str:
+    """The row as the document's per-topic tables show it."""
+    return f"| {r.scenario} | {r.quantity} | {r.mrtune:,.1f} | {r.starfish:,.1f} | {r.pct:+.1f}% |"
+
+
 def main() -> None:
-    print("| topic | scenario | quantity | mrtune | Starfish / reference | mrtune vs Starfish |")
-    print("|---|---|---|---:|---:|---:|")
+    """Print every topic's table as docs/starfish-differences.md shows it."""
+    topic = None
     for r in measure():
-        print(
-            f"| {r.topic} | {r.scenario} | {r.quantity} | {r.mrtune:,.1f} | {r.starfish:,.1f} | {r.pct:+.1f}% |"
-        )
+        if r.topic != topic:
+            topic = r.topic
+            print(f"\n{topic}\n\n| scenario | quantity | mrtune | Starfish | mrtune vs Starfish |")
+            print("|---|---|---:|---:|---:|")
+        print(doc_line(r))
 
 
 if __name__ == "__main__":
