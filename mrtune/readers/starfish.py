@@ -22,12 +22,15 @@ Counters, statistics and timings are per-task averages (Starfish builds a job pr
 averaging its task profiles); cost factors are ns per byte or per record (reference §1.3);
 timings are ms per task.
 
-``input specification`` (:func:`read_input_spec`): ``<split input_index num_splits size
-compress/>`` elements under any root, sizes in bytes. ``cluster specification``
-(:func:`read_cluster_spec`): ``<cluster>`` → ``<rack>`` → ``<host>`` → ``<task_tracker
-map_slots reduce_slots/>``. ``job configuration`` (:func:`read_job_conf`): a Hadoop
-``<configuration>`` file whose Hadoop 0.20 names (``io.sort.mb`` …) are mapped through the
-deprecation table (reference §8.5) by :meth:`HadoopConfig.from_properties`.
+``input specification`` (:func:`read_input_spec`, Starfish's ``XMLInputSpecsParser``):
+``<input>`` → ``<split input_index num_splits size compress/>``, sizes in bytes, one element per
+group of equal splits (Starfish's TeraSort sample: 200 × 128 MB and 100 × 30 MB); other root
+names are accepted too. ``cluster specification`` (:func:`read_cluster_spec`, in
+:mod:`mrtune.readers.starfish_cluster`): racks of ``master_host`` / ``slave_host`` →
+``task_tracker``, the compact ``<specs>`` form, or mrtune's older ``<host>`` form. ``job
+configuration`` (:func:`read_job_conf`): a Hadoop ``<configuration>`` file whose Hadoop 0.20
+names (``io.sort.mb`` …) are mapped through the deprecation table (reference §8.5) by
+:meth:`HadoopConfig.from_properties`, which also honours ``starfish.use.combiner``.
 
 Where things land (so nothing in a file is lost):
 
