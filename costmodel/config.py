@@ -251,6 +251,10 @@ class HadoopConfig(BaseModel):
         by_alias = {f.alias: n for n, f in type(self).model_fields.items() if f.alias}
         merged = dict(props)
         for key, value in changes.items():
+            if key == STARFISH_USE_COMBINER:  # Starfish's switch: false drops the combiner
+                if _to_bool(value) is False:
+                    merged["mapreduce.job.combine.class"] = None
+                continue
             if key in type(self).model_fields:
                 alias = type(self).model_fields[key].alias or key
             else:

@@ -116,3 +116,9 @@ def test_starfish_conf_without_combiner_keeps_the_jobs_class(tmp_path: Path) -> 
     back = apply_changes(off, {"starfish.use.combiner": "true"}, off_profile)
     assert back.combine_class == config.combine_class
     assert apply_changes(config, {"starfish.use.combiner": "false"}, profile).combine_class is None
+
+
+def test_with_changes_honours_starfish_use_combiner() -> None:
+    cfg = HadoopConfig.from_properties({"mapred.combiner.class": "my.Combiner"}, hadoop_version=1)
+    assert cfg.with_changes({"starfish.use.combiner": "false"}).combine_class is None
+    assert cfg.with_changes({"starfish.use.combiner": "true"}).combine_class == "my.Combiner"
