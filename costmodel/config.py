@@ -15,7 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from mrtune.costmodel.properties import DEPRECATED_NAMES, LONG_MAX, codec_name
+from mrtune.costmodel.properties import (
+    DEPRECATED_NAMES,
+    LONG_MAX,
+    STARFISH_USE_COMBINER,
+    codec_name,
+)
 
 MB = 2**20
 
@@ -218,6 +223,10 @@ class HadoopConfig(BaseModel):
                 other[key] = str(raw)
         if hadoop_version is not None:
             values["hadoop_version"] = hadoop_version
+        if _to_bool(other.get(STARFISH_USE_COMBINER, "true")) is False:
+            # Starfish runs the combiner only when the class is set and this flag is not false
+            # (MapProfileOracle: combine class != null && getBoolean(starfish.use.combiner, true)).
+            values.pop("combine_class", None)
         return cls(**values, other_properties=other)
 
     def to_properties(self, *, only_set: bool = False) -> dict[str, str]:
@@ -242,6 +251,10 @@ class HadoopConfig(BaseModel):
         by_alias = {f.alias: n for n, f in type(self).model_fields.items() if f.alias}
         merged = dict(props)
         for key, value in changes.items():
+            if key == STARFISH_USE_COMBINER:  # Starfish's switch: false drops the combiner
+                if _to_bool(value) is False:
+                    merged["mapreduce.job.combine.class"] = None
+                continue
             if key in type(self).model_fields:
                 alias = type(self).model_fields[key].alias or key
             else:

@@ -47,6 +47,10 @@ DEPRECATED_NAMES: dict[str, str] = {
     "mapreduce.reduce.shuffle.memory.limit.percent": "mapreduce.reduce.shuffle.memory.limit.percent",
 }
 
+#: Starfish's switch for the job's combiner (``edu.duke.starfish...Constants.STARFISH_USE_COMBINER``,
+#: default true): the combiner runs when its class is set and this is not false.
+STARFISH_USE_COMBINER = "starfish.use.combiner"
+
 #: Hadoop 2/3 name → Hadoop 1 name, for ``--names hadoop1`` output (first old name wins).
 HADOOP1_NAMES: dict[str, str] = {}
 for _old, _new in DEPRECATED_NAMES.items():

@@ -20,6 +20,7 @@ from mrtune.costmodel import (
     JobProfile,
     predict_job,
 )
+from mrtune.costmodel.properties import DEPRECATED_NAMES
 from mrtune.search_spaces import find_knob, knob_to_properties
 
 MAP_PHASES = ("read", "map", "collect", "spill", "merge", "write")
@@ -56,7 +57,7 @@ def apply_changes(
         if knob.name in {
             "mapreduce.map.output.compress.codec",
             "mapreduce.output.fileoutputformat.compress.codec",
-        } and key.endswith(".compress"):
+        } and DEPRECATED_NAMES.get(key, key).endswith(".compress"):
             props[key] = raw  # the boolean switch itself
             continue
         value = knob.parse(raw)

@@ -385,13 +385,14 @@ KNOBS_BY_NAME: dict[str, Knob] = {k.name: k for k in KNOBS}
 
 def find_knob(name: str) -> Knob:
     """The knob for a Hadoop 2/3 or Hadoop 1 property name (or a short field name)."""
-    from mrtune.costmodel.properties import DEPRECATED_NAMES
+    from mrtune.costmodel.properties import DEPRECATED_NAMES, STARFISH_USE_COMBINER
 
     key = DEPRECATED_NAMES.get(name, name)
     aliases = {
         "mapreduce.map.output.compress": "mapreduce.map.output.compress.codec",
         "mapreduce.output.fileoutputformat.compress": "mapreduce.output.fileoutputformat.compress.codec",
         "mapreduce.input.fileinputformat.split.minsize": "mapreduce.input.fileinputformat.split.maxsize",
+        STARFISH_USE_COMBINER: "mapreduce.job.combine.class",
     }
     key = aliases.get(key, key)
     if key in KNOBS_BY_NAME:

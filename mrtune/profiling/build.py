@@ -44,6 +44,7 @@ from mrtune.costmodel.profile import (
     DataflowStats,
     JobProfile,
 )
+from mrtune.costmodel.properties import STARFISH_USE_COMBINER
 from mrtune.errors import InputError
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
@@ -593,7 +594,11 @@ def profile_config(profile: JobProfile) -> HadoopConfig:
     except ValueError:
         version = 3
     cfg = profiled_config(profile.source_properties, version)
-    if profile.has_combiner and not cfg.combine_class:
+    # A job that had a combiner ran with it, unless its configuration turned it off through
+    # Starfish's switch (then from_properties has already dropped the class).
+    flag = cfg.other_properties.get(STARFISH_USE_COMBINER, "").strip().lower()
+    switched_off = flag in {"false", "0", "no", "off"}
+    if profile.has_combiner and not cfg.combine_class and not switched_off:
         cfg = cfg.model_copy(update={"combine_class": profile.combine_class or UNKNOWN_COMBINER})
     n_red = profile.cluster_facts.get("num_reduces")
     if isinstance(n_red, float) and int(n_red) != cfg.num_reducers:

@@ -25,6 +25,8 @@ from mrtune.costmodel.profile import (
 )
 from mrtune.costmodel.properties import DEPRECATED_NAMES
 from mrtune.errors import InputError
+from mrtune.profiling._starfish_input import fit_block_size, input_from_spec, two_groups
+from mrtune.readers._starfish_xml import _number
 from mrtune.readers.starfish import (
     _COST_OWNER,
     _COST_WEIGHT,
@@ -34,18 +36,19 @@ from mrtune.readers.starfish import (
     MAP_TIMINGS,
     NS_PER_MS,
     REDUCE_TIMINGS,
-    STARFISH_HEARTBEAT_MS,
-    STARFISH_TASK_DELAY_MS,
     STATISTIC_FIELDS,
     InputSpec,
     JobConf,
     StarfishJobProfile,
-    _cluster_spec,
-    _number,
-    read_cluster_spec,
     read_input_spec,
     read_job_conf,
     read_job_profile,
+)
+from mrtune.readers.starfish_cluster import (
+    STARFISH_HEARTBEAT_MS,
+    STARFISH_TASK_DELAY_MS,
+    _cluster_spec,
+    read_cluster_spec,
 )
 
 
@@ -58,6 +61,7 @@ class _Assembler:
         self.src = job.path.name
         self.provenance: dict[str, str] = {}
         self.warnings: list[str] = list(job.warnings)
+        self.facts: dict[str, float | str] = {}
 
     # -- per-side lookups
     def _map_value(self, section: str, key: str) -> float | None:
@@ -397,6 +401,21 @@ def _has_combiner(job: StarfishJobProfile) -> bool:
     return any(tp.statistics.get("COMBINE_PAIRS_SEL", 1.0) < 1.0 for tp in profiles)
 
 
+_COMBINE_NAMES = (
+    "mapreduce.job.combine.class",
+    "mapreduce.combine.class",
+    "mapred.combiner.class",
+)
+
+
+def _job_combiner(job: StarfishJobProfile, conf: JobConf | None) -> str:
+    """The profiled job's combiner class, also when the configuration turns it off
+    (``starfish.use.combiner=false``), so a what-if can turn it back on."""
+    props = conf.properties if conf else {}
+    named = [props[k].strip() for k in _COMBINE_NAMES if (props.get(k) or "").strip()]
+    return named[0] if named else f"(combiner of Starfish profile {job.id})"
+
+
 def _config(
     job: StarfishJobProfile,
     conf: JobConf | None,
@@ -408,18 +427,21 @@ def _config(
     names = set(props)
     if not names & {"mapred.reduce.tasks", "mapreduce.job.reduces"}:
         props["mapred.reduce.tasks"] = str(job.num_reducers)
-    combine_names = {
-        "mapred.combiner.class",
-        "mapreduce.combine.class",
-        "mapreduce.job.combine.class",
-    }
-    if has_combiner and not names & combine_names:
-        props["mapred.combiner.class"] = f"(combiner of Starfish profile {job.id})"
+    if has_combiner and not names & set(_COMBINE_NAMES):
+        props["mapred.combiner.class"] = _job_combiner(job, None)
     if not names & {"dfs.block.size", "dfs.blocksize"}:
         # The input spec's splits were cut by the cluster's block size, so it is at least the
-        # largest split (Hadoop 1 default 64 MB); the model then keeps one map per split.
-        largest = max((s.size for s in inputs.splits), default=0.0) if inputs else 0.0
-        props["dfs.block.size"] = str(int(max(HADOOP1_BLOCK_SIZE, math.ceil(largest))))
+        # largest split (Hadoop 1 default 64 MB); the model then keeps one map per split. Two
+        # split sizes are modelled as files of full splits plus one tail (``two_groups``),
+        # which needs the split size to be the larger split exactly.
+        if inputs is not None:
+            largest = max(s.size for s in inputs.splits)
+        else:  # one map per profiled task: its average HDFS_BYTES_READ is its split
+            largest = max(m.counters.get("HDFS_BYTES_READ", 0.0) for m in job.maps)
+        block = max(HADOOP1_BLOCK_SIZE, math.ceil(largest))
+        if inputs is not None and two_groups(inputs) is not None:
+            block = math.ceil(largest)
+        props["dfs.block.size"] = str(int(block))
     try:
         return HadoopConfig.from_properties(props, hadoop_version=1, source=source)
     except ValidationError as exc:
@@ -437,8 +459,8 @@ def load_starfish(
     """Read Starfish's XML files into a profile, a Hadoop 1 configuration and a cluster.
 
     ``profile_xml`` is the job profile. ``input_xml`` (input specification) replaces the
-    profiled input: one map per split (its ``num_splits × size`` bytes). ``cluster_xml`` gives
-    the slots; without it the cluster is one TaskTracker with the configuration's
+    profiled input: one map per split, two split sizes kept apart
+    (:mod:`mrtune.profiling._starfish_input`). ``cluster_xml`` gives the slots; without it the cluster is one TaskTracker with the configuration's
     ``mapred.tasktracker.{map,reduce}.tasks.maximum`` (Hadoop 1 defaults 2 and 2). ``conf_xml``
     is the configuration to predict for, in Hadoop 0.20 (or newer) names; the result always has
     ``hadoop_version=1``. Warnings (unknown keys, values mrtune had to average) are in
@@ -456,32 +478,12 @@ def load_starfish(
             asm.warnings.extend(extra.warnings)
     has_combiner = _has_combiner(job)
     config = _config(job, conf, inputs, has_combiner)
+    if inputs is not None:
+        config = fit_block_size(asm, config, inputs)
 
     # ---- input
     if inputs is not None:
-        input_bytes = inputs.total_bytes
-        files = inputs.num_splits
-        compressed = [s.compress for s in inputs.splits]
-        input_compressed = any(compressed)
-        if len(set(compressed)) > 1:
-            asm.warnings.append(
-                f"{inputs.path}: some splits are compressed and some are not; mrtune models one "
-                "input and treats all of it as compressed"
-            )
-        sizes = {s.size for s in inputs.splits}
-        if max(sizes) > min(sizes) * 1.01:
-            asm.warnings.append(
-                f"{inputs.path}: split sizes differ ({min(sizes):.0f} .. {max(sizes):.0f} bytes); "
-                f"mrtune models {files} equal splits of {input_bytes / files:.0f} bytes"
-            )
-        indexes = {s.input_index for s in inputs.splits}
-        unknown = indexes - {m.input_index for m in job.maps}
-        if unknown:
-            raise InputError(
-                f"input_index {sorted(unknown)} has no <map_profile> in {job.path.name}",
-                path=str(inputs.path),
-                field="split/@input_index",
-            )
+        input_bytes, files, input_compressed = input_from_spec(asm, inputs, job, config)
         input_source = f"measured: input specification {inputs.path.name}"
     else:
         per_map = [m.counters.get("HDFS_BYTES_READ") for m in job.maps]
@@ -553,13 +555,14 @@ def load_starfish(
     source_props = {**config.to_properties(), **config.other_properties}
     if job.inputs:
         source_props.setdefault("mapred.input.dir", ",".join(job.inputs))
+    cluster_facts.update(asm.facts)
     cluster_facts.update(
         {
             "source_format": "starfish",
             "source": str(job.path),
             "conf_source": str(conf.path) if conf else "none",
             "hadoop_version": 1.0,
-            "num_maps": float(files),
+            "num_maps": float(inputs.num_splits if inputs is not None else files),
             "num_reduces": float(config.num_reducers),
             "profiled_num_maps": float(job.num_mappers),
             "profiled_num_reduces": float(job.num_reducers),
@@ -576,7 +579,7 @@ def load_starfish(
             input_compressed=input_compressed,
             input_splittable=not input_compressed,
             has_combiner=has_combiner,
-            combine_class=config.combine_class if has_combiner else None,
+            combine_class=_job_combiner(job, conf) if has_combiner else None,
             map_only=job.num_reducers == 0,
             stats=stats,
             costs=costs,

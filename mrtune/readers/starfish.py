@@ -22,12 +22,15 @@ Counters, statistics and timings are per-task averages (Starfish builds a job pr
 averaging its task profiles); cost factors are ns per byte or per record (reference §1.3);
 timings are ms per task.
 
-``input specification`` (:func:`read_input_spec`): ``<split input_index num_splits size
-compress/>`` elements under any root, sizes in bytes. ``cluster specification``
-(:func:`read_cluster_spec`): ``<cluster>`` → ``<rack>`` → ``<host>`` → ``<task_tracker
-map_slots reduce_slots/>``. ``job configuration`` (:func:`read_job_conf`): a Hadoop
-``<configuration>`` file whose Hadoop 0.20 names (``io.sort.mb`` …) are mapped through the
-deprecation table (reference §8.5) by :meth:`HadoopConfig.from_properties`.
+``input specification`` (:func:`read_input_spec`, Starfish's ``XMLInputSpecsParser``):
+``<input>`` → ``<split input_index num_splits size compress/>``, sizes in bytes, one element per
+group of equal splits (Starfish's TeraSort sample: 200 × 128 MB and 100 × 30 MB); other root
+names are accepted too. ``cluster specification`` (:func:`read_cluster_spec`, in
+:mod:`mrtune.readers.starfish_cluster`): racks of ``master_host`` / ``slave_host`` →
+``task_tracker``, the compact ``<specs>`` form, or mrtune's older ``<host>`` form. ``job
+configuration`` (:func:`read_job_conf`): a Hadoop ``<configuration>`` file whose Hadoop 0.20
+names (``io.sort.mb`` …) are mapped through the deprecation table (reference §8.5) by
+:meth:`HadoopConfig.from_properties`, which also honours ``starfish.use.combiner``.
 
 Where things land (so nothing in a file is lost):
 
@@ -64,16 +67,17 @@ missing section is an :class:`~mrtune.errors.InputError` naming the file and the
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.etree.ElementTree import Element, ParseError
+from xml.etree.ElementTree import Element
 
-import defusedxml.ElementTree as SafeET
-from defusedxml import DefusedXmlException
-
-from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.errors import InputError
+from mrtune.readers._starfish_xml import _bool, _number, _parse, _unknown_attributes
+from mrtune.readers.starfish_cluster import (
+    STARFISH_HEARTBEAT_MS,
+    ClusterFile,
+    read_cluster_spec,
+)
 
 __all__ = [
     "STARFISH_HEARTBEAT_MS",
@@ -90,11 +94,6 @@ __all__ = [
 
 MB = 2**20
 NS_PER_MS = 1e6
-#: Starfish's ``BasicFIFOScheduler`` starts every task half a heartbeat (1.5 s) after its slot
-#: frees and adds another 1.5 s to its duration (reference §6.2). A cluster read from a Starfish
-#: file uses both, so job times are comparable with Starfish's; see docs/starfish-differences.md.
-STARFISH_HEARTBEAT_MS = 1500.0
-STARFISH_TASK_DELAY_MS = 1500.0
 #: Hadoop 1 ``dfs.block.size`` default (64 MB).
 HADOOP1_BLOCK_SIZE = 64 * MB
 
@@ -247,75 +246,6 @@ _SECTIONS = (
     ("cost_factors", "cost_factor"),
     ("timings", "timing"),
 )
-
-
-# ----------------------------------------------------------------------------- XML helpers
-def _parse(path: Path, root_tag: str | tuple[str, ...] | None) -> Element:
-    """Parse ``path`` with defusedxml (no entities, no DTDs) and check the root element."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
-    try:
-        root = SafeET.fromstring(data)
-    except ParseError as exc:
-        raise InputError(f"not well-formed XML: {exc}", path=str(path)) from None
-    except DefusedXmlException as exc:
-        raise InputError(
-            f"unsafe XML refused ({type(exc).__name__}): entity and DTD declarations are "
-            "not allowed",
-            path=str(path),
-        ) from None
-    if root_tag is not None:
-        tags = (root_tag,) if isinstance(root_tag, str) else root_tag
-        if root.tag not in tags:
-            raise InputError(
-                f"root element is <{root.tag}>",
-                path=str(path),
-                field="/",
-                allowed=" or ".join(f"<{t}>" for t in tags),
-            )
-    return root
-
-
-def _number(
-    raw: str | None, path: Path, where: str, *, integer: bool = False, minimum: float = 0.0
-) -> float:
-    if raw is None or not raw.strip():
-        raise InputError("missing value", path=str(path), field=where)
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        raise InputError("not a number", path=str(path), field=where, value=raw) from None
-    if not math.isfinite(value):
-        raise InputError("not a finite number", path=str(path), field=where, value=raw)
-    if value < minimum:
-        raise InputError(
-            f"must be >= {minimum:g}", path=str(path), field=where, value=raw, allowed=None
-        )
-    if integer:
-        if not value.is_integer():
-            raise InputError("must be a whole number", path=str(path), field=where, value=raw)
-        return float(int(value))
-    return value
-
-
-def _bool(raw: str | None, path: Path, where: str) -> bool:
-    s = (raw or "").strip().lower()
-    if s in {"true", "1", "yes"}:
-        return True
-    if s in {"false", "0", "no", ""}:
-        return False
-    raise InputError("not a boolean", path=str(path), field=where, value=raw, allowed="true|false")
-
-
-def _unknown_attributes(
-    el: Element, known: Iterable[str], path: Path, where: str, warnings: list[str]
-) -> dict[str, str]:
-    extra = {k: v for k, v in el.attrib.items() if k not in set(known)}
-    for k, v in extra.items():
-        warnings.append(f"{path}: {where}: unknown attribute {k}={v!r} ignored")
-    return extra
 
 
 # ----------------------------------------------------------------------------- job profile
@@ -586,119 +516,6 @@ def read_input_spec(path: str | Path) -> InputSpec:
             field=root.tag,
         )
     return InputSpec(path=path, splits=groups, warnings=warnings)
-
-
-# ----------------------------------------------------------------------------- cluster spec
-@dataclass
-class ClusterFile:
-    """A parsed cluster specification: hosts with their task trackers' slots."""
-
-    path: Path
-    name: str
-    racks: int
-    host_slots: dict[str, tuple[int, int]]
-    trackers: int
-    facts: dict[str, float | str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-
-
-def read_cluster_spec(path: str | Path) -> ClusterFile:
-    """Parse a Starfish cluster specification (racks → hosts → task trackers)."""
-    path = Path(path)
-    root = _parse(path, "cluster")
-    warnings: list[str] = []
-    _unknown_attributes(root, ("name",), path, "cluster", warnings)
-    racks = root.findall("rack")
-    if not racks:
-        raise InputError(
-            "missing <rack> (cluster → rack → host → task_tracker)",
-            path=str(path),
-            field="cluster",
-        )
-    host_slots: dict[str, tuple[int, int]] = {}
-    trackers = 0
-    memory: list[float] = []
-    for r, rack in enumerate(racks):
-        rwhere = f"cluster/rack[{r}]"
-        _unknown_attributes(rack, ("name",), path, rwhere, warnings)
-        hosts = rack.findall("host")
-        if not hosts:
-            raise InputError("missing <host>", path=str(path), field=rwhere)
-        for h, host in enumerate(hosts):
-            hwhere = f"{rwhere}/host[{h}]"
-            _unknown_attributes(host, ("name", "ip"), path, hwhere, warnings)
-            name = host.get("name") or hwhere
-            tts = host.findall("task_tracker")
-            if not tts:
-                raise InputError("missing <task_tracker>", path=str(path), field=hwhere)
-            maps = reds = 0
-            for t, tt in enumerate(tts):
-                twhere = f"{hwhere}/task_tracker[{t}]"
-                _unknown_attributes(
-                    tt,
-                    ("name", "map_slots", "reduce_slots", "max_slot_memory", "max_task_memory"),
-                    path,
-                    twhere,
-                    warnings,
-                )
-                maps += int(
-                    _number(tt.get("map_slots"), path, twhere + "/@map_slots", integer=True)
-                )
-                reds += int(
-                    _number(tt.get("reduce_slots"), path, twhere + "/@reduce_slots", integer=True)
-                )
-                for attr in ("max_slot_memory", "max_task_memory"):
-                    if tt.get(attr) is not None:
-                        memory.append(_number(tt.get(attr), path, f"{twhere}/@{attr}"))
-                trackers += 1
-            if name in host_slots:
-                raise InputError(f"host {name!r} appears twice", path=str(path), field=hwhere)
-            host_slots[name] = (maps, reds)
-    facts: dict[str, float | str] = {
-        "cluster_name": root.get("name") or path.stem,
-        "racks": float(len(racks)),
-        "hosts": float(len(host_slots)),
-        "task_trackers": float(trackers),
-        "map_slots": float(sum(m for m, _ in host_slots.values())),
-        "reduce_slots": float(sum(r for _, r in host_slots.values())),
-    }
-    if memory:
-        facts["max_slot_memory"] = min(memory)
-    return ClusterFile(
-        path=path,
-        name=str(facts["cluster_name"]),
-        racks=len(racks),
-        host_slots=host_slots,
-        trackers=trackers,
-        facts=facts,
-        warnings=warnings,
-    )
-
-
-def _cluster_spec(cluster: ClusterFile) -> ClusterSpec:
-    """Slots per node for mrtune's uniform-node cluster model (totals are preserved or warned)."""
-    nodes = len(cluster.host_slots)
-    maps = [m for m, _ in cluster.host_slots.values()]
-    reds = [r for _, r in cluster.host_slots.values()]
-    total_m, total_r = sum(maps), sum(reds)
-    if total_m < 1:
-        raise InputError("the cluster has no map slots", path=str(cluster.path), field="cluster")
-    per_m = max(1, round(total_m / nodes))
-    per_r = max(1, round(total_r / nodes)) if total_r > 0 else 1
-    if len(set(maps)) > 1 or len(set(reds)) > 1:
-        cluster.warnings.append(
-            f"{cluster.path}: hosts have different slot counts (map {sorted(set(maps))}, reduce "
-            f"{sorted(set(reds))}); mrtune models identical nodes with {per_m} map and {per_r} "
-            f"reduce slots each ({nodes * per_m} and {nodes * per_r} in total, file: "
-            f"{total_m} and {total_r})"
-        )
-    return ClusterSpec(
-        num_nodes=nodes,
-        map_slots_per_node=per_m,
-        reduce_slots_per_node=per_r,
-        heartbeat_ms=STARFISH_HEARTBEAT_MS,
-        task_startup_ms=STARFISH_TASK_DELAY_MS,
-    )
 
 
 # ----------------------------------------------------------------------------- job conf

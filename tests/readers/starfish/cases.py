@@ -3,7 +3,7 @@
 Each case fixes a Hadoop 1 configuration, the job's statistics and cost factors, its input
 splits and its cluster; :func:`profile_tree` computes the profile's counters and ``<timings>``
 with the reference equations (:mod:`.reference_model`) and lays them out in Starfish's format.
-``python -m tests.starfish.make_fixtures`` writes them to ``fixtures/``; a test checks that the
+``python -m tests.readers.starfish.make_fixtures`` writes them to ``fixtures/``; a test checks that the
 files on disk still equal what this module generates.
 
 * ``terasort``: no combiner, map output compressed (Snappy, ratio 0.35), 8 splits of 64 MB,
@@ -285,7 +285,8 @@ def profile_tree(case: Case) -> ET.Element:
 
 
 def input_tree(case: Case) -> ET.Element:
-    root = ET.Element("input_specs")
+    """Starfish's ``XMLInputSpecsParser`` form: ``<input>`` → ``<split …/>``, sizes in bytes."""
+    root = ET.Element("input")
     ET.SubElement(
         root,
         "split",
@@ -299,25 +300,91 @@ def input_tree(case: Case) -> ET.Element:
     return root
 
 
+def unequal_input_tree() -> ET.Element:
+    """Starfish's TeraSort what-if input: 200 splits of 128 MB and 100 of 30 MB."""
+    root = ET.Element("input")
+    for num, size in ((200, 128 * MB), (100, 30 * MB)):
+        ET.SubElement(
+            root,
+            "split",
+            {
+                "input_index": "0",
+                "num_splits": str(num),
+                "size": str(int(size)),
+                "compress": "false",
+            },
+        )
+    return root
+
+
 def cluster_tree(case: Case) -> ET.Element:
+    """Starfish's ``XMLClusterParser`` form: a master rack with the JobTracker's host, then
+    ``slave_host`` → ``task_tracker`` (with its port; ``max_slot_memory`` in MB)."""
+    root = ET.Element("cluster", {"name": f"{case.name}-cluster"})
+    master = ET.SubElement(root, "rack", {"name": "master-rack"})
+    host = ET.SubElement(master, "master_host", {"name": "namenode", "ip": "10.0.0.254"})
+    ET.SubElement(host, "job_tracker", {"name": "job_tracker_namenode", "port": "50002"})
+    racks: dict[str, ET.Element] = {}
+    for i, (rack, name, maps, reds) in enumerate(case.hosts):
+        if rack not in racks:
+            racks[rack] = ET.SubElement(root, "rack", {"name": rack})
+        h = ET.SubElement(racks[rack], "slave_host", {"name": name, "ip": f"10.0.0.{i + 1}"})
+        ET.SubElement(
+            h,
+            "task_tracker",
+            {
+                "name": f"tracker_{name}",
+                "port": str(50060 + i),
+                "map_slots": str(maps),
+                "reduce_slots": str(reds),
+                "max_slot_memory": "200",
+            },
+        )
+    return root
+
+
+def host_cluster_tree(case: Case) -> ET.Element:
+    """mrtune's older ``rack`` → ``host`` → ``task_tracker`` form (memory in bytes)."""
     root = ET.Element("cluster", {"name": f"{case.name}-cluster"})
     racks: dict[str, ET.Element] = {}
-    for rack, host, maps, reds in case.hosts:
+    for rack, name, maps, reds in case.hosts:
         if rack not in racks:
             racks[rack] = ET.SubElement(root, "rack", {"name": rack})
         h = ET.SubElement(
-            racks[rack], "host", {"name": host, "ip": f"10.0.0.{len(racks[rack]) + 1}"}
+            racks[rack], "host", {"name": name, "ip": f"10.0.0.{len(racks[rack]) + 1}"}
         )
         ET.SubElement(
             h,
             "task_tracker",
             {
-                "name": f"tracker_{host}:localhost/127.0.0.1:50060",
+                "name": f"tracker_{name}:localhost/127.0.0.1:50060",
                 "map_slots": str(maps),
                 "reduce_slots": str(reds),
                 "max_slot_memory": str(200 * MB),
             },
         )
+    return root
+
+
+def specs_cluster_tree(case: Case) -> ET.Element:
+    """Starfish's compact ``<specs>`` form of ``case``'s cluster (identical hosts only)."""
+    racks = sorted({rack for rack, *_ in case.hosts})
+    per_rack = {sum(1 for r, *_ in case.hosts if r == rack) for rack in racks}
+    slots = {(m, r) for *_, m, r in case.hosts}
+    assert len(per_rack) == 1 and len(slots) == 1, "the compact form needs identical hosts"
+    (maps, reds), (hosts,) = slots.pop(), per_rack
+    root = ET.Element("cluster", {"name": f"{case.name}-cluster"})
+    ET.SubElement(
+        root,
+        "specs",
+        {
+            "num_racks": str(len(racks)),
+            "hosts_per_rack": str(hosts),
+            "map_slots_per_host": str(maps),
+            "reduce_slots_per_host": str(reds),
+            "max_slot_memory": "200",
+        },
+    )
     return root
 
 
@@ -336,12 +403,55 @@ def to_bytes(root: ET.Element) -> bytes:
 
 
 def all_files(case: Case) -> dict[str, bytes]:
-    """``{file name: content}`` of the four Starfish files of ``case``."""
+    """``{file name: content}`` of the Starfish files of ``case`` (the cluster in three forms)."""
     return {
         f"{case.name}_profile.xml": to_bytes(profile_tree(case)),
         f"{case.name}_input.xml": to_bytes(input_tree(case)),
         f"{case.name}_cluster.xml": to_bytes(cluster_tree(case)),
+        f"{case.name}_cluster_hosts.xml": to_bytes(host_cluster_tree(case)),
+        f"{case.name}_cluster_specs.xml": to_bytes(specs_cluster_tree(case)),
         f"{case.name}_conf.xml": to_bytes(conf_tree(case)),
+    }
+
+
+#: What Starfish's optimizer tunes (``jobopt.params.HadoopParameter``, Hadoop 0.20 names), set
+#: as one of its recommendations for the wordcount case would be: the combiner off through
+#: Starfish's own switch, map output compressed through the Hadoop 1 switch.
+STARFISH_RECOMMENDATION = {
+    "io.sort.mb": "150",
+    "io.sort.spill.percent": "0.9",
+    "io.sort.record.percent": "0.25",
+    "io.sort.factor": "40",
+    "min.num.spills.for.combine": "5",
+    "mapred.reduce.tasks": "5",
+    "mapred.inmem.merge.threshold": "395",
+    "mapred.job.shuffle.input.buffer.percent": "0.6121171562839351",
+    "mapred.job.shuffle.merge.percent": "0.2866603346724543",
+    "mapred.job.reduce.input.buffer.percent": "0.1",
+    "mapred.reduce.slowstart.completed.maps": "0.3",
+    "starfish.use.combiner": "false",
+    "mapred.compress.map.output": "true",
+    "mapred.map.output.compression.codec": "org.apache.hadoop.io.compress.DefaultCodec",
+    "mapred.output.compress": "false",
+}
+
+
+def recommended_conf_tree() -> ET.Element:
+    """The wordcount configuration with :data:`STARFISH_RECOMMENDATION` applied, written as
+    Starfish's optimizer writes its best configuration (``Configuration.writeXml``)."""
+    return conf_tree(
+        replace(
+            WORDCOUNT, conf_properties={**WORDCOUNT.conf_properties, **STARFISH_RECOMMENDATION}
+        )
+    )
+
+
+def extra_files() -> dict[str, bytes]:
+    """Fixtures that are not one case's own files: the unequal-split input and a Starfish
+    recommendation for the wordcount case."""
+    return {
+        "terasort_input_unequal.xml": to_bytes(unequal_input_tree()),
+        "wordcount_recommended_conf.xml": to_bytes(recommended_conf_tree()),
     }
 
 

@@ -1,4 +1,4 @@
-"""Measure where mrtune's model departs from Starfish: ``python -m tests.starfish.departures``.
+"""Measure where mrtune's model departs from Starfish: ``python -m tests.readers.starfish.departures``.
 
 Every figure in docs/starfish-differences.md comes from :func:`measure`, which runs mrtune's
 model (``mrtune.costmodel.predict_job`` on the Starfish-format fixtures, read by
@@ -238,9 +238,11 @@ def measure() -> list[Row]:
         )
     )
 
-    # 5. Scheduler delays: Starfish adds 1.5 s before and 1.5 s inside every task (§6.2); the
-    #    reader sets heartbeat_ms = task_startup_ms = 1500 to match, mrtune's own default
-    #    cluster has 0 + 1000 ms (YARN container start).
+    # 5. Scheduler delays: Starfish's BasicFIFOScheduler (its default task scheduler, for the
+    #    what-if engine and the optimizer alike) adds 1.5 s before and 1.5 s inside every task
+    #    (§6.2); the reader sets heartbeat_ms = task_startup_ms = 1500 to match, mrtune's own
+    #    default cluster has 0 + 1000 ms (YARN container start). The same scheduler's first-wave
+    #    rule (a shuffle ends no earlier than the last map) is mrtune's, so there is no row for it.
     for name, splits in (("wordcount", 48), ("terasort", 64)):
         pred_sf, _, _, cl = ours(name, splits=splits)
         plain = cl.model_copy(update={"heartbeat_ms": 0.0, "task_startup_ms": 1000.0})
@@ -249,18 +251,6 @@ def measure() -> list[Row]:
         rows.append(
             Row("scheduler delays", scen, "job ms", _f(pred_mr.job_ms), _f(pred_sf.job_ms))
         )
-
-    # 6. First-wave overlap: Starfish's optimizer scheduler never applies its overlap rule
-    #    (reference §6.2), so a first-wave reducer's shuffle "ends" shuffleTime after it starts
-    #    even while maps are still running. mrtune: no earlier than the last map plus the last
-    #    segment's fetch.
-    for name, splits in (("wordcount", 48), ("terasort", 64)):
-        pred, _, _, cl = ours(name, splits=splits)
-        startup = cl.task_startup_ms + cl.heartbeat_ms
-        early_end = _f(pred.reduce_start_ms) + startup + _f(pred.reduce.phase_ms["shuffle"])
-        sf_job = _f(pred.job_ms) - (_f(pred.shuffle_end_ms) - early_end)
-        scen = f"{name}, {splits} maps, slowstart 0.05 (map stage {_f(pred.map_stage_ms):,.0f} ms)"
-        rows.append(Row("first-wave overlap", scen, "job ms", _f(pred.job_ms), sf_job))
 
     # 7. IFile record overhead: Starfish's byte counts exclude IFile's vint lengths; mrtune's own
     #    profiles add 2 bytes a record (keys and values < 128 bytes).
@@ -353,7 +343,8 @@ def measure() -> list[Row]:
 
     # 12. Hadoop 1 in-memory merge trigger when the next segment does not fit: ShuffleRamManager
     #     stalls that fetch, the merge starts with floor(T/u) segments (reference §4.1's
-    #     'floor' branch); mrtune merges ceil(T/u). A model gap, reported to the lead.
+    #     'floor' branch). mrtune's Hadoop 1 mode does the same (costmodel/reduce_task.py);
+    #     Hadoop 2/3's MergeManagerImpl merges ceil(T/u), one reservation overshooting.
     pred, prof, conf3, _ = ours(
         "terasort", {"mapred.reduce.tasks": "3", "mapred.job.shuffle.merge.percent": "0.9"}
     )
@@ -387,10 +378,14 @@ def measure() -> list[Row]:
 
 
 def _inmem_k(pred: JobPrediction, ratio: float) -> float:
-    """Segments per in-memory merge in mrtune's prediction: ceil(T / u), at least 2."""
+    """Segments per in-memory merge under Hadoop 1's rule, from the thresholds mrtune predicts:
+    ceil(T / u), or floor(T / u) when ceil(T / u) segments would not fit in the buffer."""
     rd = pred.reduce
     seg_u = _f(rd.shuffle_bytes) / _f(pred.num_maps) / ratio  # decompressed segment bytes
-    return float(max(2, math.ceil(_f(rd.merge_threshold_bytes) / seg_u)))
+    k = math.ceil(_f(rd.merge_threshold_bytes) / seg_u)
+    if k * seg_u > _f(rd.memory_limit_bytes):
+        k = math.floor(_f(rd.merge_threshold_bytes) / seg_u)
+    return float(max(2, k))
 
 
 def _sort_ms(case: Case, base: str) -> float:
@@ -428,13 +423,20 @@ def _combine_starfish_log(case: Case) -> float:
     return max(merged_in * adj / math.log(merged_in), per_spill)
 
 
+def doc_line(r: Row) -> str:
+    """The row as the document's per-topic tables show it."""
+    return f"| {r.scenario} | {r.quantity} | {r.mrtune:,.1f} | {r.starfish:,.1f} | {r.pct:+.1f}% |"
+
+
 def main() -> None:
-    print("| topic | scenario | quantity | mrtune | Starfish / reference | mrtune vs Starfish |")
-    print("|---|---|---|---:|---:|---:|")
+    """Print every topic's table as docs/starfish-differences.md shows it."""
+    topic = None
     for r in measure():
-        print(
-            f"| {r.topic} | {r.scenario} | {r.quantity} | {r.mrtune:,.1f} | {r.starfish:,.1f} | {r.pct:+.1f}% |"
-        )
+        if r.topic != topic:
+            topic = r.topic
+            print(f"\n{topic}\n\n| scenario | quantity | mrtune | Starfish | mrtune vs Starfish |")
+            print("|---|---|---:|---:|---:|")
+        print(doc_line(r))
 
 
 if __name__ == "__main__":

@@ -235,23 +235,88 @@ def test_input_spec_errors(tmp_path: Path) -> None:
         load_starfish(PROFILE, other)
 
 
-def test_mixed_split_sizes_warn(tmp_path: Path) -> None:
+def test_three_split_sizes_are_averaged_with_a_warning(tmp_path: Path) -> None:
     spec = tmp_path / "in.xml"
     spec.write_text(
-        '<input_specs><split input_index="0" num_splits="7" size="64000000" compress="false"/>'
-        '<split input_index="0" num_splits="1" size="16000000" compress="false"/></input_specs>'
+        '<input><split input_index="0" num_splits="6" size="64000000" compress="false"/>'
+        '<split input_index="0" num_splits="1" size="40000000" compress="false"/>'
+        '<split input_index="0" num_splits="1" size="16000000" compress="false"/></input>'
     )
     profile, _, _ = load_starfish(PROFILE, spec)
-    assert profile.input_bytes == 7 * 64_000_000 + 16_000_000
+    assert profile.input_bytes == 6 * 64_000_000 + 40_000_000 + 16_000_000
     assert profile.input_files == 8
-    assert any("split sizes differ" in w for w in profile.warnings)
+    assert profile.cluster_facts["input_split_groups"] == (
+        "6 x 64000000 + 1 x 40000000 + 1 x 16000000"
+    )
+    assert any(
+        "3 split sizes (16000000 .. 64000000 bytes) cannot be laid out exactly" in w
+        for w in profile.warnings
+    )
+
+
+def test_configured_block_size_gives_way_to_the_specification(tmp_path: Path) -> None:
+    """The job's dfs.block.size is not the input files' (HDFS block size is per file): the
+    specification's splits are kept, with a warning."""
+    spec = tmp_path / "in.xml"
+    spec.write_text(
+        '<input><split input_index="0" num_splits="7" size="64000000" compress="false"/>'
+        '<split input_index="0" num_splits="1" size="16000000" compress="false"/></input>'
+    )
+    conf = tmp_path / "conf.xml"
+    conf.write_text(
+        "<configuration><property><name>dfs.block.size</name><value>134217728</value>"
+        "</property></configuration>"
+    )
+    profile, config, _ = load_starfish(PROFILE, spec, conf_xml=conf)
+    assert profile.input_files == 1 and config.dfs_blocksize == 64_000_000
+    assert any(
+        "dfs.block.size=134217728 (split size 134217728) would cut" in w for w in profile.warnings
+    )
+    # A minimum split size the block size cannot undo: averaged, and the warning says why.
+    conf.write_text(
+        "<configuration><property><name>mapred.min.split.size</name><value>268435456</value>"
+        "</property></configuration>"
+    )
+    profile, _, _ = load_starfish(PROFILE, spec, conf_xml=conf)
+    assert profile.input_files == 8
+    assert any(
+        "the split size is 268435456 bytes, not the larger split" in w for w in profile.warnings
+    )
 
 
 @pytest.mark.parametrize(
     ("xml", "message"),
     [
-        ("<cluster/>", "cluster: missing <rack>"),
-        ("<cluster><rack/></cluster>", "cluster/rack[0]: missing <host>"),
+        ("<cluster/>", "cluster: missing <rack> or <specs>"),
+        ("<cluster><rack/></cluster>", "cluster/rack[0]: missing <slave_host>"),
+        (
+            '<cluster><rack><master_host name="m"><job_tracker port="1"/></master_host></rack>'
+            "</cluster>",
+            "cluster: no <slave_host> with a <task_tracker>",
+        ),
+        (
+            '<cluster><rack><slave_host name="a"/></rack></cluster>',
+            "cluster/rack[0]/slave_host[0]: missing <task_tracker>",
+        ),
+        (
+            '<cluster><rack><slave_host name="a"><task_tracker map_slots="2" reduce_slots="1"/>'
+            '<task_tracker map_slots="2" reduce_slots="1"/></slave_host></rack></cluster>',
+            "cluster/rack[0]/slave_host[0]: 2 <task_tracker> elements",
+        ),
+        (
+            '<cluster><rack><slave_host name="a"><task_tracker port="http" map_slots="2" '
+            'reduce_slots="1"/></slave_host></rack></cluster>',
+            "slave_host[0]/task_tracker[0]/@port: not a number",
+        ),
+        (
+            '<cluster><specs hosts_per_rack="3" map_slots_per_host="2"/></cluster>',
+            "cluster/specs/@reduce_slots_per_host: missing value",
+        ),
+        (
+            '<cluster><specs num_racks="0" hosts_per_rack="3" map_slots_per_host="2" '
+            'reduce_slots_per_host="1"/></cluster>',
+            "cluster/specs: the cluster has no hosts",
+        ),
         (
             '<cluster><rack><host name="a"/></rack></cluster>',
             "cluster/rack[0]/host[0]: missing <task_tracker>",

@@ -154,8 +154,9 @@ def test_input_and_cluster_land(loaded) -> None:
     assert profile.input_files == sum(int(s.get("num_splits")) for s in splits)
     assert profile.input_compressed is any(s.get("compress") == "true" for s in splits)
     croot = ET.parse(cluster_xml).getroot()
-    hosts = croot.findall("rack/host")
-    trackers = croot.findall("rack/host/task_tracker")
+    hosts = croot.findall("rack/slave_host")
+    trackers = croot.findall("rack/slave_host/task_tracker")
+    assert hosts and len(trackers) == len(hosts)  # Starfish's own form, one tracker a host
     assert cluster.num_nodes == len(hosts)
     assert cluster.num_nodes * cluster.map_slots_per_node == sum(
         int(t.get("map_slots")) for t in trackers
@@ -166,7 +167,12 @@ def test_input_and_cluster_land(loaded) -> None:
     assert profile.cluster_facts["cluster_name"] == croot.get("name")
     assert profile.cluster_facts["racks"] == len(croot.findall("rack"))
     assert profile.cluster_facts["task_trackers"] == len(trackers)
-    assert profile.cluster_facts["max_slot_memory"] == float(trackers[0].get("max_slot_memory"))
+    # Starfish writes max_slot_memory in MB (XMLClusterParser shifts it by 20 bits).
+    assert (
+        profile.cluster_facts["max_slot_memory"]
+        == float(trackers[0].get("max_slot_memory")) * 2**20
+    )
+    assert profile.cluster_facts["master_host"] == croot.find("rack/master_host").get("name")
     # Starfish's scheduler delays (reference §6.2): half a heartbeat before and after each task.
     assert cluster.heartbeat_ms == 1500.0 and cluster.task_startup_ms == 1500.0
 
