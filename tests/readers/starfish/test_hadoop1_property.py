@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from mrtune.costmodel import ConfigBatch, predict_job
@@ -44,6 +44,17 @@ PROFILE, BASE_CONFIG, CLUSTER = load("terasort")
     merge_perc=st.floats(0.3, 0.95),
     reduce_in=st.floats(0.0, 0.8),
     splits=st.integers(1, 160),
+)
+# Found by Hypothesis: 15 segments left in memory, and the reference evicted 16 (float ceil).
+@example(
+    sort_mb=20,
+    rec_perc=0.125,
+    spill_perc=0.5,
+    reducers=11,
+    shuffle_in=0.6875,
+    merge_perc=0.65625,
+    reduce_in=0.0,
+    splits=100,
 )
 def test_hadoop1_phases_match_reference(
     sort_mb: int,
