@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.config import HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import ClusterFact, InferredCluster
 from mrtune.readers.history import AttemptRecord, JobHistory
 from mrtune.readers.yarn_site import YarnSite, yarn_site_from_properties
@@ -91,6 +91,14 @@ def peak_concurrency(
     return peak
 
 
+def _positive(text: str | None) -> bool:
+    """A memory property that states a size (``-1`` means "derive it from the heap")."""
+    try:
+        return text is not None and int(str(text).strip()) > 0
+    except ValueError:
+        return False
+
+
 def _allocated(mb: float, min_alloc: float) -> float:
     """Memory YARN reserves for a request (rounded up to the minimum allocation)."""
     return math.ceil(mb / min_alloc) * min_alloc if min_alloc > 0 else mb
@@ -104,14 +112,18 @@ def _container(
     mb_keys = (f"mapreduce.{side}.memory.mb", f"mapred.job.{side}.memory.mb")
     vc_key = f"mapreduce.{side}.cpu.vcores"
     ms, mb, vc = J.get(f"MILLIS_{up}"), J.get(f"MB_MILLIS_{up}"), J.get(f"VCORES_MILLIS_{up}")
-    conf_mb = next((k for k in mb_keys if k in props), None)
+    conf_mb = next((k for k in mb_keys if _positive(props.get(k))), None)
     default_mb = cfg.map_container_mb if side == "map" else cfg.reduce_container_mb
+    opts = (cfg.map_java_opts if side == "map" else cfg.reduce_java_opts) or cfg.child_java_opts
     if mb and ms and ms > 0:
         mem = _obs(mb / ms, f"MB_MILLIS_{up} / MILLIS_{up} (the request YARN charged)")
     elif conf_mb is not None:
         mem = _obs(default_mb, f"{conf_mb} in the job configuration")
-    elif h.facts.get(f"{side}_container_mb_job"):
-        mem = _obs(float(h.facts[f"{side}_container_mb_job"]), f"Rumen job{side.title()}MB")
+    elif parse_xmx(opts) is not None:
+        mem = _inf(
+            default_mb,
+            "-Xmx of the task ÷ mapreduce.job.heap.memory-mb.ratio (JobConf.getMemoryRequired)",
+        )
     else:
         mem = _dflt(default_mb, f"{mb_keys[0]} not recorded: Hadoop's default")
     default_vc = cfg.map_vcores if side == "map" else cfg.reduce_vcores

@@ -208,7 +208,7 @@ def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
         atts = h.successful(kind)  # type: ignore[arg-type]
         if not atts:
             continue
-        keys = set.intersection(*(set(a.counters) for a in atts))
+        keys = sorted(set.intersection(*(set(a.counters) for a in atts)))  # stable order
         side = {k: sum(a.counters[k] for a in atts) for k in keys}
         if kind == "map":
             h.map_counters = side
