@@ -7,6 +7,9 @@ reduce ramp-up; :func:`mrtune.costmodel.job.predict_job`) under the cluster infe
 history (:mod:`mrtune.profiling.cluster_facts`) and the job's own configuration, and compare with
 the run itself, stage by stage:
 
+* **map tasks**: the attempts that ran vs the profile's split layout (they differ when each map
+  read more than one split of the configuration: unsplittable input, or a split size the
+  recorded configuration does not hold);
 * **map waves**: ``ceil(maps / peak concurrent maps)`` observed, ``ceil(maps / map slots)``
   modelled;
 * **map stage**: first map start → last map finish;
@@ -36,6 +39,7 @@ PREFIX = "self_check."
 ROWS = (
     ("job", "job duration (launch→finish)", "ms"),
     ("tasks", "task span (first start→last finish)", "ms"),
+    ("maps", "map tasks", ""),
     ("map_waves", "map waves", ""),
     ("map_stage", "map stage", "ms"),
     ("reduce_waves", "reduce waves", ""),
@@ -70,6 +74,7 @@ def _observed(profile: JobProfile) -> dict[str, float]:
     last_map = max(o.finish_ms for o in maps)
     last = max(o.finish_ms for o in profile.observed)
     out["tasks"] = float(last - first)
+    out["maps"] = float(len(maps))
     out["map_stage"] = float(last_map - min(o.start_ms for o in maps))
     job_ms = profile.cluster_facts.get("job_ms")
     if isinstance(job_ms, float) and job_ms > 0:
@@ -98,6 +103,7 @@ def self_check_facts(profile: JobProfile, cfg: HadoopConfig) -> dict[str, float 
     model = {
         "job": job,
         "tasks": job,
+        "maps": float(pred.num_maps[0]),
         "map_waves": float(pred.map_waves[0]),
         "map_stage": float(pred.map_stage_ms[0]),
         "reduce_waves": float(pred.reduce_waves[0]),
@@ -138,4 +144,14 @@ def with_self_check(profile: JobProfile, cfg: HadoopConfig) -> JobProfile:
         return profile.model_copy(update={"warnings": [*profile.warnings, msg]})
     if not facts:
         return profile
-    return profile.model_copy(update={"cluster_facts": {**profile.cluster_facts, **facts}})
+    warnings = list(profile.warnings)
+    obs, model = facts.get(f"{PREFIX}maps.observed"), facts.get(f"{PREFIX}maps.model")
+    if isinstance(obs, float) and isinstance(model, float) and obs != model:
+        warnings.append(
+            f"the profile's input layout gives {model:g} maps where the job ran {obs:g}: each map "
+            "read more than one split of the recorded configuration (unsplittable input, or a "
+            "larger split size than it says); job-level predictions carry that difference"
+        )
+    return profile.model_copy(
+        update={"cluster_facts": {**profile.cluster_facts, **facts}, "warnings": warnings}
+    )
