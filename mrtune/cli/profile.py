@@ -19,6 +19,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from mrtune.cli._cluster_view import fmt as _fmt
+from mrtune.cli._cluster_view import print_cluster, self_check_table
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
 from mrtune.errors import InputError, MrtuneError
 
@@ -158,18 +160,6 @@ def make_profile(
         ) from None
 
 
-def _fmt(x: float | None, unit: str = "") -> str:
-    if x is None:
-        return "-"
-    if abs(x) >= 1e6 or (0 < abs(x) < 1e-3):
-        s = f"{x:.3e}"
-    elif float(x).is_integer():
-        s = f"{x:,.0f}"
-    else:
-        s = f"{x:,.4g}"
-    return f"{s} {unit}".strip()
-
-
 def _split_prov(text: str) -> tuple[str, str]:
     head, _, why = text.partition(":")
     return head.strip(), why.strip()
@@ -252,77 +242,6 @@ def _fit_table(profile) -> Table | None:  # noqa: ANN001
     return t
 
 
-def _self_check_table(profile) -> Table | None:  # noqa: ANN001
-    """The job model under the inferred cluster vs the run: the first word on trust."""
-    from mrtune.calibration.self_check import check_rows
-
-    rows = check_rows(profile.cluster_facts)
-    if not rows:
-        return None
-    t = Table(title="Self-check: the job model under the inferred cluster vs this run")
-    t.add_column("")
-    t.add_column("observed", justify="right")
-    t.add_column("model", justify="right")
-    t.add_column("error", justify="right")
-    for r in rows:
-        if r.unit == "ms":
-            o, m = f"{r.observed / 1000:,.1f} s", f"{r.model / 1000:,.1f} s"
-        else:
-            o, m = _fmt(r.observed), _fmt(r.model)
-        err = r.error
-        if err is None:
-            cell = "-"
-        else:
-            style = "green" if abs(err) <= 0.2 else ("yellow" if abs(err) <= 0.5 else "red")
-            cell = f"[{style}]{err:+.0%}[/]"
-        t.add_row(r.label, o, m, cell)
-    return t
-
-
-_PROV_STYLE = {"observed": "green", "inferred": "cyan", "defaulted": "yellow"}
-
-
-def _fact(fact, unit: str = "") -> str:  # noqa: ANN001
-    """``1,024 MB observed`` with the provenance coloured."""
-    return f"{_fmt(fact.value, unit)} [{_PROV_STYLE[fact.provenance]}]{fact.provenance}[/]"
-
-
-def print_cluster(profile) -> None:  # noqa: ANN001
-    """The cluster inferred from the history, each fact with its provenance (details: JSON)."""
-    c = profile.cluster
-    if c is None:
-        return
-    bound = " [yellow](a lower bound: no task waited for a container)[/]" if c.lower_bound else ""
-    console.print(f"[bold]Cluster the job ran on[/]{bound}", highlight=False)
-    console.print(f"  nodes {_fact(c.num_nodes)}: {c.num_nodes.how}", highlight=False)
-    if str(profile.cluster_facts.get("hadoop_version", "")).startswith("1"):
-        console.print(
-            f"  slots per node: map {_fact(c.map_slots_per_node)}, "
-            f"reduce {_fact(c.reduce_slots_per_node)}",
-            highlight=False,
-        )
-    else:
-        console.print(
-            f"  node {_fact(c.node_memory_mb, 'MB')}, {_fact(c.node_vcores, 'vcores')}; "
-            f"allocation min {_fact(c.min_allocation_mb, 'MB')}, "
-            f"max {_fact(c.max_allocation_mb, 'MB')}",
-            highlight=False,
-        )
-    console.print(
-        f"  containers: map {_fact(c.map_container_mb, 'MB')} × {_fmt(c.map_vcores.value)}, "
-        f"reduce {_fact(c.reduce_container_mb, 'MB')} × {_fmt(c.reduce_vcores.value)} vcores, "
-        f"AM {_fact(c.am_memory_mb, 'MB')}",
-        highlight=False,
-    )
-    racks = f", racks {_fmt(c.racks.value)}" if c.racks is not None else ""
-    console.print(
-        f"  observed: hosts {_fmt(c.hosts.value)}{racks}; at most {_fmt(c.peak_maps.value)} "
-        f"maps and {_fmt(c.peak_reduces.value)} reduces at once, "
-        f"{_fmt(c.peak_tasks_per_host.value)} tasks on one host",
-        highlight=False,
-    )
-
-
 def print_summary(profile) -> None:  # noqa: ANN001
     """The rich summary of a profile."""
     f = profile.cluster_facts
@@ -343,7 +262,7 @@ def print_summary(profile) -> None:  # noqa: ANN001
         f"{_fmt(f.get('duplicate_attempt_events'))}",
         highlight=False,
     )
-    check = _self_check_table(profile)
+    check = self_check_table(profile)
     if check is not None:
         console.print(check)
     print_cluster(profile)
