@@ -235,6 +235,82 @@ class TaskTiming(BaseModel):
     counters: dict[str, float] = Field(default_factory=dict)
 
 
+Provenance = Literal["observed", "inferred", "defaulted"]
+
+
+class ClusterFact(BaseModel):
+    """One fact about the cluster a job ran on, and how it is known.
+
+    *observed*: read from the job's own record (attempt hosts, counters, its configuration);
+    *inferred*: derived from observed facts (a node count from the hosts, a node's capacity from
+    what one host ran at once); *defaulted*: nothing in the record says, Hadoop's default is used.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: float
+    provenance: Provenance
+    how: str = ""
+
+
+#: ``InferredCluster`` fields that are :class:`~mrtune.costmodel.cluster.ClusterSpec` fields.
+SPEC_FIELDS = (
+    "num_nodes",
+    "node_memory_mb",
+    "node_vcores",
+    "min_allocation_mb",
+    "am_memory_mb",
+    "map_slots_per_node",
+    "reduce_slots_per_node",
+)
+
+
+class InferredCluster(BaseModel):
+    """The cluster a history ran on, as far as the history tells (issue 19).
+
+    The node count is at least the number of distinct hosts that ran attempts; a node's
+    capacity is at least what one host ran at once. ``lower_bound`` is set when the job never
+    waited for a container (every map, and every reduce, ran at the same time): then the
+    cluster may hold more nodes than the job touched.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hosts: ClusterFact
+    racks: ClusterFact | None = None
+    host_sample: list[str] = Field(default_factory=list, description="up to 5 host names")
+    map_container_mb: ClusterFact
+    reduce_container_mb: ClusterFact
+    map_vcores: ClusterFact
+    reduce_vcores: ClusterFact
+    peak_maps: ClusterFact
+    peak_reduces: ClusterFact
+    peak_tasks: ClusterFact
+    peak_tasks_per_host: ClusterFact
+    num_nodes: ClusterFact
+    node_memory_mb: ClusterFact
+    node_vcores: ClusterFact
+    min_allocation_mb: ClusterFact
+    max_allocation_mb: ClusterFact
+    am_memory_mb: ClusterFact
+    map_slots_per_node: ClusterFact
+    reduce_slots_per_node: ClusterFact
+    lower_bound: bool = False
+
+    def spec_fields(self) -> dict[str, int]:
+        """The ``ClusterSpec`` keyword arguments this cluster gives (integers)."""
+        return {name: int(round(getattr(self, name).value)) for name in SPEC_FIELDS}
+
+    def facts(self) -> dict[str, ClusterFact]:
+        """Every fact by name (the optional ones only when present)."""
+        out = {}
+        for name in type(self).model_fields:
+            v = getattr(self, name)
+            if isinstance(v, ClusterFact):
+                out[name] = v
+        return out
+
+
 class JobProfile(BaseModel):
     """Everything the cost model needs to know about a job, independent of its configuration."""
 
@@ -259,6 +335,9 @@ class JobProfile(BaseModel):
         default_factory=dict, description="the profiled job's configuration (Hadoop properties)"
     )
     cluster_facts: dict[str, float | str] = Field(default_factory=dict)
+    cluster: InferredCluster | None = Field(
+        None, description="the cluster the history ran on (hosts, containers, node capacity)"
+    )
     observed: list[TaskTiming] = Field(default_factory=list)
     observed_counters: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)

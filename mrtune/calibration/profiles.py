@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mrtune.calibration.cost_factors import fit_cost_factors
+from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.profile import CostFactors, JobProfile
 from mrtune.profiling.build import build_statistics
 from mrtune.readers import SourceFormat, load_history
@@ -28,15 +29,16 @@ def build_profile(
     """Turn a job history (and its configuration) into a :class:`JobProfile`.
 
     With ``calibrate`` the cost factors are fitted to the history's task times; without it they
-    stay at their defaults and the provenance says so.
+    stay at their defaults and the provenance says so. Either way the job model is then run
+    under the inferred cluster and compared with the run (:mod:`mrtune.calibration.self_check`).
     """
     profile, cfg = build_statistics(history, conf)
     if calibrate:
-        return fit_cost_factors(profile, cfg).profile
+        return with_self_check(fit_cost_factors(profile, cfg).profile, cfg)
     prov = dict(profile.provenance)
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
-    return profile.model_copy(update={"provenance": prov})
+    return with_self_check(profile.model_copy(update={"provenance": prov}), cfg)
 
 
 def load_profile_source(

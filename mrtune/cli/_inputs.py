@@ -19,7 +19,10 @@ ProfileArg = typer.Argument(
 )
 NodesOpt = typer.Option(None, "--nodes", min=1, help="Number of worker nodes of the cluster.")
 ClusterOpt = typer.Option(
-    None, "--cluster", help="ClusterSpec JSON (nodes, node_memory_mb, node_vcores, …)."
+    None,
+    "--cluster",
+    help="A yarn-site.xml (node memory/vcores, min allocation) or a ClusterSpec JSON "
+    "(num_nodes, node_memory_mb, …); default: the cluster inferred from the history.",
 )
 LocalOpt = typer.Option(False, "--local", help="Model Hadoop's local mode (LocalJobRunner).")
 ConfOpt = typer.Option(None, "--conf", help="The job's *_conf.xml (for a history file).")
@@ -61,25 +64,17 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
 def build_cluster(
     profile: JobProfile, nodes: int | None, cluster_file: Path | None, local: bool
 ) -> tuple[ClusterSpec, str]:
-    """The cluster and a one-line description of where it came from."""
+    """The cluster and ONE line saying where it came from.
+
+    In order: ``--local``; ``--cluster`` (a ClusterSpec JSON, or a ``yarn-site.xml`` whose node
+    capacity and allocations replace the profile's); a Starfish cluster the profile carries; a
+    local run's profile; the cluster inferred from the history (``profile.cluster``); the
+    default. ``--nodes`` replaces the node count of any of them.
+    """
     if local:
         return ClusterSpec.local(), "local mode (1 map and 1 reduce at a time)"
     if cluster_file is not None:
-        try:
-            spec = ClusterSpec.model_validate_json(cluster_file.read_text())
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", path=str(cluster_file)) from None
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise InputError(
-                first["msg"],
-                path=str(cluster_file),
-                field=".".join(map(str, first["loc"])),
-                value=first.get("input"),
-            ) from None
-        if nodes is not None:
-            spec = spec.model_copy(update={"num_nodes": nodes})
-        return spec, f"{spec.num_nodes} nodes from {cluster_file}"
+        return _cluster_from_file(profile, cluster_file, nodes)
     facts = profile.cluster_facts
     spec_facts = {
         k.removeprefix("cluster_spec."): v
@@ -99,13 +94,110 @@ def build_cluster(
         return spec, f"{spec.num_nodes} nodes as the profile describes them"
     if facts.get("local_mode") in (1, 1.0, "true", True):
         return ClusterSpec.local(), "local mode (from the profile)"
+    if profile.cluster is not None:
+        spec = ClusterSpec(**profile.cluster.spec_fields())
+        if nodes is not None:
+            spec = spec.model_copy(update={"num_nodes": nodes})
+        where = "--nodes" if nodes else _inferred_nodes(profile)
+        return spec, f"{_size(spec, profile)} ({where}; {_capacity_origin(profile)})"
     n = nodes or int(float(facts.get("num_nodes", DEFAULT_NODES)))
     spec = ClusterSpec(num_nodes=n)
     where = "--nodes" if nodes else ("the profile" if "num_nodes" in facts else "default")
-    return spec, (
-        f"{n} nodes × {spec.node_memory_mb} MB × {spec.node_vcores} vcores ({where}; "
-        "--nodes/--cluster to change)"
+    return spec, f"{_size(spec, profile)} ({where}; --nodes/--cluster to change)"
+
+
+def _hadoop1(profile: JobProfile) -> bool:
+    return str(profile.cluster_facts.get("hadoop_version", "")).startswith("1")
+
+
+def _size(spec: ClusterSpec, profile: JobProfile) -> str:
+    """``10 nodes × 8192 MB × 8 vcores`` (YARN) or ``… × 2+2 map/reduce slots`` (Hadoop 1)."""
+    n = f"{spec.num_nodes} node{'s' if spec.num_nodes != 1 else ''}"
+    if _hadoop1(profile):
+        return f"{n} × {spec.map_slots_per_node}+{spec.reduce_slots_per_node} map/reduce slots"
+    return f"{n} × {spec.node_memory_mb} MB × {spec.node_vcores} vcores"
+
+
+def _inferred_nodes(profile: JobProfile) -> str:
+    """Why the inferred cluster has its node count, in a few words."""
+    c = profile.cluster
+    if c is None:
+        return "default"
+    hosts, n = int(c.hosts.value), int(c.num_nodes.value)
+    if hosts and n < hosts:  # tasks waited: the peak is the job's share of the cluster
+        return f"history: {hosts} hosts, at most {c.peak_maps.value:g} maps at once"
+    text = f"history: {hosts} host{'s' if hosts != 1 else ''}" if hosts else "history: no host"
+    return text + (", no task waited" if c.lower_bound else "")
+
+
+def _capacity_origin(profile: JobProfile) -> str:
+    """Where a node's size came from (the job's conf, the busiest host, or the default)."""
+    c = profile.cluster
+    if c is None:
+        return "node size: default"
+    fact = c.map_slots_per_node if _hadoop1(profile) else c.node_memory_mb
+    label = "slots" if _hadoop1(profile) else "node size"
+    origin = {"observed": "job conf", "inferred": "busiest host", "defaulted": "default"}
+    return f"{label}: {origin[fact.provenance]}"
+
+
+def _cluster_from_file(
+    profile: JobProfile, cluster_file: Path, nodes: int | None
+) -> tuple[ClusterSpec, str]:
+    """``--cluster``: a ClusterSpec JSON, or a yarn-site.xml on top of the profile's cluster."""
+    try:
+        text = cluster_file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=str(cluster_file)) from None
+    if text.lstrip("\ufeff \t\r\n").startswith("<"):
+        return _cluster_from_yarn_site(profile, cluster_file, nodes)
+    try:
+        spec = ClusterSpec.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(
+            first["msg"],
+            path=str(cluster_file),
+            field=".".join(map(str, first["loc"])),
+            value=first.get("input"),
+        ) from None
+    if nodes is not None:
+        spec = spec.model_copy(update={"num_nodes": nodes})
+    return spec, f"{_size(spec, profile)} from {cluster_file}"
+
+
+def _cluster_from_yarn_site(
+    profile: JobProfile, path: Path, nodes: int | None
+) -> tuple[ClusterSpec, str]:
+    """Node capacity and allocations from ``path``; nodes from --nodes or the history."""
+    from mrtune.readers.yarn_site import load_yarn_site
+
+    site = load_yarn_site(path)
+    base = (
+        ClusterSpec(**profile.cluster.spec_fields())
+        if profile.cluster is not None
+        else ClusterSpec(num_nodes=DEFAULT_NODES)
     )
+    update: dict[str, int] = {
+        k: v for k, v in site.values.items() if k in ClusterSpec.model_fields
+    }
+    if nodes is not None:
+        update["num_nodes"] = nodes
+    try:
+        spec = ClusterSpec.model_validate({**base.model_dump(), **update})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else ""
+        raise InputError(
+            first["msg"], path=str(path), field=site.keys.get(name, name), value=first.get("input")
+        ) from None
+    if nodes is not None:
+        where = "--nodes"
+    elif profile.cluster is not None:
+        where = _inferred_nodes(profile)
+    else:
+        where = "default node count"
+    return spec, f"{_size(spec, profile)} ({where}; node size: {path.name})"
 
 
 InputSizeOpt = typer.Option(

@@ -19,6 +19,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from mrtune.cli._cluster_view import fmt as _fmt
+from mrtune.cli._cluster_view import print_cluster, self_check_table
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
 from mrtune.errors import InputError, MrtuneError
 
@@ -158,18 +160,6 @@ def make_profile(
         ) from None
 
 
-def _fmt(x: float | None, unit: str = "") -> str:
-    if x is None:
-        return "-"
-    if abs(x) >= 1e6 or (0 < abs(x) < 1e-3):
-        s = f"{x:.3e}"
-    elif float(x).is_integer():
-        s = f"{x:,.0f}"
-    else:
-        s = f"{x:,.4g}"
-    return f"{s} {unit}".strip()
-
-
 def _split_prov(text: str) -> tuple[str, str]:
     head, _, why = text.partition(":")
     return head.strip(), why.strip()
@@ -272,6 +262,10 @@ def print_summary(profile) -> None:  # noqa: ANN001
         f"{_fmt(f.get('duplicate_attempt_events'))}",
         highlight=False,
     )
+    check = self_check_table(profile)
+    if check is not None:
+        console.print(check)
+    print_cluster(profile)
     if profile.observed:
         console.print(_phase_table(profile))
     console.print(_stats_table(profile))

@@ -155,6 +155,9 @@ def whatif_cmd(
         )
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
         result["simulated_job_ms"] = sched.job_ms
+    result["cluster"] = {"origin": where, **spec.model_dump(mode="json")}
+    if new_spec is not None:
+        result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes
     if fmt == OutputFormat.json:
         emit_json(result)
         return

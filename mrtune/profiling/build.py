@@ -5,75 +5,45 @@ Dataflow statistics come from counters, as Starfish's ``MRMapProfileLoader`` /
 ``profile.provenance["stats.<name>"]`` whether it was *measured* (and from which counters) or
 *defaulted* (and why). Cost factors are fitted afterwards by :mod:`mrtune.calibration.cost_factors`.
 
-Rules that need more than a ratio of two counters:
-
-* **stored input**: FileInputFormat ``BYTES_READ``, else ``HDFS_BYTES_READ − SPLIT_RAW_BYTES``
-  (a map also reads its split description from HDFS), else ``HDFS_BYTES_READ``; Hadoop 1's
-  ``MAP_INPUT_BYTES`` is the uncompressed size, so stored ÷ uncompressed is the input
-  compression ratio.
-* **spills per map** follow from the profiled configuration (``records_per_spill`` of the model:
-  MAPREDUCE-64's ``softLimit / (w + 16)``, or Hadoop 1's record-percent buffer) and the map
-  output per task; ``SPILLED_RECORDS`` is used as a check (one spill writes each record once).
-* **combiner**: ``COMBINE_OUTPUT / COMBINE_INPUT`` records at the profiled spill size, and
-  ``combine_profiled_input_records`` = COMBINE_INPUT_RECORDS per combine call (per spill, plus
-  the merge when the combiner runs there, ``MapTask.mergeParts``).
-* **IFile record overhead**: ``MAP_OUTPUT_MATERIALIZED_BYTES`` of uncompressed map output is
-  records × (width + overhead) + 6 bytes per partition and map (2 EOF bytes and a 4-byte
-  checksum, ``IFile.Writer``), so overhead = (materialized − 6·partitions·maps)/records − width,
-  clamped to [0, 20].
-* **intermediate compression**: with map output compressed, materialized ÷ the IFile stream's
-  uncompressed length is the codec's ratio on this job's data; it goes into
-  ``profile.codecs[codec]`` as ``measured``.
+The dataflow statistics themselves are :mod:`mrtune.profiling.dataflow`; the cluster facts
+(hosts, containers, peaks, node capacity) are :mod:`mrtune.profiling.cluster_facts`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import ValidationError
 
-from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import (
-    CODEC_PRIORS,
-    CodecStats,
     CostFactors,
-    DataflowStats,
     JobProfile,
+    TaskTiming,
 )
 from mrtune.costmodel.properties import STARFISH_USE_COMBINER
 from mrtune.errors import InputError
+from mrtune.profiling.cluster_facts import infer_cluster
+from mrtune.profiling.dataflow import (
+    UNKNOWN_COMBINER,
+    JobContext,
+    MapSide,
+    dataflow_statistics,
+    stored_input,
+    stored_input_bytes,
+)
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
 
-#: IFile: 2 EOF bytes + 4 checksum bytes per partition segment (``IFile.Writer.close``).
-IFILE_SEGMENT_BYTES = 6.0
-IFILE_CHECKSUM_BYTES = 4.0
-IFILE_EOF_BYTES = 2.0
-#: ``combine_class`` of a configuration whose combiner is known only from its counters.
-UNKNOWN_COMBINER = "(combiner seen in counters; class not recorded)"
-
-
-def stored_input(counters: Mapping[str, float]) -> tuple[float, str]:
-    """Bytes of job input as stored, read by the maps, and which counter gave them (0 if none)."""
-    fmt = counters.get("INPUT_FORMAT_BYTES_READ", 0.0)
-    if fmt > 0:
-        return fmt, "FileInputFormat BYTES_READ"
-    hdfs = counters.get("HDFS_BYTES_READ", 0.0)
-    split = counters.get("SPLIT_RAW_BYTES", 0.0)
-    if hdfs - split > 0:
-        return hdfs - split, "HDFS_BYTES_READ − SPLIT_RAW_BYTES" if split else "HDFS_BYTES_READ"
-    if counters.get("MAP_INPUT_BYTES", 0.0) > 0:
-        return counters["MAP_INPUT_BYTES"], "MAP_INPUT_BYTES"
-    return 0.0, ""
-
-
-def stored_input_bytes(counters: Mapping[str, float]) -> float:
-    """:func:`stored_input` without the explanation (per-attempt split sizes)."""
-    return stored_input(counters)[0]
+__all__ = [
+    "UNKNOWN_COMBINER",
+    "build_statistics",
+    "profile_config",
+    "profiled_config",
+    "stored_input",
+    "stored_input_bytes",
+]
 
 
 def profiled_config(
@@ -126,29 +96,6 @@ def _offending_property(props: dict[str, str], version: int) -> str | None:
     return None
 
 
-def _ratio(num: float | None, den: float | None) -> float | None:
-    if num is None or den is None or den <= 0 or num < 0:
-        return None
-    return num / den
-
-
-class _Stats:
-    """Collects DataflowStats values with their provenance."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {}
-        self.prov: dict[str, str] = {}
-
-    def measured(self, name: str, value: float, how: str) -> None:
-        self.values[name] = value
-        self.prov[f"stats.{name}"] = f"measured: {how}"
-
-    def defaulted(self, name: str, why: str, value: Any = None) -> None:
-        if value is not None:
-            self.values[name] = value
-        self.prov.setdefault(f"stats.{name}", f"defaulted: {why}")
-
-
 def _check_usable(h: JobHistory) -> None:
     if h.attempts:
         return
@@ -181,10 +128,48 @@ def build_statistics(
 
     Returns the profile (dataflow statistics measured from the counters, cost factors at their
     defaults) and the job's configuration, which :mod:`mrtune.calibration` needs to fit the
-    cost factors to the observed task times.
+    cost factors to the observed task times. The steps run in dataflow order: configuration and
+    task counts, input, map output, combiner, materialized output, reduce side, input files,
+    cluster facts, observed task timings.
     """
-    h = history
-    _check_usable(h)
+    _check_usable(history)
+    job = _job_context(history, conf)
+    stats, codecs, ms = dataflow_statistics(job)
+    st = job.st
+    input_files, files_how, files_conf = _input_files(job, ms.stored)
+    facts = _job_facts(job, ms, input_files, files_how, files_conf)
+    cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)
+    cfg = job.cfg
+    profile = JobProfile(
+        job_id=job.h.job_id,
+        job_name=job.h.job_name,
+        input_bytes=float(ms.stored),
+        input_files=int(input_files),
+        input_compressed=ms.input_compressed,
+        input_splittable=True,
+        has_combiner=ms.has_combiner,
+        combine_class=cfg.combine_class if cfg.combine_class != UNKNOWN_COMBINER else None,
+        map_only=job.map_only,
+        stats=stats,
+        costs=CostFactors(),
+        codecs=codecs,
+        provenance={
+            **st.prov,
+            "input_bytes": f"measured: {ms.input_note}",
+            "input_files": f"measured: {files_how}",
+        },
+        source_properties={str(k): str(v) for k, v in job.props.items()},
+        cluster_facts=facts,
+        cluster=cluster,
+        observed=_observed_timings(job.h),
+        observed_counters=job.J,
+        warnings=_dedupe(job.warnings),
+    )
+    return profile, cfg
+
+
+def _job_warnings(h: JobHistory) -> list[str]:
+    """The reader's warnings, plus what a failed job or excluded attempts mean for the profile."""
     warnings = list(h.warnings)
     if h.status in ("FAILED", "KILLED", "ERROR", "RUNNING", "NEW", "INITED", "PREP"):
         warnings.append(
@@ -194,24 +179,11 @@ def build_statistics(
         warnings.append(
             f"{h.failed_attempts} failed and {h.killed_attempts} killed attempt(s) excluded"
         )
+    return warnings
 
-    # ---- configuration
-    props = dict(h.properties)
-    conf_source = "history" if props else ""
-    if conf is not None:
-        conf_props = conf.properties if isinstance(conf, ConfFile) else dict(conf)
-        props.update(conf_props)
-        conf_source = conf.path if isinstance(conf, ConfFile) else "given properties"
-    if not props:
-        warnings.append("no job configuration: Hadoop defaults assumed (give --conf)")
-    cfg = profiled_config(props, h.hadoop_version, warnings)
 
-    # ---- counters and task counts
-    J = h.job_counters()
-    M = h.side_counters("map")
-    R = h.side_counters("reduce")
-    if not J and not M and not R:
-        warnings.append("the history holds no counters: every dataflow statistic is defaulted")
+def _task_counts(h: JobHistory, props: Mapping[str, str]) -> tuple[int, int]:
+    """Maps and reduces: the job's declared totals when it succeeded, else what ran."""
     n_maps = h.total_maps if (h.status == "SUCCEEDED" and h.total_maps) else h.num_maps
     n_maps = max(int(n_maps or 0), len(h.successful("map")), 1)
     if h.status == "SUCCEEDED" and h.total_reduces is not None:
@@ -223,266 +195,64 @@ def build_statistics(
             n_red = int(props["mapreduce.job.reduces"])
         except ValueError:
             pass
-    map_only = n_red == 0
-    parts = float(max(n_red, 1))
+    return n_maps, n_red
+
+
+def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> JobContext:
+    """Configuration (history's properties, overridden by ``conf``), counters, task counts."""
+    warnings = _job_warnings(h)
+    props = dict(h.properties)
+    conf_source = "history" if props else ""
+    if conf is not None:
+        conf_props = conf.properties if isinstance(conf, ConfFile) else dict(conf)
+        props.update(conf_props)
+        conf_source = conf.path if isinstance(conf, ConfFile) else "given properties"
+    if not props:
+        warnings.append("no job configuration: Hadoop defaults assumed (give --conf)")
+    cfg = profiled_config(props, h.hadoop_version, warnings)
+    J, M, R = h.job_counters(), h.side_counters("map"), h.side_counters("reduce")
+    if not J and not M and not R:
+        warnings.append("the history holds no counters: every dataflow statistic is defaulted")
+    n_maps, n_red = _task_counts(h, props)
     if cfg.num_reducers != n_red:
         cfg = cfg.model_copy(update={"num_reducers": n_red})
+    return JobContext(h, props, conf_source, cfg, J, M, R, n_maps, n_red, warnings)
 
-    st = _Stats()
 
-    # ---- input
-    stored, input_note = stored_input(M)
-    if stored <= 0:
-        stored = M.get("HDFS_BYTES_READ", 0.0) or J.get("HDFS_BYTES_READ", 0.0)
-        if stored > 0:
-            warnings.append(
-                f"the maps read no input data (HDFS_BYTES_READ = {stored:.0f} is split "
-                "metadata only): input_bytes set to it"
-            )
-            input_note = "HDFS_BYTES_READ (split metadata only)"
-        else:
-            stored = float(n_maps)
-            warnings.append("no input byte counters: input_bytes set to 1 byte per map")
-            input_note = "no counter (1 byte per map)"
-    uncompressed = M.get("MAP_INPUT_BYTES", 0.0)
-    input_compressed = False
-    if uncompressed > 0 and stored / uncompressed < 0.95:
-        input_compressed = True
-        st.measured(
-            "input_compress_ratio",
-            min(stored / uncompressed, 1.5),
-            "stored input bytes / MAP_INPUT_BYTES",
-        )
-    else:
-        st.defaulted(
-            "input_compress_ratio",
-            "input not compressed (or its raw size not recorded)",
-        )
-        uncompressed = stored
-
-    # ---- map side
-    mir, mor, mob = (
-        M.get(k) for k in ("MAP_INPUT_RECORDS", "MAP_OUTPUT_RECORDS", "MAP_OUTPUT_BYTES")
-    )
-    if mir and mir > 0:
-        st.measured(
-            "input_pair_width",
-            uncompressed / mir,
-            "input bytes / MAP_INPUT_RECORDS",
-        )
-    else:
-        st.defaulted("input_pair_width", "MAP_INPUT_RECORDS not recorded or 0")
-    if map_only and (not mob or mob <= 0):
-        out_b = M.get("OUTPUT_FORMAT_BYTES_WRITTEN") or M.get("HDFS_BYTES_WRITTEN")
-        if out_b and uncompressed > 0:
-            st.measured(
-                "map_size_sel",
-                out_b / uncompressed,
-                "map-only output bytes (BYTES_WRITTEN / HDFS_BYTES_WRITTEN) / input bytes",
-            )
-        else:
-            st.defaulted("map_size_sel", "map output bytes not recorded")
-    elif mob is not None and uncompressed > 0:
-        st.measured("map_size_sel", mob / uncompressed, "MAP_OUTPUT_BYTES / input bytes")
-    else:
-        st.defaulted("map_size_sel", "MAP_OUTPUT_BYTES not recorded")
-    if mor is not None and mir:
-        st.measured("map_pairs_sel", mor / mir, "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
-    else:
-        st.defaulted("map_pairs_sel", "MAP_OUTPUT_RECORDS or MAP_INPUT_RECORDS not recorded")
-
-    width = (mob / mor) if (mob and mor) else None  # map output pair width
-    # spills per map from the configuration
-    spills = 0.0
-    if not map_only and mor and width:
-        batch = ConfigBatch.from_configs([cfg])
-        per_spill = float(records_per_spill(batch, width)[0])
-        spills = float(math.ceil((mor / n_maps) / per_spill)) if mor > 0 else 0.0
-
-    # ---- combiner
-    cir = M.get("COMBINE_INPUT_RECORDS", 0.0)
-    cor = M.get("COMBINE_OUTPUT_RECORDS")
-    has_combiner = bool(cfg.combine_class) or cir > 0
-    if has_combiner and not cfg.combine_class:
-        # the counters show a combiner the configuration does not name (Rumen, no conf)
-        cfg = cfg.model_copy(update={"combine_class": UNKNOWN_COMBINER})
-    sr_map = M.get("SPILLED_RECORDS")
-    final_recs: float | None = None  # records in the maps' final output files
-    if not has_combiner:
-        final_recs = mor
-        for name in ("combine_pairs_sel", "combine_size_sel", "combine_profiled_input_records"):
-            st.defaulted(name, "the job has no combiner")
-    elif cir <= 0:
-        final_recs = None
-        for name in ("combine_pairs_sel", "combine_size_sel", "combine_profiled_input_records"):
-            st.defaulted(name, "a combiner is configured but COMBINE_INPUT_RECORDS is 0")
-    else:
-        how = "COMBINE_OUTPUT_RECORDS / COMBINE_INPUT_RECORDS (map side)"
-        if cor is None and sr_map is not None and spills <= 1:
-            cor = sr_map  # one spill, no merge: what the combiner wrote is what was spilled
-            how = "map SPILLED_RECORDS / COMBINE_INPUT_RECORDS (one spill per map)"
-        if cor is not None and cor > 0:
-            sel = min(cor / cir, 1.0)
-            st.measured("combine_pairs_sel", sel, how)
-            calls = max(spills, 1.0)
-            if spills > 1 and spills >= cfg.combine_min_spills:
-                calls += 1.0  # the combiner runs again in the final merge
-            st.measured(
-                "combine_profiled_input_records",
-                cir / (n_maps * calls),
-                f"COMBINE_INPUT_RECORDS / ({n_maps} maps × {calls:g} calls; spills from the conf)",
-            )
-            final_recs = cor if spills <= 1 else None
-            st.defaulted(
-                "combine_size_sel",
-                "combiner output width not recorded: width kept (= pairs sel)",
-                value=sel,
-            )
-        else:
-            for name in (
-                "combine_pairs_sel",
-                "combine_size_sel",
-                "combine_profiled_input_records",
-            ):
-                st.defaulted(name, "combiner output records not recorded")
-    st.defaulted("combiner_heaps_beta", "DESIGN decision 4 default exponent")
-    st.defaulted("max_distinct_keys", "not observable from counters")
-
-    # ---- materialized map output: IFile overhead or intermediate compression ratio
-    mat = M.get("MAP_OUTPUT_MATERIALIZED_BYTES")
-    codecs: dict[str, CodecStats] = {}
-    fw = None
-    if final_recs and final_recs > 0 and width:
-        fw = width * (
-            st.values.get("combine_size_sel", 1.0) / st.values.get("combine_pairs_sel", 1.0)
-            if has_combiner
-            else 1.0
-        )
-    if map_only or not mat:
-        st.defaulted(
-            "ifile_record_overhead", "no materialized map output (map-only or not recorded)"
-        )
-    elif cfg.map_output_compress:
-        st.defaulted("ifile_record_overhead", "map output is compressed: overhead not separable")
-        if fw is not None and final_recs:
-            u = final_recs * (fw + 2.0) + IFILE_EOF_BYTES * parts * n_maps
-            ratio = (mat - IFILE_CHECKSUM_BYTES * parts * n_maps) / u
-            if 0 < ratio <= 1.5:
-                prior = CODEC_PRIORS[cfg.map_output_codec]
-                codecs[cfg.map_output_codec] = CodecStats(
-                    ratio=ratio,
-                    compress_ns_per_byte=prior.compress_ns_per_byte,
-                    uncompress_ns_per_byte=prior.uncompress_ns_per_byte,
-                    source=(
-                        "measured: ratio = (MAP_OUTPUT_MATERIALIZED_BYTES − checksums) / "
-                        "uncompressed IFile bytes; CPU costs " + prior.source
-                    ),
-                )
-    elif fw is not None and final_recs:
-        ovh = (mat - IFILE_SEGMENT_BYTES * parts * n_maps) / final_recs - fw
-        if ovh < 0:
-            st.defaulted(
-                "ifile_record_overhead",
-                "MAP_OUTPUT_MATERIALIZED_BYTES is smaller than the records it holds: the map "
-                "output was probably compressed (is the configuration missing?)",
-            )
-            warnings.append(
-                f"MAP_OUTPUT_MATERIALIZED_BYTES ({mat:.0f}) < records × pair width: map output "
-                "looks compressed but the configuration says it is not"
-            )
-        else:
-            st.measured(
-                "ifile_record_overhead",
-                float(min(ovh, 20.0)),
-                "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·partitions·maps)/records − width",
-            )
-    else:
-        st.defaulted(
-            "ifile_record_overhead", "final map output records not known (combiner output)"
-        )
-    if sr_map is not None and final_recs and spills == 1 and not map_only:
-        if abs(sr_map - final_recs) > 0.01 * final_recs + 1:
-            warnings.append(
-                f"map SPILLED_RECORDS ({sr_map:.0f}) differs from the one spill per map the "
-                f"configuration implies ({final_recs:.0f} records): the configuration may not be "
-                "the one the job ran with"
-            )
-
-    # ---- reduce side
-    rir, rig, ror = (
-        R.get(k) for k in ("REDUCE_INPUT_RECORDS", "REDUCE_INPUT_GROUPS", "REDUCE_OUTPUT_RECORDS")
-    )
-    if map_only:
-        for name in ("reduce_size_sel", "reduce_pairs_sel", "reduce_pairs_per_group"):
-            st.defaulted(name, "map-only job")
-    else:
-        if rir and rir > 0 and ror is not None:
-            st.measured(
-                "reduce_pairs_sel", ror / rir, "REDUCE_OUTPUT_RECORDS / REDUCE_INPUT_RECORDS"
-            )
-        else:
-            st.defaulted("reduce_pairs_sel", "reduce record counters not recorded")
-        if rir and rig and rig > 0:
-            st.measured(
-                "reduce_pairs_per_group",
-                max(rir / rig, 1.0),
-                "REDUCE_INPUT_RECORDS / REDUCE_INPUT_GROUPS",
-            )
-        else:
-            st.defaulted("reduce_pairs_per_group", "REDUCE_INPUT_GROUPS not recorded")
-        out_b = R.get("OUTPUT_FORMAT_BYTES_WRITTEN") or R.get("HDFS_BYTES_WRITTEN")
-        red_w = width
-        if red_w and has_combiner:
-            red_w *= st.values.get("combine_size_sel", 1.0) / st.values.get(
-                "combine_pairs_sel", 1.0
-            )
-        if out_b is not None and rir and red_w:
-            note = " (compressed output)" if cfg.output_compress else ""
-            st.measured(
-                "reduce_size_sel",
-                out_b / (rir * red_w),
-                f"output bytes{note} / (REDUCE_INPUT_RECORDS × pair width)",
-            )
-        else:
-            st.defaulted("reduce_size_sel", "reduce output or input bytes not recorded")
-    st.defaulted(
-        "out_compress_ratio",
-        "uncompressed output size is not recorded"
-        if cfg.output_compress
-        else "job output not compressed",
-    )
-
-    stats_values = {k: v for k, v in st.values.items() if k in DataflowStats.model_fields}
-    stats = DataflowStats(**stats_values)
-    for name in DataflowStats.model_fields:
-        st.prov.setdefault(f"stats.{name}", "defaulted: Starfish/mrtune default")
-
-    # ---- number of input files: reproduce the observed maps when the conf's count cannot
-    split = cfg.split_size
-    files_conf = _int_prop(props, "mapreduce.input.fileinputformat.numinputfiles")
-    input_files, files_how = n_maps, "one file per map (reproduces the observed number of maps)"
+def _input_files(job: JobContext, stored: float) -> tuple[int, str, int | None]:
+    """Number of input files: the conf's count when its splits give the observed maps, else
+    the count that reproduces them."""
+    split = job.cfg.split_size
+    files_conf = _int_prop(job.props, "mapreduce.input.fileinputformat.numinputfiles")
+    n_maps = job.n_maps
     if files_conf and files_conf > 0 and _maps_for(stored, files_conf, split) == n_maps:
-        input_files, files_how = files_conf, "mapreduce.input.fileinputformat.numinputfiles"
-    elif _maps_for(stored, 1, split) == n_maps:
-        input_files, files_how = 1, "one file (its splits give the observed number of maps)"
+        return files_conf, "mapreduce.input.fileinputformat.numinputfiles", files_conf
+    if _maps_for(stored, 1, split) == n_maps:
+        return 1, "one file (its splits give the observed number of maps)", files_conf
+    return n_maps, "one file per map (reproduces the observed number of maps)", files_conf
 
-    # ---- cluster facts
+
+def _job_facts(
+    job: JobContext, ms: MapSide, input_files: int, files_how: str, files_conf: int | None
+) -> dict[str, float | str]:
+    """Flat facts about the job and its run (sources, counts, container sizes, duration)."""
+    h, cfg, J = job.h, job.cfg, job.J
     facts: dict[str, float | str] = dict(h.facts)
     facts.update(
         {
             "source_format": h.source_format,
             "source": h.source,
-            "conf_source": conf_source or "none",
+            "conf_source": job.conf_source or "none",
             "status": h.status,
             "hadoop_version": float(cfg.hadoop_version),
-            "num_maps": float(n_maps),
-            "num_reduces": float(n_red),
+            "num_maps": float(job.n_maps),
+            "num_reduces": float(job.n_red),
             "successful_map_attempts": float(len(h.successful("map"))),
             "successful_reduce_attempts": float(len(h.successful("reduce"))),
             "failed_attempts": float(h.failed_attempts),
             "killed_attempts": float(h.killed_attempts),
             "duplicate_attempt_events": float(h.duplicates_dropped),
-            "input_bytes": float(stored),
+            "input_bytes": float(ms.stored),
             "input_files": float(input_files),
             "input_files_source": files_how,
             "uberized": "true" if h.uberized else "false",
@@ -492,8 +262,8 @@ def build_statistics(
             "reduce_heap_mb_conf": float(cfg.reduce_heap_bytes / 2**20),
         }
     )
-    if spills:
-        facts["spills_per_map_estimated"] = spills
+    if ms.spills:
+        facts["spills_per_map_estimated"] = ms.spills
     if files_conf:
         facts["input_files_conf"] = float(files_conf)
     if h.launch_ms and h.finish_ms:
@@ -502,21 +272,23 @@ def build_statistics(
         ("map", "MB_MILLIS_MAPS", "MILLIS_MAPS", "VCORES_MILLIS_MAPS"),
         ("reduce", "MB_MILLIS_REDUCES", "MILLIS_REDUCES", "VCORES_MILLIS_REDUCES"),
     ):
-        mb, ms, vc = J.get(mb_key), J.get(ms_key), J.get(vc_key)
-        if mb and ms and ms > 0:
-            facts[f"{side}_container_mb"] = mb / ms
+        mb, millis, vc = J.get(mb_key), J.get(ms_key), J.get(vc_key)
+        if mb and millis and millis > 0:
+            facts[f"{side}_container_mb"] = mb / millis
             facts[f"{side}_container_mb_source"] = f"{mb_key} / {ms_key}"
         else:
             facts[f"{side}_container_mb"] = float(
                 cfg.map_container_mb if side == "map" else cfg.reduce_container_mb
             )
             facts[f"{side}_container_mb_source"] = "configuration"
-        if vc and ms and ms > 0:
-            facts[f"{side}_vcores"] = vc / ms
+        if vc and millis and millis > 0:
+            facts[f"{side}_vcores"] = vc / millis
+    return facts
 
-    # ---- observed task timings
-    from mrtune.costmodel.profile import TaskTiming
 
+def _observed_timings(h: JobHistory) -> list[TaskTiming]:
+    """Every successful attempt's phase times; a reduce's wait for the last map is split off
+    its shuffle (``shuffle_wait``), since the model's shuffle starts when the data is there."""
     last_map = max((a.finish_ms for a in h.successful("map")), default=None)
     observed = []
     for a in sorted(h.attempts, key=lambda a: (a.kind != "map", a.start_ms, a.attempt_id)):
@@ -534,32 +306,7 @@ def build_statistics(
                 counters=dict(a.counters),
             )
         )
-
-    profile = JobProfile(
-        job_id=h.job_id,
-        job_name=h.job_name,
-        input_bytes=float(stored),
-        input_files=int(input_files),
-        input_compressed=input_compressed,
-        input_splittable=True,
-        has_combiner=has_combiner,
-        combine_class=cfg.combine_class if cfg.combine_class != UNKNOWN_COMBINER else None,
-        map_only=map_only,
-        stats=stats,
-        costs=CostFactors(),
-        codecs=codecs,
-        provenance={
-            **st.prov,
-            "input_bytes": f"measured: {input_note}",
-            "input_files": f"measured: {files_how}",
-        },
-        source_properties={str(k): str(v) for k, v in props.items()},
-        cluster_facts=facts,
-        observed=observed,
-        observed_counters=J,
-        warnings=_dedupe(warnings),
-    )
-    return profile, cfg
+    return observed
 
 
 def _maps_for(stored: float, files: int, split: int) -> int:

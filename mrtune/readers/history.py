@@ -110,6 +110,7 @@ class AttemptRecord:
     counters: dict[str, float] = field(default_factory=dict)
     container_id: str | None = None
     host: str | None = None
+    rack: str | None = None
 
     @property
     def elapsed_ms(self) -> int:
@@ -196,6 +197,7 @@ class JobHistory:
                 counters=old.counters or attempt.counters,
                 container_id=old.container_id or attempt.container_id,
                 host=old.host or attempt.host,
+                rack=old.rack or attempt.rack,
             )
             self.duplicates_dropped += 1
             self.warnings.append(f"{attempt.attempt_id} reported twice: counted once")

@@ -178,6 +178,7 @@ def load_jhist(path: str | Path) -> JobHistory:
                     counters=_counters(ev.get("counters")),
                     container_id=str(st.get("containerId")) if st.get("containerId") else None,
                     host=str(ev.get("hostname")) if ev.get("hostname") else None,
+                    rack=str(ev.get("rackname")) if ev.get("rackname") else None,
                 )
             )
         elif etype in ("MAP_ATTEMPT_FAILED", "REDUCE_ATTEMPT_FAILED"):

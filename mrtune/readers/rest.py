@@ -246,6 +246,7 @@ def history_from_payloads(
                 counters=attempt_counters.get(aid) or task_counters.get(task_id, {}),
                 container_id=a.get("assignedContainerId"),
                 host=a.get("nodeHttpAddress"),
+                rack=str(a["rack"]) if a.get("rack") else None,
             )
         )
     # Tasks whose attempts were not saved: use the task's own times (they include the wait

@@ -103,6 +103,14 @@ def _num(v: Any) -> float | None:
     return float(v) if v >= 0 else None
 
 
+def _rack(location: Any) -> str | None:
+    """The rack of a ``LoggedLocation`` (``{"layers": [rack, host]}``), if it names one."""
+    layers = location.get("layers") if isinstance(location, dict) else None
+    if isinstance(layers, list) and len(layers) >= 2 and layers[0]:
+        return "/" + str(layers[0]).strip("/")
+    return None
+
+
 def _attempt_counters(att: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
     for field, name in ATTEMPT_COUNTERS.items():
@@ -191,6 +199,7 @@ def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
                         sort_finish_ms=int(so) if so is not None else None,
                         counters=_attempt_counters(att),
                         host=str(att.get("hostName")) if att.get("hostName") else None,
+                        rack=_rack(att.get("location")),
                     )
                 )
     # Rumen has no job counters: totals are sums over successful attempts, and a counter is
@@ -199,7 +208,7 @@ def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
         atts = h.successful(kind)  # type: ignore[arg-type]
         if not atts:
             continue
-        keys = set.intersection(*(set(a.counters) for a in atts))
+        keys = sorted(set.intersection(*(set(a.counters) for a in atts)))  # stable order
         side = {k: sum(a.counters[k] for a in atts) for k in keys}
         if kind == "map":
             h.map_counters = side

@@ -150,11 +150,16 @@ PROFILES = {
 }
 
 
+def dump(prof: JobProfile) -> str:
+    """The file text of one example profile (``scripts/make_examples.py --check`` compares it)."""
+    return prof.model_dump_json(indent=2, exclude_defaults=True) + "\n"
+
+
 def main() -> None:
     HERE.mkdir(parents=True, exist_ok=True)
     for name, prof in PROFILES.items():
         path = HERE / f"{name}.json"
-        path.write_text(prof.model_dump_json(indent=2, exclude_defaults=True) + "\n")
+        path.write_text(dump(prof))
         JobProfile.model_validate_json(path.read_text())  # round trip
         print(path)
 

@@ -1,0 +1,157 @@
+"""Self-consistency check: the model's job time for the job's own run vs what the history shows.
+
+Calibration (:mod:`mrtune.calibration.cost_factors`) fits the cost factors to the task times,
+so the per-phase check beside it says how well the *task* model reproduces the attempts. This
+check asks the question a user asks next: run the job-level model (waves, slow-start overlap,
+reduce ramp-up; :func:`mrtune.costmodel.job.predict_job`) under the cluster inferred from the
+history (:mod:`mrtune.profiling.cluster_facts`) and the job's own configuration, and compare with
+the run itself, stage by stage:
+
+* **map tasks**: the attempts that ran vs the profile's split layout (they differ when each map
+  read more than one split of the configuration: unsplittable input, or a split size the
+  recorded configuration does not hold);
+* **map waves**: ``ceil(maps / peak concurrent maps)`` observed, ``ceil(maps / map slots)``
+  modelled;
+* **map stage**: first map start → last map finish;
+* **reduce stage**: last map finish → last reduce finish (the model's job time − its map stage);
+* **task span**: first attempt start → last attempt finish, which is what the model's job time
+  covers; and the **job duration** (launch → finish), which adds the MRAppMaster's start-up,
+  its container requests before the first task, and the job commit, none of which the model
+  holds.
+
+Results go into ``profile.cluster_facts`` as ``self_check.<what>.{observed,model}[_ms]`` (and
+``.error`` = model / observed − 1), beside the calibration's ``fit.<segment>.*`` facts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.job import predict_job
+from mrtune.costmodel.profile import JobProfile
+
+PREFIX = "self_check."
+#: Rows of the check, in the order they are shown: (key, label, unit).
+ROWS = (
+    ("job", "job duration (launch→finish)", "ms"),
+    ("tasks", "task span (first start→last finish)", "ms"),
+    ("maps", "map tasks", ""),
+    ("map_waves", "map waves", ""),
+    ("map_stage", "map stage", "ms"),
+    ("reduce_waves", "reduce waves", ""),
+    ("reduce_stage", "reduce stage", "ms"),
+)
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One compared quantity (``model`` is the job model's, ``observed`` the history's)."""
+
+    key: str
+    label: str
+    unit: str
+    observed: float
+    model: float
+
+    @property
+    def error(self) -> float | None:
+        """model / observed − 1 (None when nothing was observed)."""
+        return self.model / self.observed - 1.0 if self.observed > 0 else None
+
+
+def _observed(profile: JobProfile) -> dict[str, float]:
+    """Stage times and waves of the run, from its successful attempts."""
+    maps = [o for o in profile.observed if o.kind == "map"]
+    reds = [o for o in profile.observed if o.kind == "reduce"]
+    out: dict[str, float] = {}
+    if not maps:
+        return out
+    first = min(o.start_ms for o in profile.observed)
+    last_map = max(o.finish_ms for o in maps)
+    last = max(o.finish_ms for o in profile.observed)
+    out["tasks"] = float(last - first)
+    out["maps"] = float(len(maps))
+    out["map_stage"] = float(last_map - min(o.start_ms for o in maps))
+    job_ms = profile.cluster_facts.get("job_ms")
+    if isinstance(job_ms, float) and job_ms > 0:
+        out["job"] = job_ms
+    c = profile.cluster
+    if c is not None and c.peak_maps.value > 0:
+        out["map_waves"] = float(math.ceil(len(maps) / c.peak_maps.value))
+    if reds:
+        out["reduce_stage"] = float(max(last - last_map, 0))
+        if c is not None and c.peak_reduces.value > 0:
+            out["reduce_waves"] = float(math.ceil(len(reds) / c.peak_reduces.value))
+    return out
+
+
+def self_check_facts(profile: JobProfile, cfg: HadoopConfig) -> dict[str, float | str]:
+    """The check's facts for a profile built from a history (empty without a cluster or
+    observed attempts, or when the model cannot evaluate the job's configuration)."""
+    if profile.cluster is None or not profile.observed:
+        return {}
+    obs = _observed(profile)
+    if not obs:
+        return {}
+    spec = ClusterSpec(**profile.cluster.spec_fields())
+    pred = predict_job(profile, ConfigBatch.from_configs([cfg]), spec)
+    job = float(pred.job_ms[0])
+    model = {
+        "job": job,
+        "tasks": job,
+        "maps": float(pred.num_maps[0]),
+        "map_waves": float(pred.map_waves[0]),
+        "map_stage": float(pred.map_stage_ms[0]),
+        "reduce_waves": float(pred.reduce_waves[0]),
+        "reduce_stage": job - float(pred.map_stage_ms[0]),
+    }
+    facts: dict[str, float | str] = {}
+    for key, _, unit in ROWS:
+        if key not in obs:
+            continue
+        suffix = "_ms" if unit == "ms" else ""
+        facts[f"{PREFIX}{key}.observed{suffix}"] = obs[key]
+        facts[f"{PREFIX}{key}.model{suffix}"] = model[key]
+        if obs[key] > 0:
+            facts[f"{PREFIX}{key}.error"] = model[key] / obs[key] - 1.0
+    return facts
+
+
+def check_rows(facts: dict[str, float | str]) -> list[CheckRow]:
+    """The stored check, row by row (for display); empty when the profile has none."""
+    rows = []
+    for key, label, unit in ROWS:
+        suffix = "_ms" if unit == "ms" else ""
+        o, m = (
+            facts.get(f"{PREFIX}{key}.observed{suffix}"),
+            facts.get(f"{PREFIX}{key}.model{suffix}"),
+        )
+        if isinstance(o, float) and isinstance(m, float):
+            rows.append(CheckRow(key, label, unit, o, m))
+    return rows
+
+
+def with_self_check(profile: JobProfile, cfg: HadoopConfig) -> JobProfile:
+    """``profile`` with the check's facts added (a warning instead when the model cannot run)."""
+    try:
+        facts = self_check_facts(profile, cfg)
+    except (ValueError, ArithmeticError) as exc:
+        msg = f"self-consistency check not run: {' '.join(str(exc).split())[:160]}"
+        return profile.model_copy(update={"warnings": [*profile.warnings, msg]})
+    if not facts:
+        return profile
+    warnings = list(profile.warnings)
+    obs, model = facts.get(f"{PREFIX}maps.observed"), facts.get(f"{PREFIX}maps.model")
+    if isinstance(obs, float) and isinstance(model, float) and obs != model:
+        warnings.append(
+            f"the profile's input layout gives {model:g} maps where the job ran {obs:g}: each map "
+            "read more than one split of the recorded configuration (unsplittable input, or a "
+            "larger split size than it says); job-level predictions carry that difference"
+        )
+    return profile.model_copy(
+        update={"cluster_facts": {**profile.cluster_facts, **facts}, "warnings": warnings}
+    )
