@@ -128,28 +128,25 @@ class Recommendation:
 
 
 def hadoop_defaults(base: HadoopConfig) -> HadoopConfig:
-    """``base`` with every tunable setting at Hadoop's default (job-specific settings kept)."""
+    """``base`` with every tunable setting at Hadoop's default (job-specific settings kept).
+
+    The defaults are the properties of Hadoop's own default configuration for the base's
+    version (``HadoopConfig`` declares them, reference §8.4), for every knob the version has;
+    job-specific knobs (:attr:`Knob.job_specific`: the combiner, container sizes) keep the
+    job's value.
+    """
+    stock = HadoopConfig(hadoop_version=base.hadoop_version).model_dump(by_alias=True)
     changes: dict[str, Any] = {}
     for k in KNOBS:
-        if k.name in {"mapreduce.job.combine.class", "io.sort.record.percent"}:
+        if k.job_specific or not k.applies_to(base.hadoop_version):
             continue
-        if k.kind == "categorical":
-            changes[knob_property_names(k)[0]] = False  # the compression switch
-            continue
-        if k.name == "mapreduce.input.fileinputformat.split.maxsize":
-            changes["mapreduce.input.fileinputformat.split.minsize"] = 0
-            changes[k.name] = 2**63 - 1
-            continue
-        if k.name in {"mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb"}:
-            continue
-        changes[k.name] = k.default
-    if base.hadoop_version == 1:
-        changes["io.sort.record.percent"] = 0.05
+        for prop in knob_property_names(k):
+            changes[prop] = stock[prop]
     return base.with_changes(changes)
 
 
 def _fmt(knob_name: str, value: Any) -> str:
-    if knob_name == "mapreduce.input.fileinputformat.split.maxsize":
+    if find_knob(knob_name).unit == "bytes":
         return format_bytes(float(value))
     if isinstance(value, float):
         return f"{value:g}"

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from mrtune.search_spaces.knobs import Role
+
 if TYPE_CHECKING:
     from mrtune.optimizer.objective import Objective
     from mrtune.search_spaces import SearchSpace
@@ -254,9 +256,10 @@ def grid_of(space: SearchSpace) -> dict[str, np.ndarray]:
     """
     grids: dict[str, np.ndarray] = {}
     cur = current_row(space)
+    capped = space.sort_buffer_cap_mb() is not None
     for k in space.knobs:
         g = np.unique(space.grid(k))
-        if k.name == "mapreduce.task.io.sort.mb" and "mapreduce.map.memory.mb" not in space.names:
+        if capped and k.role == Role.sort_buffer:
             probe = {n: np.full(len(g), cur[n]) for n in space.names}
             probe[k.name] = g
             ok = space.feasible(probe)

@@ -34,13 +34,11 @@ from mrtune.optimizer.strategies._grid_tools import (
     product_size,
     random_grid_points,
 )
-from mrtune.search_spaces.constraints import SORT_BUFFER_HEAP_SHARE
+from mrtune.search_spaces.knobs import Role
 
 if TYPE_CHECKING:
     from mrtune.optimizer.objective import Objective
     from mrtune.search_spaces import SearchSpace
-
-SORT_MB = "mapreduce.task.io.sort.mb"
 
 
 def knob_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
@@ -50,7 +48,7 @@ def knob_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
     that the sampler does not waste trials on values the repair would all move to the cap.
     """
     dists: dict[str, BaseDistribution] = {}
-    ctx = space.context()
+    cap = space.sort_buffer_cap_mb()
     for k in space.knobs:
         if k.kind == "bool":
             dists[k.name] = CategoricalDistribution((0, 1))
@@ -58,8 +56,8 @@ def knob_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
             dists[k.name] = CategoricalDistribution(tuple(int(k.encode(c)) for c in k.choices))
         elif k.kind == "int":
             high = int(k.high)  # type: ignore[arg-type]
-            if k.name == SORT_MB and "mapreduce.map.memory.mb" not in space.names:
-                high = max(int(k.low), min(high, int(SORT_BUFFER_HEAP_SHARE * ctx["map_heap_mb"])))  # type: ignore[arg-type]
+            if cap is not None and k.role == Role.sort_buffer:
+                high = max(int(k.low), min(high, int(cap)))  # type: ignore[arg-type]
             dists[k.name] = IntDistribution(int(k.low), high, log=k.log)  # type: ignore[arg-type]
         else:
             lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]

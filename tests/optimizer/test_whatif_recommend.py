@@ -55,8 +55,9 @@ def test_whatif_input_size_and_cluster() -> None:
     ("key", "value", "allowed"),
     [
         ("io.sort.mb", "5000", "integer in [1, 2047]"),
-        ("mapreduce.map.sort.spill.percent", "1.5", "number in [0.5, 0.99]"),
-        ("mapreduce.job.reduces", "two", "integer in [1, 10000]"),
+        # --set takes what Hadoop accepts (MapTask: 0 < spill percent <= 1), not the search range
+        ("mapreduce.map.sort.spill.percent", "1.5", "number in (0, 1]"),
+        ("mapreduce.job.reduces", "two", "integer in [0, 1000000]"),
         ("mapreduce.map.output.compress.codec", "zip", "none, default, gzip"),
     ],
 )
@@ -64,6 +65,32 @@ def test_bad_set_values_name_the_allowed_range(key: str, value: str, allowed: st
     with pytest.raises(ValueError, match=r"allowed: ") as info:
         apply_changes(HadoopConfig(), {key: value}, SPILLY)
     assert allowed in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "field", "expected"),
+    [
+        ("mapreduce.task.io.sort.factor", "1000", "io_sort_factor", 1000),  # searched to 500
+        ("mapreduce.map.sort.spill.percent", "0.3", "sort_spill_percent", 0.3),  # from 0.5
+        ("mapreduce.job.reduces", "20000", "num_reducers", 20000),  # searched to 10000
+    ],
+)
+def test_set_takes_hadoop_valid_values_outside_the_search_range(
+    key: str, value: str, field: str, expected: float
+) -> None:
+    cfg = apply_changes(HadoopConfig(), {key: value}, SPILLY)
+    assert getattr(cfg, field) == expected
+
+
+def test_set_companion_properties_are_plain_properties() -> None:
+    """The Hadoop 1 switch name and split.minsize are written as the properties they are."""
+    on = apply_changes(HadoopConfig(), {"mapred.compress.map.output": "true"}, SPILLY)
+    assert on.map_output_compress and on.map_output_codec == "default"
+    big = apply_changes(
+        HadoopConfig(), {"mapreduce.input.fileinputformat.split.minsize": str(2**20)}, SPILLY
+    )
+    # minsize below the block leaves the split at the block size (FileInputFormat rule)
+    assert big.split_minsize == 2**20 and big.split_size == big.dfs_blocksize
 
 
 def test_codec_none_turns_compression_off() -> None:
