@@ -198,9 +198,6 @@ class ExhaustiveStrategy(BaseStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         subgrids, notes = self.reduced_grids(space, objective)
         total = sum(product_size(g) for g in subgrids)

@@ -169,9 +169,6 @@ class RRSStrategy(BaseStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         rng = np.random.default_rng(seed)
         history: list[float] = []
@@ -204,9 +201,6 @@ class SmartRRSStrategy(RRSStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         rng = np.random.default_rng(seed)
         history: list[float] = []
