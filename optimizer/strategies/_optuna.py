@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -37,7 +36,6 @@ from mrtune.optimizer.objective import ObjectiveKind
 from mrtune.optimizer.strategies._base import (
     BaseStrategy,
     SearchOutcome,
-    StudyError,
     Values,
     current_row,
     grid_of,
@@ -48,6 +46,7 @@ from mrtune.optimizer.strategies._grid_tools import (
     product_size,
 )
 from mrtune.optimizer.strategies._polish import knob_distributions, screen_and_polish
+from mrtune.optimizer.strategies._study import StudyStorage, completed_trials, open_study
 from mrtune.search_spaces.knobs import find_knob
 
 if TYPE_CHECKING:
@@ -58,31 +57,6 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 #: Names of the values told to Optuna (shown by optuna-dashboard and the plots).
 METRIC_NAMES = {"time": "job_ms", "resources": "container_gb_s"}
-
-
-def storage_url(storage: str) -> str:
-    """A SQLAlchemy URL as is; anything else is a SQLite file path."""
-    return storage if "://" in storage else f"sqlite:///{storage}"
-
-
-@dataclass(frozen=True)
-class StudyStorage:
-    """Where an Optuna strategy keeps its study: ``url`` ``None`` = in memory.
-
-    ``study_name`` ``None`` derives ``mrtune-<job>-<strategy>-<objective>`` (with the next free
-    ``-2``, ``-3`` … suffix when that name is stored, so re-runs never fail); ``resume``
-    continues the named (or newest default-named) stored study.
-    """
-
-    url: str | None = None
-    study_name: str | None = None
-    resume: bool = False
-
-    def __post_init__(self) -> None:
-        if self.url is not None:
-            object.__setattr__(self, "url", storage_url(self.url))
-        if self.resume and self.url is None:
-            raise StudyError("resume needs a storage that holds the study (a storage URL)")
 
 
 def _param(dist: BaseDistribution, name: str, value: float) -> Any:
@@ -150,60 +124,21 @@ class OptunaStrategy(BaseStrategy):
     def open_study(
         self, space: SearchSpace, objective: Objective, sampler: optuna.samplers.BaseSampler
     ) -> optuna.Study:
-        """Create (or with ``resume`` load, creating it if absent) the study.
-
-        Without ``resume`` an existing study of the default name is not overwritten: the new
-        study gets the next free ``-2``, ``-3`` … suffix; ``resume`` continues the newest one.
-        A name the caller gave explicitly must be new unless ``resume`` is set.
-        """
-        cfg = self.study
-        default = f"mrtune-{space.profile.job_id}-{self.name}-{objective.kind}"
-        name = cfg.study_name or default
-        if cfg.url is None:
-            study = optuna.create_study(
-                study_name=name, directions=self._directions(), sampler=sampler
-            )
-            return self._label(study, space, objective)
-        url = cfg.url
-        existing = set(optuna.get_all_study_names(url)) if _db_exists(url) else set()
-        if not cfg.study_name:
-            taken = [n for n in existing if n == name or _is_suffixed(n, name)]
-            if taken:
-                newest = max(taken, key=lambda n: _suffix(n, name))
-                name = newest if cfg.resume else f"{name}-{_suffix(newest, name) + 1}"
-        elif name in existing and not cfg.resume:
-            raise StudyError(
-                f"study {name!r} already exists in {url}; resume it or choose another study name"
-            )
-        study = optuna.create_study(
-            study_name=name,
-            storage=url,
+        """The study of this search (see :func:`~mrtune.optimizer.strategies._study.open_study`)."""
+        return open_study(
+            self.study,
+            default_name=f"mrtune-{space.profile.job_id}-{self.name}-{objective.kind}",
             directions=self._directions(),
             sampler=sampler,
-            load_if_exists=cfg.resume,
+            knobs=space.names,
+            labels={
+                "job_id": space.profile.job_id,
+                "strategy": self.name,
+                "objective": str(objective.kind),
+            },
+            metric_names=self._metric_names(objective),
         )
-        stored = study.user_attrs.get("knobs")
-        if stored is None:
-            return self._label(study, space, objective)
-        if list(stored) != space.names:
-            raise StudyError(
-                f"study {name!r} was run over other knobs ({len(stored)} stored, "
-                f"{len(space.names)} now); resume it with the same search space"
-            )
-        return study
 
-    def _label(
-        self, study: optuna.Study, space: SearchSpace, objective: Objective
-    ) -> optuna.Study:
-        """What a dashboard shows beside the trials: knobs, job, strategy, metric names."""
-        study.set_user_attr("knobs", space.names)
-        study.set_user_attr("job_id", space.profile.job_id)
-        study.set_user_attr("strategy", self.name)
-        study.set_user_attr("objective", str(objective.kind))
-        study.set_metric_names(self._metric_names(objective))
-        return study
-
-    # ------------------------------------------------------------------ the loop
     def _search(
         self, space: SearchSpace, objective: Objective, *, n_trials: int, seed: int | None
     ) -> SearchOutcome:
@@ -211,7 +146,7 @@ class OptunaStrategy(BaseStrategy):
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             probe = self.make_sampler(space, seed)
             study = self.open_study(space, objective, probe)
-            done = _completed(study)
+            done = completed_trials(study)
             if done:
                 # A resumed study continues with a generator that differs from the first run's.
                 study.sampler = self.make_sampler(space, None if seed is None else seed + done)
@@ -297,29 +232,6 @@ class OptunaStrategy(BaseStrategy):
         )
 
 
-def _db_exists(url: str) -> bool:
-    if url.startswith("sqlite:///"):
-        import os
-
-        path = url[len("sqlite:///") :]
-        return path == ":memory:" or os.path.exists(path)
-    return True
-
-
-def _is_suffixed(candidate: str, base: str) -> bool:
-    tail = candidate[len(base) :]
-    return candidate.startswith(base + "-") and tail[1:].isdigit()
-
-
-def _suffix(candidate: str, base: str) -> int:
-    return int(candidate[len(base) + 1 :]) if _is_suffixed(candidate, base) else 1
-
-
-def _completed(study: optuna.Study) -> int:
-    return sum(1 for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE)
-
-
-# ---------------------------------------------------------------------- TPE (default)
 class TPEStrategy(OptunaStrategy):
     """Optuna's TPE, warm-started by a vectorised screening of the grid (the default).
 
