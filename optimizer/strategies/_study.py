@@ -16,6 +16,10 @@ from optuna.trial import TrialState
 
 from mrtune.optimizer.strategies._base import StudyError
 
+#: Stored with every study: trials hold the knobs' own values (codec names, booleans), not the
+#: integer codes of studies written before; a study without it cannot be resumed.
+PARAM_FORMAT = "knob-values-1"
+
 
 def storage_url(storage: str) -> str:
     """A SQLAlchemy URL as is; anything else is a SQLite file path."""
@@ -83,6 +87,10 @@ def open_study(
     stored = study.user_attrs.get("knobs")
     if stored is None:
         return _label(study, knobs, labels, metric_names)
+    if study.user_attrs.get("param_format") != PARAM_FORMAT:
+        raise StudyError(
+            f"study {name!r} stores encoded parameters (an older mrtune); start a new study"
+        )
     if list(stored) != list(knobs):
         raise StudyError(
             f"study {name!r} was run over other knobs ({len(stored)} stored, "
@@ -99,6 +107,7 @@ def _label(
 ) -> optuna.Study:
     """What a dashboard shows beside the trials: knobs, job, strategy, metric names."""
     study.set_user_attr("knobs", list(knobs))
+    study.set_user_attr("param_format", PARAM_FORMAT)
     for key, value in labels.items():
         study.set_user_attr(key, value)
     study.set_metric_names(metric_names)
