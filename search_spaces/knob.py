@@ -150,7 +150,8 @@ class Knob:
         set_(self, "kind", self._derive_kind(field_name))
         if self.kind == "categorical" and not self.choices:
             set_(self, "choices", tuple(CODEC_CODES))
-        bounds = _field_bounds(field_name) if self.kind in {"int", "float"} else (0, 1, 0, 0)
+        numeric = self.kind in {"int", "float"}
+        bounds = _field_bounds(field_name) if numeric else (0.0, 1.0, False, False)
         for attr, b in zip(("low", "high", "low_open", "high_open"), bounds, strict=True):
             set_(self, f"valid_{attr}", b)
         set_(self, "default", self.decode(float(_default_row(3)[self.column])))

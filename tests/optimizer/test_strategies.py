@@ -531,3 +531,18 @@ def test_grid_strategy_covers_a_small_grid_and_stops_there() -> None:
     assert len(res.history) == size
     assert f"capped at the {size} points" in res.notes
     assert res.best_cost == pytest.approx(brute_force(space), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["tpe-plain", "rrs", "exhaustive"])
+def test_objective_reports_progress_for_every_strategy(map_space: SearchSpace, name: str) -> None:
+    """One hook on the objective shows the progress of any strategy (the CLI's status line)."""
+    seen: list[tuple[int, float]] = []
+    obj = Objective(map_space, on_evaluate=lambda n, best: seen.append((n, best)))
+    res = get_strategy(name, **SMALL_SETTINGS.get(name, {})).optimize(
+        map_space, obj, n_trials=BUDGET[name], seed=0
+    )
+    assert seen and seen[-1][0] == obj.evaluations == res.n_evaluations
+    counts = [n for n, _ in seen]
+    bests = [b for _, b in seen]
+    assert counts == sorted(counts) and bests == sorted(bests, reverse=True)
+    assert bests[-1] <= res.best_cost
