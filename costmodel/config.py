@@ -70,6 +70,7 @@ class HadoopConfig(BaseModel):
         gt=0,
         lt=1,
         description="Hadoop 1 only: share of io.sort.mb for record metadata (removed by MAPREDUCE-64)",
+        json_schema_extra={"hadoop_versions": [1]},
     )
     io_sort_factor: int = Field(10, alias="mapreduce.task.io.sort.factor", ge=2, le=10000)
     combine_min_spills: int = Field(3, alias="mapreduce.map.combine.minspills", ge=1, le=10000)
@@ -86,7 +87,12 @@ class HadoopConfig(BaseModel):
         0.66, alias="mapreduce.reduce.shuffle.merge.percent", gt=0, le=1
     )
     shuffle_memory_limit_percent: float = Field(
-        0.25, alias="mapreduce.reduce.shuffle.memory.limit.percent", gt=0, le=1
+        0.25,
+        alias="mapreduce.reduce.shuffle.memory.limit.percent",
+        gt=0,
+        le=1,
+        description="Hadoop 2/3 MergeManagerImpl; Hadoop 1's ReduceCopier hard-codes 0.25",
+        json_schema_extra={"hadoop_versions": [2, 3]},
     )
     reduce_input_buffer_percent: float = Field(
         0.0, alias="mapreduce.reduce.input.buffer.percent", ge=0, le=1
@@ -95,9 +101,15 @@ class HadoopConfig(BaseModel):
     memtomem_enabled: bool = Field(False, alias="mapreduce.reduce.merge.memtomem.enabled")
     combine_class: str | None = Field(None, alias="mapreduce.job.combine.class")
     map_output_compress: bool = Field(False, alias="mapreduce.map.output.compress")
-    map_output_codec: str = Field("default", alias="mapreduce.map.output.compress.codec")
+    map_output_codec: str = Field(
+        "default", alias="mapreduce.map.output.compress.codec", json_schema_extra={"codec": True}
+    )
     output_compress: bool = Field(False, alias="mapreduce.output.fileoutputformat.compress")
-    output_codec: str = Field("default", alias="mapreduce.output.fileoutputformat.compress.codec")
+    output_codec: str = Field(
+        "default",
+        alias="mapreduce.output.fileoutputformat.compress.codec",
+        json_schema_extra={"codec": True},
+    )
     output_compress_type: Literal["NONE", "RECORD", "BLOCK"] = Field(
         "RECORD", alias="mapreduce.output.fileoutputformat.compress.type"
     )
@@ -204,8 +216,6 @@ class HadoopConfig(BaseModel):
         for key, raw in props.items():
             key = key.strip()
             new = DEPRECATED_NAMES.get(key, key)
-            if key == "io.sort.record.percent":
-                new = key
             if key == "hadoop_version":
                 values["hadoop_version"] = raw
                 continue
@@ -239,8 +249,8 @@ class HadoopConfig(BaseModel):
             v = data[name]
             if v is None:
                 continue
-            if name == "io_sort_record_percent" and self.hadoop_version != 1:
-                continue
+            if self.hadoop_version not in field_versions(name):
+                continue  # e.g. io.sort.record.percent: Hadoop 1 only (MAPREDUCE-64)
             out[field.alias] = format_property_value(name, v)
         return out
 
@@ -259,8 +269,6 @@ class HadoopConfig(BaseModel):
                 alias = type(self).model_fields[key].alias or key
             else:
                 alias = DEPRECATED_NAMES.get(key, key)
-                if key == "io.sort.record.percent":
-                    alias = key
             merged[alias] = value
         known = {k: v for k, v in merged.items() if k in by_alias or k == "hadoop_version"}
         new = type(self).model_validate(known)
@@ -318,13 +326,28 @@ class HadoopConfig(BaseModel):
         return max(max(self.split_minsize, 1), min(self.split_maxsize, self.dfs_blocksize))
 
 
+def _field_extra(field: str) -> dict[str, Any]:
+    extra = HadoopConfig.model_fields[field].json_schema_extra
+    return extra if isinstance(extra, dict) else {}
+
+
+def field_versions(field: str) -> tuple[int, ...]:
+    """The Hadoop major versions that have ``field``'s property (declared on the field)."""
+    return tuple(_field_extra(field).get("hadoop_versions", (1, 2, 3)))  # type: ignore[arg-type]
+
+
+def is_codec_field(field: str) -> bool:
+    """Whether ``field`` holds a codec short name (written as the codec's class name)."""
+    return bool(_field_extra(field).get("codec", False))
+
+
 def format_property_value(field: str, value: Any) -> str:
     """Hadoop's string form of a value (booleans lower case, codecs as class names)."""
     from mrtune.costmodel.properties import CODEC_CLASSES
 
     if isinstance(value, bool):
         return "true" if value else "false"
-    if field in {"map_output_codec", "output_codec"}:
+    if is_codec_field(field):
         return CODEC_CLASSES[value]
     if isinstance(value, float):
         return f"{value:g}"

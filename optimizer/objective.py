@@ -7,6 +7,7 @@ many configurations it has evaluated, so that strategies can be compared on equa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -27,19 +28,33 @@ class ObjectiveKind(StrEnum):
     pareto = "pareto"
 
 
+#: Progress hook: ``(configurations evaluated so far, best cost so far)``.
+ProgressHook = Callable[[int, float], None]
+
+
 @dataclass
 class Objective:
-    """Vectorised objective over a :class:`SearchSpace`."""
+    """Vectorised objective over a :class:`SearchSpace`.
+
+    ``on_evaluate``, when given, is called after every model call with the number of
+    configurations evaluated so far and the lowest cost seen (job ms, or GB-seconds for
+    ``resources``): every strategy evaluates only through its objective, so this one hook
+    reports the progress of any of them (the CLI's status line).
+    """
 
     space: SearchSpace
     kind: ObjectiveKind = ObjectiveKind.time
+    on_evaluate: ProgressHook | None = None
     evaluations: int = field(default=0, init=False)
+    best: float = field(default=float("inf"), init=False)
 
     def predict(self, values: Values) -> JobPrediction:
         """The full prediction for repaired ``values`` (all arrays of equal length)."""
         batch = self.space.to_batch(values)
-        self.evaluations += len(batch)
-        return predict_job(self.space.profile, batch, self.space.cluster)
+        pred = predict_job(self.space.profile, batch, self.space.cluster)
+        cost = pred.container_gb_s if self.kind == ObjectiveKind.resources else pred.job_ms
+        self._count(len(batch), np.asarray(cost))
+        return pred
 
     def __call__(self, values: Values) -> np.ndarray:
         """Cost per configuration, shape (n,): job ms or GB-seconds (see ``kind``)."""
@@ -49,5 +64,14 @@ class Objective:
     def both(self, values: Values) -> tuple[np.ndarray, np.ndarray]:
         """(job ms, container GB-s) per configuration, for Pareto searches."""
         batch = self.space.to_batch(values)
-        self.evaluations += len(batch)
-        return evaluate(self.space.profile, batch, self.space.cluster)
+        job_ms, gb_s = evaluate(self.space.profile, batch, self.space.cluster)
+        self._count(len(batch), gb_s if self.kind == ObjectiveKind.resources else job_ms)
+        return job_ms, gb_s
+
+    def _count(self, n: int, cost: np.ndarray) -> None:
+        self.evaluations += n
+        finite = cost[np.isfinite(cost)]
+        if finite.size:
+            self.best = min(self.best, float(finite.min()))
+        if self.on_evaluate is not None:
+            self.on_evaluate(self.evaluations, self.best)

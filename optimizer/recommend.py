@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
-from mrtune.optimizer.objective import Objective, ObjectiveKind
-from mrtune.optimizer.strategies import DEFAULT_STRATEGY, SearchResult, get_strategy
+from mrtune.optimizer.objective import Objective, ObjectiveKind, ProgressHook
+from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
 from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
@@ -59,6 +59,8 @@ class Recommendation:
     changes: list[Change]
     properties: dict[str, str]
     config: HadoopConfig
+    #: How the strategy was chosen: ``"requested"``, or the rule that picked it.
+    strategy_chosen_by: str = "requested"
 
     @property
     def gain_vs_current(self) -> float:
@@ -86,6 +88,7 @@ class Recommendation:
             "job_id": self.job_id,
             "objective": self.objective,
             "strategy": self.strategy,
+            "strategy_chosen_by": self.strategy_chosen_by,
             "no_change_recommended": self.no_change,
             "predicted_ms": {
                 "current": self.current["job_ms"],
@@ -128,28 +131,25 @@ class Recommendation:
 
 
 def hadoop_defaults(base: HadoopConfig) -> HadoopConfig:
-    """``base`` with every tunable setting at Hadoop's default (job-specific settings kept)."""
+    """``base`` with every tunable setting at Hadoop's default (job-specific settings kept).
+
+    The defaults are the properties of Hadoop's own default configuration for the base's
+    version (``HadoopConfig`` declares them, reference §8.4), for every knob the version has;
+    job-specific knobs (:attr:`Knob.job_specific`: the combiner, container sizes) keep the
+    job's value.
+    """
+    stock = HadoopConfig(hadoop_version=base.hadoop_version).model_dump(by_alias=True)
     changes: dict[str, Any] = {}
     for k in KNOBS:
-        if k.name in {"mapreduce.job.combine.class", "io.sort.record.percent"}:
+        if k.job_specific or not k.applies_to(base.hadoop_version):
             continue
-        if k.kind == "categorical":
-            changes[knob_property_names(k)[0]] = False  # the compression switch
-            continue
-        if k.name == "mapreduce.input.fileinputformat.split.maxsize":
-            changes["mapreduce.input.fileinputformat.split.minsize"] = 0
-            changes[k.name] = 2**63 - 1
-            continue
-        if k.name in {"mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb"}:
-            continue
-        changes[k.name] = k.default
-    if base.hadoop_version == 1:
-        changes["io.sort.record.percent"] = 0.05
+        for prop in knob_property_names(k):
+            changes[prop] = stock[prop]
     return base.with_changes(changes)
 
 
 def _fmt(knob_name: str, value: Any) -> str:
-    if knob_name == "mapreduce.input.fileinputformat.split.maxsize":
+    if find_knob(knob_name).unit == "bytes":
         return format_bytes(float(value))
     if isinstance(value, float):
         return f"{value:g}"
@@ -205,7 +205,7 @@ def recommend(
     base: HadoopConfig,
     cluster: ClusterSpec,
     *,
-    strategy: str = DEFAULT_STRATEGY,
+    strategy: str | None = None,
     objective: ObjectiveKind = ObjectiveKind.time,
     n_trials: int | None = None,
     seed: int | None = 0,
@@ -217,8 +217,17 @@ def recommend(
     exclude: list[str] | None = None,
     min_gain: float = MIN_GAIN,
     local_mode_honoured: bool = False,
+    progress: ProgressHook | None = None,
 ) -> Recommendation:
-    """Search, prune changes below ``min_gain``, explain the rest, compare with defaults."""
+    """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
+
+    ``strategy`` ``None`` picks the objective's default (:func:`resolve_strategy`: ``tpe``, or
+    ``nsga2`` for ``pareto``); ``storage``/``study_name``/``resume`` say where an Optuna
+    strategy keeps its study (``None`` = in memory); ``progress`` is called as configurations
+    are evaluated (:class:`~mrtune.optimizer.objective.Objective`).
+    """
+    chosen_by = "requested" if strategy is not None else f"default for objective {objective}"
+    strategy = resolve_strategy(strategy, str(objective))
     space = SearchSpace.for_job(
         profile,
         base,
@@ -229,17 +238,13 @@ def recommend(
         local_mode_honoured=local_mode_honoured,
     )
     kind = ObjectiveKind.time if objective == ObjectiveKind.pareto else objective
-    obj = Objective(space, ObjectiveKind.pareto if objective == ObjectiveKind.pareto else kind)
-    strat = get_strategy(strategy)
-    result = strat.optimize(
+    obj = Objective(
         space,
-        obj,
-        n_trials=n_trials or strat.default_trials,
-        seed=seed,
-        storage=storage,
-        study_name=study_name,
-        resume=resume,
+        ObjectiveKind.pareto if objective == ObjectiveKind.pareto else kind,
+        on_evaluate=progress,
     )
+    strat = get_strategy(strategy, storage=storage, study_name=study_name, resume=resume)
+    result = strat.optimize(space, obj, n_trials=n_trials or strat.default_trials, seed=seed)
     cost_of = Objective(space, kind)
     cur_row = space_current(space)
     best_row = dict(result.best_values)
@@ -325,6 +330,7 @@ def recommend(
         changes=changes,
         properties=props,
         config=config,
+        strategy_chosen_by=chosen_by,
     )
 
 

@@ -20,8 +20,8 @@ from mrtune.costmodel import (
     JobProfile,
     predict_job,
 )
-from mrtune.costmodel.properties import DEPRECATED_NAMES
 from mrtune.search_spaces import find_knob, knob_to_properties
+from mrtune.search_spaces.knobs import canonical_name
 
 MAP_PHASES = ("read", "map", "collect", "spill", "merge", "write")
 REDUCE_PHASES = ("shuffle", "merge", "reduce", "write")
@@ -54,11 +54,10 @@ def apply_changes(
         except KeyError:
             props[key] = raw
             continue
-        if knob.name in {
-            "mapreduce.map.output.compress.codec",
-            "mapreduce.output.fileoutputformat.compress.codec",
-        } and DEPRECATED_NAMES.get(key, key).endswith(".compress"):
-            props[key] = raw  # the boolean switch itself
+        if knob.companion is not None and canonical_name(key) == knob.companion:
+            # The knob's second property itself (a codec's on/off switch, split.minsize):
+            # HadoopConfig validates it as the plain property it is.
+            props[key] = raw
             continue
         value = knob.parse(raw)
         if profile is not None:

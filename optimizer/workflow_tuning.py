@@ -14,6 +14,13 @@ a job that is not on the critical path can keep a cheaper setting, and a long re
 worth shortening only if the next job's maps do not already hide it. Small stages are searched
 exhaustively over the product of the Pareto fronts; large ones by coordinate descent started
 from every job's individually best setting. The result is compared with tuning each job alone.
+
+Each job's candidates are the workflow grid (:func:`candidate_configs`, which spans the
+``(T^M, T^R)`` trade-offs) plus the optimum of the job alone found by a strategy of the
+registry (:func:`~mrtune.optimizer.strategies.get_strategy`, the same contract as
+``mrtune optimize``; ``"exhaustive"`` by default: exact on the knobs' grids of the workflow
+settings, a few tenths of a second per job), so the workflow tuner never searches a job's
+settings by a route of its own.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from pydantic import ValidationError
 
+from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig
+from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.workflow import (
     JobTasks,
     TaskArrays,
@@ -38,7 +47,10 @@ from mrtune.costmodel.workflow import (
     refined_stage_ms,
 )
 from mrtune.errors import InputError
+from mrtune.optimizer.objective import Objective, ObjectiveKind
+from mrtune.optimizer.strategies import get_strategy
 from mrtune.readers.workflow_file import TaskSpec, WorkflowSpec, scaled_tasks
+from mrtune.search_spaces import SearchSpace, find_knob
 
 #: Up to this many combinations a stage is tuned exhaustively (vectorised, in chunks).
 EXHAUSTIVE_COMBINATIONS = 200_000
@@ -313,6 +325,32 @@ def candidate_configs(
     return out
 
 
+#: The strategy that finds each job's own optimum over the workflow settings.
+DEFAULT_JOB_STRATEGY = "exhaustive"
+
+
+def strategy_candidate(
+    profile: JobProfile, base: HadoopConfig, cluster: ClusterSpec, strategy: str
+) -> tuple[list[HadoopConfig], str]:
+    """The job's own optimum over :data:`TUNED_PROPERTIES`, found by registry ``strategy``.
+
+    Returns ``([config], note)``, or ``([], note)`` when none of the settings applies to the
+    job (a map-only job with a fixed split, say).
+    """
+    names = list(dict.fromkeys(find_knob(p).name for p in TUNED_PROPERTIES))
+    space = SearchSpace.for_job(profile, base, cluster, only=names)
+    if not space.knobs:
+        return [], f"{strategy}: no workflow setting applies"
+    strat = get_strategy(strategy)
+    result = strat.optimize(
+        space, Objective(space, ObjectiveKind.time), n_trials=strat.default_trials, seed=0
+    )
+    try:
+        return [space.values_to_config(result.best_values)], f"{strategy}: {result.notes}"
+    except (ValidationError, ValueError) as exc:  # a combination HadoopConfig refuses
+        return [], f"{strategy}: optimum not valid as a configuration ({exc})"
+
+
 def pareto_front(map_ms: np.ndarray, reduce_ms: np.ndarray, job_ms: np.ndarray) -> np.ndarray:
     """Indices of candidates not dominated on ``(T^M, T^R)``; ties broken by own job time.
 
@@ -356,6 +394,8 @@ class WorkflowTuning:
     candidates: dict[str, int]
     pareto_sizes: dict[str, int]
     stage_methods: list[str]
+    #: Per tuned job, how the registry strategy found its own optimum.
+    job_search_notes: dict[str, str] = field(default_factory=dict)
 
 
 #: Weight of the sum of job times (the basic model's time, a proxy for the resources used) next
@@ -462,12 +502,18 @@ def tune_workflow(
     estimate: str | None = None,
     order: str | None = None,
     exhaustive_limit: int = EXHAUSTIVE_COMBINATIONS,
+    strategy: str | None = DEFAULT_JOB_STRATEGY,
 ) -> WorkflowTuning:
-    """Choose each job's configuration to minimise the workflow's refined completion time."""
+    """Choose each job's configuration to minimise the workflow's refined completion time.
+
+    ``strategy`` names the registry strategy that adds each job's own optimum to its
+    candidates (``None``: the workflow grid only).
+    """
     estimate = estimate or spec.estimate
     order = order or spec.order
     _, red_cap = _capacities(spec)
     choices: dict[str, JobChoice] = {}
+    notes: dict[str, str] = {}
     for job in spec.jobs:
         if job.tasks is not None:
             arrays = job_task_arrays(spec, job.name)
@@ -483,7 +529,12 @@ def tune_workflow(
                 if cap is None:  # the cost model's own capacity for the base configuration
                     cap = int(job_task_arrays(spec, job.name, [base]).reduce_slots[0])
                 grid = candidate_configs(base, reduce_capacity=cap, map_only=job.profile.map_only)
-                configs = [base, *grid]
+                found: list[HadoopConfig] = []
+                if strategy is not None:
+                    found, notes[job.name] = strategy_candidate(
+                        job.profile, base, spec.cluster, strategy
+                    )
+                configs = [base, *grid, *found]
             arrays = job_task_arrays(spec, job.name, configs)
         m, r = arrays.stage_durations(estimate)
         alone = int(np.lexsort((r, m + r))[0])
@@ -540,10 +591,12 @@ def tune_workflow(
         candidates={n: len(c.map_ms) for n, c in choices.items()},
         pareto_sizes={n: len(c.pareto) for n, c in choices.items()},
         stage_methods=methods,
+        job_search_notes=notes,
     )
 
 
 __all__ = [
+    "DEFAULT_JOB_STRATEGY",
     "EXHAUSTIVE_COMBINATIONS",
     "ExtrapolationResult",
     "JobEvaluation",
@@ -555,6 +608,7 @@ __all__ = [
     "job_config",
     "job_task_arrays",
     "pareto_front",
+    "strategy_candidate",
     "tune_stage",
     "tune_workflow",
 ]

@@ -1,400 +1,176 @@
-"""The registry of tunable Hadoop settings.
+"""The registry of tunable Hadoop settings: one identity per knob.
 
-Each :class:`Knob` is a small value object that checks itself (style: optuna's
-``distributions.py``): its Hadoop 2/3 property name, Hadoop 1 alias, type, default, bounds, scale,
-the grid used by exhaustive search, which side of the job it affects, and the
-:class:`~mrtune.costmodel.batch.ConfigBatch` column it drives. :data:`KNOBS` is the one registry that
-the optimizer, the CLI (``--set`` validation) and the docs read.
+A knob's **type, Hadoop default and Hadoop-valid range are declared once**, on the
+:class:`~mrtune.costmodel.config.HadoopConfig` field whose alias is the knob's Hadoop 2/3
+property name (pydantic ``ge``/``gt``/``le``/``lt``); :class:`Knob` derives them from that field
+(:func:`_field_bounds`) and from the Hadoop 2/3 default configuration, and never repeats them.
+What a knob declares itself is what only the search needs:
+
+* the **search range** (``low``/``high``, ``log``, ``grid``): where the optimizer looks, a
+  sub-range of what Hadoop accepts (e.g. ``io.sort.factor`` is valid up to 10,000 but searched
+  in 2..500). ``whatif``/``--set`` (:meth:`Knob.parse`) take the Hadoop-valid range;
+* the :class:`~mrtune.costmodel.batch.ConfigBatch` column it drives, the side of the job it
+  acts on, and its :class:`Role` and flags: every special behaviour (the codec knobs write a
+  switch and a class, the split knob a min/max pair, the combiner knob a class name; container
+  memory is searched only on request …) is an attribute read by the search space, the strategies
+  and the recommendation, never a comparison of property names.
+
+:data:`KNOBS` is the one registry that the optimizer, the CLI (``--set`` validation), the batch
+tuner and the docs read; ``tests/search_spaces/test_knob_registry.py`` checks, for every knob, that
+it agrees with ``HadoopConfig`` and with the property names Hadoop 1 and Hadoop 2/3 really have.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from mrtune.costmodel.properties import DEPRECATED_NAMES, STARFISH_USE_COMBINER
+from mrtune.search_spaces.knob import CODEC_ROLES, MEMORY_ROLES, Knob, Role, Side
 
-import numpy as np
+__all__ = [
+    "CODEC_ROLES",
+    "KNOBS",
+    "KNOBS_BY_NAME",
+    "MEMORY_ROLES",
+    "Knob",
+    "Role",
+    "Side",
+    "canonical_name",
+    "find_knob",
+    "knob_with_role",
+]
 
-from mrtune.costmodel.properties import CODEC_CODES, HADOOP1_NAMES
-
-Side = Literal["map", "reduce", "job"]
-Kind = Literal["int", "float", "bool", "categorical"]
-
-
-@dataclass(frozen=True)
-class Knob:
-    """One tunable setting.
-
-    ``low``/``high`` bound numeric knobs (inclusive); ``log`` asks samplers for a log scale;
-    ``grid`` is the discretisation used by the exhaustive strategy; ``choices`` lists a
-    categorical knob's values (for codecs: short codec names, ``"none"`` = compression off).
-    """
-
-    name: str
-    field: str
-    column: str
-    kind: Kind
-    default: float | int | bool | str
-    side: Side
-    description: str
-    low: float | None = None
-    high: float | None = None
-    log: bool = False
-    choices: tuple[str, ...] = ()
-    grid: tuple[float, ...] = field(default=())
-    hadoop1_only: bool = False
-
-    def __post_init__(self) -> None:
-        if self.kind in {"int", "float"}:
-            if self.low is None or self.high is None or not self.low <= self.high:
-                raise ValueError(
-                    f"{self.name}: `low <= high` must hold, got {self.low=}, {self.high=}"
-                )
-            for g in self.grid:
-                if not self.low <= g <= self.high:
-                    raise ValueError(
-                        f"{self.name}: grid value {g} outside [{self.low}, {self.high}]"
-                    )
-        if self.kind == "categorical" and not self.choices:
-            raise ValueError(f"{self.name}: a categorical knob needs choices")
-
-    @property
-    def hadoop1_name(self) -> str:
-        return HADOOP1_NAMES.get(self.name, self.name)
-
-    def allowed(self) -> str:
-        """Human-readable allowed values, for error messages."""
-        if self.kind == "bool":
-            return "true or false"
-        if self.kind == "categorical":
-            return ", ".join(self.choices)
-        lo = int(self.low) if self.kind == "int" else self.low  # type: ignore[arg-type]
-        hi = int(self.high) if self.kind == "int" else self.high  # type: ignore[arg-type]
-        return f"{'integer' if self.kind == 'int' else 'number'} in [{lo}, {hi}]"
-
-    def parse(self, raw: object) -> float | int | bool | str:
-        """Validate a user value (string or number); raise ``ValueError`` naming the range."""
-        try:
-            if self.kind == "bool":
-                s = str(raw).strip().lower()
-                if s in {"true", "1", "yes", "on"}:
-                    return True
-                if s in {"false", "0", "no", "off"}:
-                    return False
-                raise ValueError
-            if self.kind == "categorical":
-                s = str(raw).strip()
-                low = s.lower()
-                if low in self.choices:
-                    return low
-                from mrtune.costmodel.properties import codec_name
-
-                name = codec_name(s)
-                if name in self.choices:
-                    return name
-                raise ValueError
-            value = float(str(raw).strip()) if not isinstance(raw, (int, float)) else float(raw)
-            if self.kind == "int":
-                if not value.is_integer():
-                    raise ValueError
-                value = int(value)
-        except ValueError:
-            raise ValueError(
-                f"{self.name}={raw!r} is not valid; allowed: {self.allowed()}"
-            ) from None
-        if not (self.low <= value <= self.high):  # type: ignore[operator]
-            raise ValueError(f"{self.name}={raw!r} is out of range; allowed: {self.allowed()}")
-        return value
-
-    def encode(self, value: float | int | bool | str) -> float:
-        """Value → number in the batch column (codec names → integer codes)."""
-        if self.kind == "categorical":
-            return float(CODEC_CODES[str(value)])
-        return float(value)
-
-    def decode(self, number: float) -> float | int | bool | str:
-        """Batch-column number → value."""
-        if self.kind == "categorical":
-            from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
-
-            return CODEC_NAMES_BY_CODE[int(round(number))]
-        if self.kind == "bool":
-            return bool(round(number))
-        if self.kind == "int":
-            return int(round(number))
-        return float(number)
-
-    def grid_values(self) -> np.ndarray:
-        """Encoded grid for exhaustive search."""
-        if self.kind == "bool":
-            return np.array([0.0, 1.0])
-        if self.kind == "categorical":
-            return np.array([self.encode(c) for c in self.choices])
-        return np.asarray(self.grid or (self.low, self.high), dtype=np.float64)
-
-
-_CODECS = ("none", "default", "gzip", "bzip2", "snappy", "lz4", "zstd")
 _SORTMB = (25, 50, 75, 100, 125, 150, 200, 250, 300, 400, 500, 600, 800, 1000, 1200, 1600, 2047)
+_REDUCERS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768)
+_REDUCERS += (1024, 1536, 2048, 3072, 4096)
+_CONTAINER_MB = (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 #: The registry. Order = the order of explanations and outputs.
 KNOBS: tuple[Knob, ...] = (
     Knob(
-        "mapreduce.task.io.sort.mb",
-        "io_sort_mb",
-        "io_sort_mb",
-        "int",
-        100,
-        "map",
+        "mapreduce.task.io.sort.mb", "io_sort_mb", "map",
         "map-side sort buffer (MB); must stay below the map heap",
-        1,
-        2047,
-        True,
-        grid=_SORTMB,
+        1, 2047, log=True, grid=_SORTMB, role=Role.sort_buffer, needs_reduce=True, unit="MB",
     ),
     Knob(
-        "mapreduce.map.sort.spill.percent",
-        "sort_spill_percent",
-        "spill_percent",
-        "float",
-        0.80,
-        "map",
+        "mapreduce.map.sort.spill.percent", "spill_percent", "map",
         "buffer fill fraction that starts a spill",
-        0.5,
-        0.99,
-        grid=(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99),
+        0.5, 0.99, grid=(0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99), needs_reduce=True,
     ),
     Knob(
-        "io.sort.record.percent",
-        "io_sort_record_percent",
-        "record_percent",
-        "float",
-        0.05,
-        "map",
+        "io.sort.record.percent", "record_percent", "map",
         "Hadoop 1: share of the sort buffer for record metadata",
-        0.01,
-        0.5,
-        grid=(0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5),
-        hadoop1_only=True,
+        0.01, 0.5, grid=(0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5),
+        needs_reduce=True,
     ),
     Knob(
-        "mapreduce.task.io.sort.factor",
-        "io_sort_factor",
-        "sort_factor",
-        "int",
-        10,
-        "job",
+        "mapreduce.task.io.sort.factor", "sort_factor", "job",
         "merge fan-in for map and reduce merges",
-        2,
-        500,
-        True,
-        grid=(2, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 500),
+        2, 500, log=True, grid=(2, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 500),
+        role=Role.merge_factor, needs_reduce=True,
     ),
     Knob(
-        "mapreduce.map.combine.minspills",
-        "combine_min_spills",
-        "combine_min_spills",
-        "int",
-        3,
-        "map",
+        "mapreduce.map.combine.minspills", "combine_min_spills", "map",
         "spills needed before the combiner runs in the map merge",
-        1,
-        20,
-        grid=(1, 2, 3, 5, 10, 20),
+        1, 20, grid=(1, 2, 3, 5, 10, 20), role=Role.combine_threshold,
+        needs_reduce=True, needs_combiner=True,
     ),
     Knob(
-        "mapreduce.job.combine.class",
-        "combine_class",
-        "use_combiner",
-        "bool",
-        True,
-        "map",
+        "mapreduce.job.combine.class", "use_combiner", "map",
         "run the job's combiner (only where the job has one)",
+        role=Role.combiner, needs_reduce=True, needs_combiner=True,
     ),
     Knob(
-        "mapreduce.map.output.compress.codec",
-        "map_output_codec",
-        "map_codec",
-        "categorical",
-        "none",
-        "map",
+        "mapreduce.map.output.compress.codec", "map_codec", "map",
         "map output compression (none = mapreduce.map.output.compress false)",
-        choices=_CODECS,
+        role=Role.map_codec, needs_reduce=True, companion="mapreduce.map.output.compress",
     ),
     Knob(
-        "mapreduce.output.fileoutputformat.compress.codec",
-        "output_codec",
-        "out_codec",
-        "categorical",
-        "none",
-        "reduce",
+        "mapreduce.output.fileoutputformat.compress.codec", "out_codec", "reduce",
         "job output compression (none = not compressed)",
-        choices=_CODECS,
+        role=Role.output_codec, companion="mapreduce.output.fileoutputformat.compress",
     ),
     Knob(
-        "mapreduce.job.reduces",
-        "num_reducers",
-        "num_reducers",
-        "int",
-        1,
-        "reduce",
+        "mapreduce.job.reduces", "num_reducers", "reduce",
         "number of reduce tasks",
-        1,
-        10000,
-        True,
-        grid=(
-            1,
-            2,
-            3,
-            4,
-            6,
-            8,
-            12,
-            16,
-            24,
-            32,
-            48,
-            64,
-            96,
-            128,
-            192,
-            256,
-            384,
-            512,
-            768,
-            1024,
-            1536,
-            2048,
-            3072,
-            4096,
-        ),
+        1, 10000, log=True, grid=_REDUCERS, role=Role.reducers,
     ),
     Knob(
-        "mapreduce.job.reduce.slowstart.completedmaps",
-        "reduce_slowstart",
-        "slowstart",
-        "float",
-        0.05,
-        "job",
+        "mapreduce.job.reduce.slowstart.completedmaps", "slowstart", "job",
         "fraction of maps done before reducers start",
-        0.0,
-        1.0,
-        grid=(0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0),
+        0.0, 1.0, grid=(0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0),
+        needs_reduce=True, local_mode_ignored=True,
     ),
     Knob(
-        "mapreduce.reduce.shuffle.input.buffer.percent",
-        "shuffle_input_buffer_percent",
-        "shuffle_input_pct",
-        "float",
-        0.70,
-        "reduce",
+        "mapreduce.reduce.shuffle.input.buffer.percent", "shuffle_input_pct", "reduce",
         "shuffle buffer as a fraction of heap",
-        0.1,
-        0.9,
-        grid=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+        0.1, 0.9, grid=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
     ),
     Knob(
-        "mapreduce.reduce.shuffle.merge.percent",
-        "shuffle_merge_percent",
-        "shuffle_merge_pct",
-        "float",
-        0.66,
-        "reduce",
+        "mapreduce.reduce.shuffle.merge.percent", "shuffle_merge_pct", "reduce",
         "shuffle buffer fill that starts an in-memory merge",
-        0.2,
-        0.99,
-        grid=(0.3, 0.5, 0.66, 0.8, 0.9, 0.99),
+        0.2, 0.99, grid=(0.3, 0.5, 0.66, 0.8, 0.9, 0.99),
     ),
     Knob(
-        "mapreduce.reduce.shuffle.memory.limit.percent",
-        "shuffle_memory_limit_percent",
-        "shuffle_limit_pct",
-        "float",
-        0.25,
-        "reduce",
+        "mapreduce.reduce.shuffle.memory.limit.percent", "shuffle_limit_pct", "reduce",
         "largest map output kept in memory, as a fraction of the shuffle buffer",
-        0.05,
-        0.9,
-        grid=(0.05, 0.1, 0.15, 0.25, 0.35, 0.5, 0.7),
+        0.05, 0.9, grid=(0.05, 0.1, 0.15, 0.25, 0.35, 0.5, 0.7),
     ),
     Knob(
-        "mapreduce.reduce.input.buffer.percent",
-        "reduce_input_buffer_percent",
-        "reduce_input_pct",
-        "float",
-        0.0,
-        "reduce",
+        "mapreduce.reduce.input.buffer.percent", "reduce_input_pct", "reduce",
         "heap share that may keep map outputs in memory during reduce()",
-        0.0,
-        0.9,
-        grid=(0.0, 0.2, 0.4, 0.6, 0.7, 0.8, 0.9),
+        0.0, 0.9, grid=(0.0, 0.2, 0.4, 0.6, 0.7, 0.8, 0.9),
     ),
     Knob(
-        "mapreduce.reduce.shuffle.parallelcopies",
-        "shuffle_parallel_copies",
-        "parallel_copies",
-        "int",
-        5,
-        "reduce",
+        "mapreduce.reduce.shuffle.parallelcopies", "parallel_copies", "reduce",
         "fetch threads per reducer",
-        1,
-        100,
-        grid=(5, 10, 20, 50),
+        1, 100, grid=(5, 10, 20, 50), modelled=False, local_mode_ignored=True,
     ),
     Knob(
-        "mapreduce.input.fileinputformat.split.maxsize",
-        "split_maxsize",
-        "split_size",
-        "int",
-        134217728,
-        "map",
+        "mapreduce.input.fileinputformat.split.maxsize", "split_size", "map",
         "input split size in bytes (via split.minsize/maxsize)",
-        16 * 2**20,
-        2**34,
-        True,
+        16 * 2**20, 2**34, log=True,
         grid=tuple(float(x * 2**20) for x in (16, 32, 64, 128, 256, 512, 1024, 2048)),
+        role=Role.split_size, companion="mapreduce.input.fileinputformat.split.minsize",
+        unit="bytes",
     ),
     Knob(
-        "mapreduce.map.memory.mb",
-        "map_memory_mb",
-        "map_container_mb",
-        "int",
-        1024,
-        "map",
+        "mapreduce.map.memory.mb", "map_container_mb", "map",
         "map container memory (MB); heap follows at heap.memory-mb.ratio",
-        512,
-        16384,
-        True,
-        grid=(512, 1024, 1536, 2048, 3072, 4096, 6144, 8192),
+        512, 16384, log=True, grid=_CONTAINER_MB, role=Role.map_memory,
+        versions=(2, 3), local_mode_ignored=True, unit="MB",
     ),
     Knob(
-        "mapreduce.reduce.memory.mb",
-        "reduce_memory_mb",
-        "reduce_container_mb",
-        "int",
-        1024,
-        "reduce",
+        "mapreduce.reduce.memory.mb", "reduce_container_mb", "reduce",
         "reduce container memory (MB); heap follows",
-        512,
-        16384,
-        True,
-        grid=(512, 1024, 1536, 2048, 3072, 4096, 6144, 8192),
+        512, 16384, log=True, grid=_CONTAINER_MB, role=Role.reduce_memory,
+        versions=(2, 3), local_mode_ignored=True, unit="MB",
     ),
-)
+)  # fmt: skip
 
 KNOBS_BY_NAME: dict[str, Knob] = {k.name: k for k in KNOBS}
+#: A companion property (codec switch, split minimum) → the knob that writes it.
+_COMPANIONS: dict[str, str] = {k.companion: k.name for k in KNOBS if k.companion}
+
+
+def knob_with_role(role: Role, knobs: tuple[Knob, ...] | list[Knob] = KNOBS) -> Knob | None:
+    """The knob of ``knobs`` that has ``role`` (``None`` when the space does not tune it)."""
+    return next((k for k in knobs if k.role == role), None)
+
+
+def canonical_name(name: str) -> str:
+    """A Hadoop 1 or 2/3 property name → its Hadoop 2/3 name (reference §8.5)."""
+    return DEPRECATED_NAMES.get(name, name)
 
 
 def find_knob(name: str) -> Knob:
-    """The knob for a Hadoop 2/3 or Hadoop 1 property name (or a short field name)."""
-    from mrtune.costmodel.properties import DEPRECATED_NAMES, STARFISH_USE_COMBINER
+    """The knob for a Hadoop 2/3 or Hadoop 1 property name (or its field / column name).
 
-    key = DEPRECATED_NAMES.get(name, name)
-    aliases = {
-        "mapreduce.map.output.compress": "mapreduce.map.output.compress.codec",
-        "mapreduce.output.fileoutputformat.compress": "mapreduce.output.fileoutputformat.compress.codec",
-        "mapreduce.input.fileinputformat.split.minsize": "mapreduce.input.fileinputformat.split.maxsize",
-        STARFISH_USE_COMBINER: "mapreduce.job.combine.class",
-    }
-    key = aliases.get(key, key)
+    A companion property (``mapreduce.map.output.compress``, ``split.minsize``) finds the knob
+    that writes it.
+    """
+    key = canonical_name(name)
+    key = _COMPANIONS.get(key, key)
+    if key == STARFISH_USE_COMBINER:  # Starfish's own switch for the combiner
+        key = "mapreduce.job.combine.class"
     if key in KNOBS_BY_NAME:
         return KNOBS_BY_NAME[key]
     for k in KNOBS:

@@ -21,18 +21,32 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
-from mrtune.search_spaces.constraints import CONSTRAINTS
-from mrtune.search_spaces.knobs import KNOBS, Knob, find_knob
+from mrtune.search_spaces.constraints import CONSTRAINTS, SORT_BUFFER_HEAP_SHARE
+from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 
 Values = dict[str, np.ndarray]
 
-#: Knobs searched by default (container memory only with ``allow_memory``).
-DEFAULT_EXCLUDED = {"mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb"}
 #: Codecs a Hadoop 1 cluster does not have.
 HADOOP1_MISSING_CODECS = {"lz4", "zstd"}
-#: Knobs the cost model gives no effect (the reference models no fetch concurrency), so
-#: searching them would only add noise; they can still be set in what-if questions.
-NO_MODELLED_EFFECT = {"mapreduce.reduce.shuffle.parallelcopies"}
+
+
+@dataclass(frozen=True)
+class _JobTraits:
+    """What decides whether a knob acts on a job (read from the knob's flags, never its name)."""
+
+    hadoop_version: int
+    map_only: bool
+    has_combiner: bool
+    local_mode: bool
+
+    def admits(self, k: Knob) -> bool:
+        if not k.applies_to(self.hadoop_version):
+            return False
+        if self.map_only and (k.side == "reduce" or k.needs_reduce):
+            return False
+        if k.needs_combiner and not self.has_combiner:
+            return False
+        return not (self.local_mode and k.local_mode_ignored)
 
 
 @dataclass
@@ -60,49 +74,21 @@ class SearchSpace:
         cluster = cluster or ClusterSpec()
         wanted = {find_knob(n).name for n in only} if only is not None else None
         excluded = {find_knob(n).name for n in exclude}
-        if not allow_memory:
-            excluded |= DEFAULT_EXCLUDED
-        if wanted is None:
-            excluded |= NO_MODELLED_EFFECT
-        map_only = profile.map_only or base.num_reducers == 0
+        job = _JobTraits(
+            hadoop_version=base.hadoop_version,
+            map_only=profile.map_only or base.num_reducers == 0,
+            has_combiner=profile.has_combiner,
+            local_mode=local_mode_honoured,
+        )
         knobs = []
         for k in KNOBS:
-            if wanted is not None and k.name not in wanted:
+            if k.name in excluded or (wanted is not None and k.name not in wanted):
                 continue
-            if k.name in excluded:
-                continue
-            if k.hadoop1_only and base.hadoop_version != 1:
-                continue
-            if base.hadoop_version == 1 and k.name in {
-                "mapreduce.map.memory.mb",
-                "mapreduce.reduce.memory.mb",
-                "mapreduce.reduce.shuffle.memory.limit.percent",
-            }:
-                continue
-            if map_only and k.side == "reduce":
-                continue
-            if map_only and k.name in {
-                "mapreduce.map.output.compress.codec",
-                "mapreduce.job.combine.class",
-                "mapreduce.map.combine.minspills",
-                "mapreduce.task.io.sort.mb",
-                "mapreduce.map.sort.spill.percent",
-                "mapreduce.task.io.sort.factor",
-                "mapreduce.job.reduce.slowstart.completedmaps",
-                "io.sort.record.percent",
-            }:
-                continue
-            if not profile.has_combiner and k.name in {
-                "mapreduce.job.combine.class",
-                "mapreduce.map.combine.minspills",
-            }:
-                continue
-            if local_mode_honoured and k.name in {
-                "mapreduce.reduce.shuffle.parallelcopies",
-                "mapreduce.job.reduce.slowstart.completedmaps",
-                "mapreduce.map.memory.mb",
-                "mapreduce.reduce.memory.mb",
-            }:
+            if k.container_memory and not allow_memory:
+                continue  # container sizes change the cluster's packing: only when allowed
+            if wanted is None and not k.modelled:
+                continue  # no modelled effect: searching it would only add noise
+            if not job.admits(k):
                 continue
             if k.kind == "categorical" and base.hadoop_version == 1:
                 # Hadoop 1 (0.20/1.x) ships no Lz4Codec or ZStandardCodec.
@@ -138,11 +124,16 @@ class SearchSpace:
         }
 
     def repair(self, values: Values) -> Values:
-        """Clip values into the feasible region (round ints, apply every constraint's repair)."""
+        """Clip values into the feasible region (round ints, apply every constraint's repair).
+
+        Numbers are clipped to what Hadoop accepts (the knob's valid range), not to the search
+        range: samplers already stay inside the search range, and a current value outside it
+        (e.g. 20,000 reducers) is a configuration Hadoop runs, to be scored as it is.
+        """
         v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
         for k in self.knobs:
             if k.name in v and k.kind in {"int", "float"}:
-                v[k.name] = np.clip(v[k.name], k.low, k.high)
+                v[k.name] = _clip_valid(k, v[k.name])
                 if k.kind == "int":
                     v[k.name] = np.round(v[k.name])
         ctx = self.context()
@@ -160,10 +151,21 @@ class SearchSpace:
         ok = np.ones(len(next(iter(v.values()))), dtype=bool)
         for k in self.knobs:
             if k.name in v and k.kind in {"int", "float"}:
-                ok &= (v[k.name] >= k.low) & (v[k.name] <= k.high)
+                ok &= _within_valid(k, v[k.name])
         for c in CONSTRAINTS:
             ok &= c.check(v, ctx)
         return ok
+
+    def with_role(self, role: Role) -> Knob | None:
+        """This space's knob with ``role``, or ``None`` when the space does not tune it."""
+        return knob_with_role(role, self.knobs)
+
+    def sort_buffer_cap_mb(self) -> float | None:
+        """The sort buffer's largest feasible value when the map heap is fixed (the map
+        container is not searched), else ``None`` (the cap then moves with the container)."""
+        if self.with_role(Role.sort_buffer) is None or self.with_role(Role.map_memory):
+            return None
+        return float(np.floor(SORT_BUFFER_HEAP_SHARE * self.context()["map_heap_mb"]))
 
     def to_batch(self, values: Values, *, repair: bool = True) -> ConfigBatch:
         """Knob values (encoded, arrays of equal length) → a ConfigBatch on top of ``base``."""
@@ -196,16 +198,16 @@ class SearchSpace:
         base = knob.grid_values().astype(np.float64)
         extra: list[float] = []
         b, prof = self.base, self.profile
-        if knob.name == "mapreduce.job.reduces":
+        if knob.role == Role.reducers:
             slots = self._slots(b.reduce_container_mb, b.reduce_vcores, reduce=True)
             extra = [k * slots for k in (0.5, 1, 2, 3, 4)] + [slots - 1]
-        elif knob.name == "mapreduce.input.fileinputformat.split.maxsize":
+        elif knob.role == Role.split_size:
             slots = self._slots(b.map_container_mb, b.map_vcores, reduce=False)
             file_size = prof.input_bytes / prof.input_files
             for waves in (1, 2, 3, 4, 6, 8):
                 per_file = max(1.0, np.ceil(waves * slots / prof.input_files))
                 extra.append(np.ceil(file_size / per_file))
-        elif knob.name == "mapreduce.task.io.sort.mb":
+        elif knob.role == Role.sort_buffer:
             st = prof.stats
             split = b.split_size * (1 / st.input_compress_ratio if prof.input_compressed else 1)
             recs = split / st.input_pair_width * st.map_pairs_sel
@@ -285,45 +287,53 @@ class SearchSpace:
         return self.base.with_changes(changes)
 
 
+def _clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
+    """Clip into the Hadoop-valid range (an open end moves inside by the smallest step)."""
+    lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
+    hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
+    if k.kind == "int":
+        lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
+    return np.clip(x, lo, hi)
+
+
+def _within_valid(k: Knob, x: np.ndarray) -> np.ndarray:
+    lo_ok = x > k.valid_low if k.valid_low_open else x >= k.valid_low
+    hi_ok = x < k.valid_high if k.valid_high_open else x <= k.valid_high
+    return lo_ok & hi_ok
+
+
 def knob_property_names(knob: Knob) -> tuple[str, ...]:
     """Every Hadoop property :func:`knob_to_properties` may write for ``knob``."""
-    if knob.name in {
-        "mapreduce.map.output.compress.codec",
-        "mapreduce.output.fileoutputformat.compress.codec",
-    }:
-        return (knob.name.removesuffix(".codec"), knob.name)
-    if knob.name == "mapreduce.input.fileinputformat.split.maxsize":
-        return ("mapreduce.input.fileinputformat.split.minsize", knob.name)
-    return (knob.name,)
+    return (knob.companion, knob.name) if knob.companion else (knob.name,)
 
 
 def knob_to_properties(
     knob: Knob, value: float | int | bool | str, base: HadoopConfig, profile: JobProfile
 ) -> dict[str, object]:
-    """The Hadoop properties that realise ``knob = value`` (codecs and splits need two)."""
-    if knob.name == "mapreduce.map.output.compress.codec":
+    """The Hadoop properties that realise ``knob = value`` (codecs and splits need two).
+
+    A codec knob writes its on/off switch (``none`` = off) and the codec class; the combiner
+    knob the job's combiner class or none; the split knob the effective split size as
+    FileInputFormat's ``max(minSize, min(maxSize, blockSize))`` (reference §8.4): a size at or
+    above the block through ``minsize``, a smaller one through ``maxsize``.
+    """
+    if knob.role in CODEC_ROLES:
+        assert knob.companion is not None
         if value == "none":
-            return {"mapreduce.map.output.compress": False}
-        return {"mapreduce.map.output.compress": True, knob.name: value}
-    if knob.name == "mapreduce.output.fileoutputformat.compress.codec":
-        if value == "none":
-            return {"mapreduce.output.fileoutputformat.compress": False}
-        return {"mapreduce.output.fileoutputformat.compress": True, knob.name: value}
-    if knob.name == "mapreduce.job.combine.class":
+            return {knob.companion: False}
+        return {knob.companion: True, knob.name: value}
+    if knob.role == Role.combiner:
         return {
             knob.name: (profile.combine_class or base.combine_class or "combiner") if value else ""
         }
-    if knob.name == "mapreduce.input.fileinputformat.split.maxsize":
+    if knob.role == Role.split_size:
+        assert knob.companion is not None
         size = int(value)
         if size >= base.dfs_blocksize:
+            keep_max = base.split_maxsize >= 2**62
             return {
-                "mapreduce.input.fileinputformat.split.minsize": size,
-                "mapreduce.input.fileinputformat.split.maxsize": max(size, base.split_maxsize)
-                if base.split_maxsize < 2**62
-                else base.split_maxsize,
+                knob.companion: size,
+                knob.name: base.split_maxsize if keep_max else max(size, base.split_maxsize),
             }
-        return {
-            "mapreduce.input.fileinputformat.split.maxsize": size,
-            "mapreduce.input.fileinputformat.split.minsize": min(base.split_minsize, size),
-        }
+        return {knob.name: size, knob.companion: min(base.split_minsize, size)}
     return {knob.name: value}

@@ -31,16 +31,26 @@ from mrtune.optimizer.outputs import (
     rename,
 )
 from mrtune.optimizer.recommend import Recommendation, recommend
-from mrtune.optimizer.strategies import DEFAULT_STRATEGY, STRATEGIES
+from mrtune.optimizer.strategies import (
+    DEFAULT_PARETO_STRATEGY,
+    DEFAULT_STRATEGY,
+    STRATEGIES,
+    StudyError,
+    get_strategy,
+    resolve_strategy,
+    storing_strategies,
+)
 from mrtune.optimizer.units import format_ms
 
-DEFAULT_STORAGE = "sqlite:///mrtune-studies.db"
+#: ``--storage`` values that mean "keep the study in memory" (the default).
+IN_MEMORY = {"", "none", "memory", ":memory:"}
 
 
 def render(rec: Recommendation, where: str, names: NameStyle) -> None:
     console.print(f"job {rec.job_id} · cluster: {where}")
+    chosen = "" if rec.strategy_chosen_by == "requested" else f" ({rec.strategy_chosen_by})"
     console.print(
-        f"strategy [bold]{rec.strategy}[/] · objective {rec.objective} · "
+        f"strategy [bold]{rec.strategy}[/]{chosen} · objective {rec.objective} · "
         f"{rec.search.n_evaluations:,} configurations evaluated in {rec.search.wall_time_s:.2f} s"
     )
     t = Table(title="Predicted job time")
@@ -79,12 +89,63 @@ def render(rec: Recommendation, where: str, names: NameStyle) -> None:
 app = typer.Typer()
 
 
+def _strategy_settings(
+    strategy: str | None,
+    objective: ObjectiveKind,
+    storage: str | None,
+    study_name: str | None,
+    resume: bool,
+    plot: Path | None,
+) -> tuple[str, str | None]:
+    """Validate the strategy and its study settings before the job is loaded."""
+    try:
+        name = resolve_strategy(strategy, str(objective))
+    except ValueError as exc:
+        raise InputError(str(exc), field="--strategy" if strategy else "--objective") from None
+    store = None if storage is None or storage.strip().lower() in IN_MEMORY else storage
+    if resume and store is None:
+        raise InputError("--resume continues a stored study, so it needs --storage URL")
+    try:
+        get_strategy(name, storage=store, study_name=study_name, resume=resume)
+    except ValueError as exc:
+        raise InputError(str(exc), field="--storage") from None
+    if plot is not None and name not in storing_strategies():
+        raise InputError(
+            f"Optuna's plots need an Optuna study, and strategy {name!r} keeps none",
+            field="--plot",
+            allowed=", ".join(storing_strategies()),
+        )
+    return name, store
+
+
+def _write_output(
+    rec: Recommendation, props: dict[str, str], names: NameStyle, emit: str, output: Path
+) -> None:
+    reasons = rename(rec.reasons(), names)
+    text = {
+        "xml": lambda: mapred_site_xml(
+            props,
+            reasons,
+            header=f"mrtune recommendation for {rec.job_id}: predicted "
+            f"{format_ms(rec.current['job_ms'])} -> {format_ms(rec.recommended['job_ms'])}",
+        ),
+        "flags": lambda: d_flags(props) + "\n",
+        "hive": lambda: hive_set_lines(props) + "\n",
+        "pig": lambda: pig_set_lines(props) + "\n",
+        "json": lambda: __import__("json").dumps(rec.to_json(), indent=2) + "\n",
+    }[emit]()
+    output.write_text(text, encoding="utf-8")
+
+
 @app.command("optimize")
 @cli_errors
 def optimize_cmd(
     profile: Path = ProfileArg,
-    strategy: str = typer.Option(
-        DEFAULT_STRATEGY, "--strategy", help=f"One of: {', '.join(STRATEGIES)}."
+    strategy: str | None = typer.Option(
+        None,
+        "--strategy",
+        help=f"One of: {', '.join(STRATEGIES)}. Default: {DEFAULT_STRATEGY}, or "
+        f"{DEFAULT_PARETO_STRATEGY} for --objective pareto.",
     ),
     trials: int | None = typer.Option(
         None,
@@ -96,14 +157,20 @@ def optimize_cmd(
         ObjectiveKind.time, "--objective", help="time, resources (GB·s) or pareto"
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
-    storage: str = typer.Option(
-        DEFAULT_STORAGE,
+    storage: str | None = typer.Option(
+        None,
         "--storage",
-        help="Optuna storage for the study: SQLite file or any SQLAlchemy URL; 'none' keeps "
-        "it in memory.",
+        help="Persist the Optuna study: a SQLite file or any SQLAlchemy URL (e.g. "
+        "postgresql://…). Default: in memory, nothing written.",
     ),
     study_name: str | None = typer.Option(None, "--study-name", help="Stored study name."),
     resume: bool = typer.Option(False, "--resume", help="Continue the stored study."),
+    plot: Path | None = typer.Option(
+        None,
+        "--plot",
+        help="Write Optuna's plots as PREFIX-history.png, PREFIX-importance.png and (pareto) "
+        "PREFIX-pareto.png.",
+    ),
     allow_memory: bool = typer.Option(
         False, "--allow-memory", help="Also tune container memory (map/reduce memory.mb)."
     ),
@@ -128,13 +195,6 @@ def optimize_cmd(
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
 ) -> None:
     """Recommend the configuration that minimises the job's predicted time (or resources)."""
-    if strategy not in STRATEGIES:
-        raise InputError(
-            "unknown strategy",
-            field="--strategy",
-            value=strategy,
-            allowed=", ".join(STRATEGIES),
-        )
     if emit not in {"xml", "flags", "hive", "pig", "json"}:
         raise InputError(
             "unknown output kind",
@@ -142,66 +202,119 @@ def optimize_cmd(
             value=emit,
             allowed="xml, flags, hive, pig, json",
         )
-    if objective == ObjectiveKind.pareto and not STRATEGIES[strategy].multi_objective:
-        strategy = "nsga2"
+    name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
     prof, base = load_job(profile, conf)
     prof = with_input_size(prof, input_size)
     spec, where = build_cluster(prof, nodes, cluster, local)
-    store = None if storage.lower() == "none" or not STRATEGIES[strategy].uses_storage else storage
-    if store and "://" not in store:
-        store = f"sqlite:///{store}"
-    try:
-        rec = recommend(
-            prof,
-            base,
-            spec,
-            strategy=strategy,
-            objective=objective,
-            n_trials=trials,
-            seed=seed,
-            storage=store,
-            # no name: mrtune-<job>-<strategy>-<objective>, with the next free -2, -3 …
-            # suffix when a study of that name is already stored (re-runs never fail)
-            study_name=study_name,
-            resume=resume,
-            allow_memory=allow_memory,
-            only=only or None,
-            exclude=exclude,
-            local_mode_honoured=local,
-        )
-    except KeyError as exc:
-        raise InputError(str(exc.args[0]), field="--only/--exclude") from None
-    except ValueError as exc:
-        if "study" not in str(exc):
-            raise
-        msg = str(exc).replace("pass resume=True", "use --resume")
-        raise InputError(msg, field="--study-name", value=study_name) from None
+    with search_status(name, objective) as progress:
+        try:
+            rec = recommend(
+                prof,
+                base,
+                spec,
+                strategy=strategy,  # None: the objective's default, reported in the output
+                objective=objective,
+                n_trials=trials,
+                seed=seed,
+                storage=store,
+                # no name: mrtune-<job>-<strategy>-<objective>, with the next free -2, -3 …
+                # suffix when a study of that name is already stored (re-runs never fail)
+                study_name=study_name,
+                resume=resume,
+                allow_memory=allow_memory,
+                only=only or None,
+                exclude=exclude,
+                local_mode_honoured=local,
+                progress=progress,
+            )
+        except KeyError as exc:
+            raise InputError(str(exc.args[0]), field="--only/--exclude") from None
+        except StudyError as exc:
+            raise InputError(
+                str(exc), field="--study-name", value=study_name, allowed="a new name, or --resume"
+            ) from None
     if names is None:
         names = NameStyle.hadoop1 if base.hadoop_version == 1 else NameStyle.hadoop2
     props = rename(rec.properties, names)
     if output is not None:
-        reasons = rename(rec.reasons(), names)
-        text = {
-            "xml": lambda: mapred_site_xml(
-                props,
-                reasons,
-                header=f"mrtune recommendation for {rec.job_id}: predicted "
-                f"{format_ms(rec.current['job_ms'])} -> {format_ms(rec.recommended['job_ms'])}",
-            ),
-            "flags": lambda: d_flags(props) + "\n",
-            "hive": lambda: hive_set_lines(props) + "\n",
-            "pig": lambda: pig_set_lines(props) + "\n",
-            "json": lambda: __import__("json").dumps(rec.to_json(), indent=2) + "\n",
-        }[emit]()
-        output.write_text(text, encoding="utf-8")
+        _write_output(rec, props, names, emit, output)
+    plots = _plots(rec, plot)
     if fmt == OutputFormat.json:
         data = rec.to_json()
         data["properties"] = props
         data["d_flags"] = d_flags(props)
         data["hive"] = hive_set_lines(props)
         data["pig"] = pig_set_lines(props)
+        data["study"] = _study_json(rec, store)
+        data["plots"] = [str(p) for p in plots]
         emit_json(data)
         return
     render(rec, where, names)
+    if store is not None and rec.search.study is not None:
+        console.print(
+            f"study [cyan]{rec.search.study.study_name}[/] stored in {store}", highlight=False
+        )
+    for path in plots:
+        console.print(f"wrote {path}", highlight=False)
     if output is not None:
         console.print(f"wrote {output}")
+
+
+def _study_json(rec: Recommendation, store: str | None) -> dict[str, object] | None:
+    study = rec.search.study
+    if study is None:
+        return None
+    return {"name": study.study_name, "storage": store, "trials": len(study.trials)}
+
+
+def _plots(rec: Recommendation, prefix: Path | None) -> list[Path]:
+    if prefix is None:
+        return []
+    from mrtune.optimizer.study_plots import write_study_plots
+
+    try:
+        return write_study_plots(rec.search.study, prefix)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write plots: {exc.strerror}", field="--plot", value=str(prefix)
+        ) from None
+
+
+class search_status:  # noqa: N801 - used as a context manager, like rich's own ``status``
+    """A rich status line on stderr while the search runs: configurations evaluated, best
+    predicted cost so far, elapsed time (the search of ``--trials 400`` takes tens of
+    seconds). Updated at most ten times a second; nothing is shown when stderr is not a
+    terminal."""
+
+    def __init__(self, strategy: str, objective: ObjectiveKind) -> None:
+        import time
+
+        from mrtune.cli.console import err_console
+
+        self._resources = objective == ObjectiveKind.resources
+        self._clock = time.perf_counter
+        self._start = self._clock()
+        self._last = 0.0
+        self._strategy = strategy
+        self._status = err_console.status(f"searching with {strategy} …")
+
+    def __enter__(self) -> search_status:
+        self._status.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._status.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, evaluations: int, best: float) -> None:
+        now = self._clock()
+        if now - self._last < 0.1:
+            return
+        self._last = now
+        if best == float("inf"):
+            shown = "none feasible yet"
+        else:
+            shown = f"{best:,.1f} GB·s" if self._resources else format_ms(best)
+        self._status.update(
+            f"searching with {self._strategy}: {evaluations:,} configurations evaluated, "
+            f"best {shown} · {now - self._start:.1f} s"
+        )

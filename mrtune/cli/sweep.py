@@ -38,7 +38,7 @@ def sweep_values(knob, text: str | None, steps: int) -> np.ndarray:  # noqa: ANN
             raise InputError("range must be a:b", field="--range", value=text)
         a, b = text.split(":", 1)
         try:
-            conv = parse_size if knob.name.endswith("split.maxsize") else float
+            conv = parse_size if knob.unit == "bytes" else float
             lo, hi = conv(a), conv(b)
         except ValueError:
             raise InputError("range ends must be numbers", field="--range", value=text) from None

@@ -1,14 +1,16 @@
 """Search strategies over a :class:`~mrtune.search_spaces.SearchSpace` (DESIGN decision 6).
 
 Every strategy implements :class:`BaseStrategy` and returns a :class:`SearchResult`;
-:func:`get_strategy` builds one by its registry name. ``"tpe"`` is the default.
+:func:`get_strategy` builds one by its registry name, with its settings (for the Optuna ones,
+where the study is kept). ``"tpe"`` is the default; :func:`resolve_strategy` states the one rule
+that picks another (a Pareto objective needs a multi-objective strategy).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mrtune.optimizer.strategies._base import BaseStrategy, SearchResult
+from mrtune.optimizer.strategies._base import BaseStrategy, SearchResult, StudyError
 from mrtune.optimizer.strategies._exhaustive import ExhaustiveStrategy
 from mrtune.optimizer.strategies._optuna import (
     CmaEsStrategy,
@@ -38,23 +40,77 @@ STRATEGIES: dict[str, type[BaseStrategy]] = {
     )
 }
 DEFAULT_STRATEGY = "tpe"
+#: The strategy used for a Pareto (time and GB-seconds) objective when none is named.
+DEFAULT_PARETO_STRATEGY = "nsga2"
+_STUDY_SETTINGS = ("storage", "study_name", "resume")
+
+
+def _strategy_class(name: str) -> type[BaseStrategy]:
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        known = ", ".join(STRATEGIES)
+        raise ValueError(f"unknown strategy {name!r}; allowed: {known}") from None
+
+
+def storing_strategies() -> list[str]:
+    """Names of the strategies that keep an Optuna study (storage, study name, resume)."""
+    return [n for n, c in STRATEGIES.items() if c.uses_storage]
+
+
+def multi_objective_strategies() -> list[str]:
+    """Names of the strategies that search job time and GB-seconds together."""
+    return [n for n, c in STRATEGIES.items() if c.multi_objective]
+
+
+def resolve_strategy(name: str | None, objective: str) -> str:
+    """The strategy to run: ``name``, or the default for ``objective`` when ``name`` is None.
+
+    The rule is explicit, never a silent swap: with no name, ``pareto`` runs
+    :data:`DEFAULT_PARETO_STRATEGY` and every other objective :data:`DEFAULT_STRATEGY`; a
+    named strategy that cannot search a Pareto front is refused for ``pareto``.
+
+    Raises:
+        ValueError: an unknown name, or a single-objective strategy for ``pareto``.
+    """
+    if name is None:
+        return DEFAULT_PARETO_STRATEGY if objective == "pareto" else DEFAULT_STRATEGY
+    cls = _strategy_class(name)
+    if objective == "pareto" and not cls.multi_objective:
+        multi = ", ".join(multi_objective_strategies())
+        raise ValueError(
+            f"strategy {name!r} searches one objective, so it cannot give a Pareto front; "
+            f"allowed: {multi}"
+        )
+    return name
 
 
 def get_strategy(name: str = DEFAULT_STRATEGY, **kwargs: Any) -> BaseStrategy:
     """The strategy registered as ``name``, built with ``kwargs``.
 
+    ``storage``, ``study_name`` and ``resume`` (where the Optuna study is kept) are accepted by
+    every name so callers need not know which strategies store trials: at their neutral values
+    (``None``, ``None``, ``False``) they are dropped for the others, and a strategy that keeps
+    no study refuses any other value.
+
     Raises:
-        ValueError: an unknown name (the message lists the known ones).
+        ValueError: an unknown name (the message lists the known ones), or study settings for
+            a strategy that keeps no study.
     """
-    try:
-        cls = STRATEGIES[name]
-    except KeyError:
-        known = ", ".join(STRATEGIES)
-        raise ValueError(f"unknown strategy {name!r}; allowed: {known}") from None
+    cls = _strategy_class(name)
+    if not cls.uses_storage:
+        given = [k for k in _STUDY_SETTINGS if kwargs.pop(k, None) not in (None, False)]
+        if given:
+            what = "resume" if "resume" in given else "store"
+            raise ValueError(
+                f"strategy {name!r} keeps no study, so it cannot {what} one ({', '.join(given)}); "
+                f"allowed: {', '.join(storing_strategies())}"
+            )
     return cls(**kwargs)
 
 
 __all__ = [
+    "DEFAULT_PARETO_STRATEGY",
     "DEFAULT_STRATEGY",
     "STRATEGIES",
     "BaseStrategy",
@@ -69,6 +125,10 @@ __all__ = [
     "RRSStrategy",
     "SearchResult",
     "SmartRRSStrategy",
+    "StudyError",
     "TPEStrategy",
     "get_strategy",
+    "multi_objective_strategies",
+    "resolve_strategy",
+    "storing_strategies",
 ]

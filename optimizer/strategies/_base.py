@@ -11,9 +11,12 @@ import abc
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+
+from mrtune.errors import MrtuneError
+from mrtune.search_spaces.knobs import Role
 
 if TYPE_CHECKING:
     from mrtune.optimizer.objective import Objective
@@ -21,6 +24,10 @@ if TYPE_CHECKING:
 
 Values = dict[str, np.ndarray]
 Row = dict[str, float]
+
+
+class StudyError(MrtuneError, ValueError):
+    """A stored Optuna study cannot be opened as asked (name taken, other knobs, no storage)."""
 
 
 @dataclass
@@ -41,6 +48,8 @@ class SearchResult:
             ``(values, job_ms, container_gb_s)``, sorted by job time; ``None`` otherwise.
         strategy: the registry name of the strategy that produced the result.
         notes: how the result was obtained (phases, budgets, exactness), for reports.
+        study: the Optuna study of an Optuna strategy (in memory or stored: its trials carry
+            the knobs' names and values), for plots and dashboards; ``None`` otherwise.
     """
 
     best_values: dict[str, float]
@@ -51,6 +60,7 @@ class SearchResult:
     pareto: list[tuple[dict[str, float], float, float]] | None = None
     strategy: str = ""
     notes: str = ""
+    study: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -61,6 +71,7 @@ class SearchOutcome:
     history: list[float] = field(default_factory=list)
     pareto: list[tuple[dict[str, float], float, float]] | None = None
     notes: str = ""
+    study: Any = None
 
 
 class BaseStrategy(abc.ABC):
@@ -85,12 +96,16 @@ class BaseStrategy(abc.ABC):
       same ``(space, objective kind, n_trials, seed)`` gives the same result, and two
       strategies (or two copies of one) never share random state. ``seed=None`` is
       non-deterministic.
-    * ``storage``/``study_name``/``resume`` are honoured by strategies whose
-      :attr:`uses_storage` is true (the Optuna ones: RDB storage, any SQLAlchemy URL or a
-      SQLite file path). Other strategies ignore ``storage`` (and say so in ``notes``) and
-      refuse ``resume=True`` with ``ValueError``.
+    * Where a strategy keeps its trials is a setting, given when it is built: the Optuna
+      strategies (:attr:`uses_storage`) take ``storage`` (``None`` = in memory; any SQLAlchemy
+      URL or a SQLite file path), ``study_name`` and ``resume``; the others keep nothing, and
+      :func:`~mrtune.optimizer.strategies.get_strategy` refuses those settings for them.
+      :meth:`_search` therefore takes only what every strategy uses.
+    * Progress: every strategy evaluates through the objective, whose ``on_evaluate`` hook
+      (:class:`~mrtune.optimizer.objective.Objective`) reports evaluations as they happen.
     * Thread safety: a strategy instance holds only its settings, so one instance may be used
-      from several threads or processes at once; the objective must not be shared.
+      from several threads or processes at once (with a storage: each run opens its own
+      study); the objective must not be shared.
     """
 
     #: Registry name (``get_strategy(name)``).
@@ -110,9 +125,6 @@ class BaseStrategy(abc.ABC):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None = None,
-        study_name: str | None = None,
-        resume: bool = False,
     ) -> SearchResult:
         """Search ``space`` for the configuration of lowest ``objective`` cost.
 
@@ -122,42 +134,24 @@ class BaseStrategy(abc.ABC):
             n_trials: the strategy's budget, in its own unit (trials for Optuna and RRS,
                 function evaluations for SciPy; the exhaustive strategy ignores it).
             seed: seed of every random choice; ``None`` for a fresh one.
-            storage: Optuna storage URL or SQLite file path (Optuna strategies only).
-            study_name: name of the stored study; a default is derived from the job.
-            resume: continue the stored study ``study_name`` up to ``n_trials`` trials.
 
         Returns:
             The :class:`SearchResult`; its ``best_values`` satisfy every constraint.
 
         Raises:
-            ValueError: ``n_trials < 1``, a space without knobs, or ``resume`` with a strategy
-                that does not store its trials.
+            ValueError: ``n_trials < 1`` or a space without knobs.
+            StudyError: a stored study that cannot be created or resumed as asked.
         """
         if n_trials < 1:
             raise ValueError(f"n_trials must be >= 1, got {n_trials=}")
         if not space.knobs:
             raise ValueError("the search space has no knobs to tune")
-        if resume and not self.uses_storage:
-            raise ValueError(
-                f"strategy {self.name!r} does not store its trials, so it cannot resume; "
-                "use an Optuna strategy (tpe, cmaes, nsga2, grid) with a storage"
-            )
         start = time.perf_counter()
         before = objective.evaluations
-        outcome = self._search(
-            space,
-            objective,
-            n_trials=n_trials,
-            seed=seed,
-            storage=storage,
-            study_name=study_name,
-            resume=resume,
-        )
+        outcome = self._search(space, objective, n_trials=n_trials, seed=seed)
         best = finalize_row(space, outcome.best_values)
         cost = float(objective(as_values([best]))[0])
         notes = outcome.notes
-        if storage is not None and not self.uses_storage:
-            notes = (notes + "; " if notes else "") + "storage not used by this strategy"
         history = list(np.minimum.accumulate(np.asarray(outcome.history, dtype=np.float64)))
         return SearchResult(
             best_values=best,
@@ -168,6 +162,7 @@ class BaseStrategy(abc.ABC):
             pareto=outcome.pareto,
             strategy=self.name,
             notes=notes,
+            study=outcome.study,
         )
 
     @abc.abstractmethod
@@ -178,9 +173,6 @@ class BaseStrategy(abc.ABC):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         """Run the search; return the best values found (repair happens afterwards)."""
         raise NotImplementedError
@@ -254,9 +246,10 @@ def grid_of(space: SearchSpace) -> dict[str, np.ndarray]:
     """
     grids: dict[str, np.ndarray] = {}
     cur = current_row(space)
+    capped = space.sort_buffer_cap_mb() is not None
     for k in space.knobs:
         g = np.unique(space.grid(k))
-        if k.name == "mapreduce.task.io.sort.mb" and "mapreduce.map.memory.mb" not in space.names:
+        if capped and k.role == Role.sort_buffer:
             probe = {n: np.full(len(g), cur[n]) for n in space.names}
             probe[k.name] = g
             ok = space.feasible(probe)

@@ -68,14 +68,23 @@ from mrtune.optimizer.strategies._grid_tools import (
     product_size,
     random_grid_points,
 )
+from mrtune.search_spaces.knobs import Role, knob_with_role
 
 if TYPE_CHECKING:
     from mrtune.optimizer.objective import Objective
     from mrtune.search_spaces import SearchSpace
 
-OUT_CODEC = "mapreduce.output.fileoutputformat.compress.codec"
-COMBINER = "mapreduce.job.combine.class"
-MIN_SPILLS = "mapreduce.map.combine.minspills"
+
+def _role_name(role: Role) -> str:
+    knob = knob_with_role(role)
+    assert knob is not None, role
+    return knob.name
+
+
+#: The knobs whose grids are reduced exactly (found by their role in the registry).
+OUT_CODEC = _role_name(Role.output_codec)
+COMBINER = _role_name(Role.combiner)
+MIN_SPILLS = _role_name(Role.combine_threshold)
 
 #: Knobs read only inside the map task (other than through partitions / codec / sort factor).
 MAP_BLOCK = (
@@ -189,9 +198,6 @@ class ExhaustiveStrategy(BaseStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         subgrids, notes = self.reduced_grids(space, objective)
         total = sum(product_size(g) for g in subgrids)

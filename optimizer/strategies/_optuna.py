@@ -2,13 +2,16 @@
 
 All of them run an Optuna study with the ask-and-tell interface in batches: ``study.ask`` a
 batch of trials, evaluate the whole batch in one call of the vectorised cost model, then
-``study.tell`` each result. Studies live in Optuna's RDB storage when ``storage`` is given (a
-SQLAlchemy URL, or a file path taken as SQLite), so a search can be resumed by name
-(DESIGN decision 7).
+``study.tell`` each result. Where the study lives is part of the strategy's settings, given when
+it is built (:class:`StudyStorage`): in memory by default (fast, nothing written), or in
+Optuna's RDB storage when a ``storage`` URL is given (any SQLAlchemy URL, or a file path taken
+as SQLite), so a search can be resumed by name (DESIGN decision 7).
 
-Each trial's parameters are the knobs' Hadoop property names (encoded numbers: codec codes,
-0/1 for the combiner switch), so a stored study reads like a configuration. Proposed values
-are repaired (:meth:`SearchSpace.repair`) before they are evaluated; the value told to Optuna is
+Each trial's parameters are the knobs' Hadoop property names with the knobs' own values and
+Optuna distributions (integers, floats on their log scale where declared, codec names,
+``True``/``False`` for the combiner), so a stored study opens in optuna-dashboard as a
+configuration; :meth:`Knob.encode` turns them into the model's numbers. Proposed values are
+repaired (:meth:`SearchSpace.repair`) before they are evaluated; the value told to Optuna is
 the cost of the repaired configuration, and the answer is the repaired configuration.
 """
 
@@ -34,7 +37,6 @@ from mrtune.optimizer.strategies._base import (
     BaseStrategy,
     SearchOutcome,
     Values,
-    as_values,
     current_row,
     grid_of,
     pareto_mask,
@@ -44,6 +46,8 @@ from mrtune.optimizer.strategies._grid_tools import (
     product_size,
 )
 from mrtune.optimizer.strategies._polish import knob_distributions, screen_and_polish
+from mrtune.optimizer.strategies._study import StudyStorage, completed_trials, open_study
+from mrtune.search_spaces.knobs import find_knob
 
 if TYPE_CHECKING:
     from mrtune.optimizer.objective import Objective
@@ -51,14 +55,15 @@ if TYPE_CHECKING:
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-
-def storage_url(storage: str) -> str:
-    """A SQLAlchemy URL as is; anything else is a SQLite file path."""
-    return storage if "://" in storage else f"sqlite:///{storage}"
+#: Names of the values told to Optuna (shown by optuna-dashboard and the plots).
+METRIC_NAMES = {"time": "job_ms", "resources": "container_gb_s"}
 
 
-def _param(dist: BaseDistribution, value: float) -> Any:
-    """An encoded value as the Python value Optuna's distribution holds."""
+def _param(dist: BaseDistribution, name: str, value: float) -> Any:
+    """An encoded value as the Python value ``dist`` holds (a knob value, or a grid point)."""
+    knob = find_knob(name)
+    if knob.kind in {"categorical", "bool"}:
+        return knob.decode(value)
     if isinstance(dist, CategoricalDistribution):
         return min(dist.choices, key=lambda c: abs(float(c) - value))  # type: ignore[arg-type]
     if isinstance(dist, IntDistribution):
@@ -70,16 +75,25 @@ def _param(dist: BaseDistribution, value: float) -> Any:
 class OptunaStrategy(BaseStrategy):
     """Shared study handling and the batched ask/evaluate/tell loop.
 
-    Subclasses give the sampler, the parameter distributions, and how trial parameters map to
-    knob values; optionally a warm start (trials to enqueue before sampling).
+    Subclasses give the sampler, the parameter distributions, and optionally a warm start
+    (trials to enqueue before sampling). Every one takes ``storage``, ``study_name`` and
+    ``resume`` (see :class:`StudyStorage`).
     """
 
     uses_storage: ClassVar[bool] = True
 
-    def __init__(self, *, batch_size: int = 16) -> None:
+    def __init__(
+        self,
+        *,
+        batch_size: int = 16,
+        storage: str | None = None,
+        study_name: str | None = None,
+        resume: bool = False,
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size=}")
         self.batch_size = batch_size
+        self.study = StudyStorage(storage, study_name, resume)
 
     # ------------------------------------------------------------------ hooks
     def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
@@ -89,7 +103,8 @@ class OptunaStrategy(BaseStrategy):
         return knob_distributions(space)
 
     def params_to_values(self, space: SearchSpace, params: Sequence[Mapping[str, Any]]) -> Values:
-        return {n: np.array([float(p[n]) for p in params]) for n in space.names}
+        """Trial parameters (knob values) → encoded model numbers."""
+        return {k.name: np.array([k.encode(p[k.name]) for p in params]) for k in space.knobs}
 
     def warm_start(
         self, space: SearchSpace, objective: Objective, seed: int | None
@@ -101,88 +116,50 @@ class OptunaStrategy(BaseStrategy):
     def _directions(self) -> list[str]:
         return ["minimize", "minimize"] if self.multi_objective else ["minimize"]
 
-    def open_study(
-        self,
-        space: SearchSpace,
-        objective: Objective,
-        sampler: optuna.samplers.BaseSampler,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
-    ) -> optuna.Study:
-        """Create (or with ``resume`` load, creating it if absent) the study.
+    def _metric_names(self, objective: Objective) -> list[str]:
+        if self.multi_objective:
+            return [METRIC_NAMES["time"], METRIC_NAMES["resources"]]
+        return [METRIC_NAMES.get(str(objective.kind), METRIC_NAMES["time"])]
 
-        Without ``resume`` an existing study of the default name is not overwritten: the new
-        study gets the next free ``-2``, ``-3`` … suffix; ``resume`` continues the newest one.
-        A name the caller gave explicitly must be new unless ``resume`` is set.
-        """
-        default = f"mrtune-{space.profile.job_id}-{self.name}-{objective.kind}"
-        name = study_name or default
-        if storage is None:
-            if resume:
-                raise ValueError("resume=True needs a storage that holds the study")
-            return optuna.create_study(
-                study_name=name, directions=self._directions(), sampler=sampler
-            )
-        url = storage_url(storage)
-        existing = set(optuna.get_all_study_names(url)) if _db_exists(url) else set()
-        if not study_name:
-            taken = [n for n in existing if n == name or _is_suffixed(n, name)]
-            if taken:
-                newest = max(taken, key=lambda n: _suffix(n, name))
-                name = newest if resume else f"{name}-{_suffix(newest, name) + 1}"
-        elif name in existing and not resume:
-            raise ValueError(
-                f"study {name!r} already exists in {url}; pass resume=True to continue it "
-                "or choose another study name"
-            )
-        study = optuna.create_study(
-            study_name=name,
-            storage=url,
+    def open_study(
+        self, space: SearchSpace, objective: Objective, sampler: optuna.samplers.BaseSampler
+    ) -> optuna.Study:
+        """The study of this search (see :func:`~mrtune.optimizer.strategies._study.open_study`)."""
+        return open_study(
+            self.study,
+            default_name=f"mrtune-{space.profile.job_id}-{self.name}-{objective.kind}",
             directions=self._directions(),
             sampler=sampler,
-            load_if_exists=resume,
+            knobs=space.names,
+            labels={
+                "job_id": space.profile.job_id,
+                "strategy": self.name,
+                "objective": str(objective.kind),
+            },
+            metric_names=self._metric_names(objective),
         )
-        stored = study.user_attrs.get("knobs")
-        if stored is None:
-            study.set_user_attr("knobs", space.names)
-            study.set_user_attr("strategy", self.name)
-            study.set_user_attr("objective", str(objective.kind))
-        elif list(stored) != space.names:
-            raise ValueError(
-                f"study {name!r} was run over other knobs ({len(stored)} stored, "
-                f"{len(space.names)} now); resume it with the same search space"
-            )
-        return study
 
-    # ------------------------------------------------------------------ the loop
     def _search(
-        self,
-        space: SearchSpace,
-        objective: Objective,
-        *,
-        n_trials: int,
-        seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
+        self, space: SearchSpace, objective: Objective, *, n_trials: int, seed: int | None
     ) -> SearchOutcome:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             probe = self.make_sampler(space, seed)
-            study = self.open_study(space, objective, probe, storage, study_name, resume)
-            done = _completed(study)
+            study = self.open_study(space, objective, probe)
+            done = completed_trials(study)
             if done:
                 # A resumed study continues with a generator that differs from the first run's.
                 study.sampler = self.make_sampler(space, None if seed is None else seed + done)
             notes = [
-                f"study {study.study_name!r}" + (f" resumed at {done} trials" if done else "")
+                f"study {study.study_name!r}"
+                + (f" resumed at {done} trials" if done else "")
+                + (" (in memory)" if self.study.url is None else "")
             ]
             dists = self.distributions(space)
             if not done and not study.trials:
                 warm, note = self.warm_start(space, objective, seed)
                 for row in warm[:n_trials]:
-                    study.enqueue_trial({n: _param(dists[n], row[n]) for n in dists})
+                    study.enqueue_trial({n: _param(dists[n], n, row[n]) for n in dists})
                 if note:
                     notes.append(note)
             remaining = max(n_trials - done, 0)
@@ -190,22 +167,32 @@ class OptunaStrategy(BaseStrategy):
             if cap is not None and done + remaining > cap:
                 remaining = max(cap - done, 0)
                 notes.append(f"capped at the {cap} points of the grid")
-            batch = self.batch(space)
-            while remaining > 0:
-                k = min(batch, remaining)
-                trials = [study.ask(dists) for _ in range(k)]
-                values = space.repair(self.params_to_values(space, [t.params for t in trials]))
-                if self.multi_objective:
-                    t_ms, gb_s = objective.both(values)
-                    for t, a, b in zip(trials, t_ms, gb_s, strict=True):
-                        study.tell(t, [float(a), float(b)])
-                else:
-                    cost = objective(values)
-                    for t, c in zip(trials, cost, strict=True):
-                        study.tell(t, float(c))
-                remaining -= k
-            notes.append(f"{self.describe()}, {n_trials} trials in batches of {batch}")
+            self._run_trials(space, objective, study, dists, remaining)
+            notes.append(f"{self.describe()}, {n_trials} trials in batches of {self.batch(space)}")
             return self._outcome(space, objective, study, "; ".join(notes))
+
+    def _run_trials(
+        self,
+        space: SearchSpace,
+        objective: Objective,
+        study: optuna.Study,
+        dists: dict[str, BaseDistribution],
+        remaining: int,
+    ) -> None:
+        batch = self.batch(space)
+        while remaining > 0:
+            k = min(batch, remaining)
+            trials = [study.ask(dists) for _ in range(k)]
+            values = space.repair(self.params_to_values(space, [t.params for t in trials]))
+            if self.multi_objective:
+                t_ms, gb_s = objective.both(values)
+                for t, a, b in zip(trials, t_ms, gb_s, strict=True):
+                    study.tell(t, [float(a), float(b)])
+            else:
+                cost = objective(values)
+                for t, c in zip(trials, cost, strict=True):
+                    study.tell(t, float(c))
+            remaining -= k
 
     def describe(self) -> str:
         return type(self).__name__
@@ -232,36 +219,19 @@ class OptunaStrategy(BaseStrategy):
             cost = gb_s if objective.kind == ObjectiveKind.resources else t_ms
             i = int(np.argmin(cost))
             return SearchOutcome(
-                best_values=row_of(values, i), history=list(cost), pareto=pareto, notes=notes
+                best_values=row_of(values, i),
+                history=list(cost),
+                pareto=pareto,
+                notes=notes,
+                study=study,
             )
         cost = np.array([t.value for t in trials])
         i = int(np.argmin(cost))
-        return SearchOutcome(best_values=row_of(values, i), history=list(cost), notes=notes)
+        return SearchOutcome(
+            best_values=row_of(values, i), history=list(cost), notes=notes, study=study
+        )
 
 
-def _db_exists(url: str) -> bool:
-    if url.startswith("sqlite:///"):
-        import os
-
-        path = url[len("sqlite:///") :]
-        return path == ":memory:" or os.path.exists(path)
-    return True
-
-
-def _is_suffixed(candidate: str, base: str) -> bool:
-    tail = candidate[len(base) :]
-    return candidate.startswith(base + "-") and tail[1:].isdigit()
-
-
-def _suffix(candidate: str, base: str) -> int:
-    return int(candidate[len(base) + 1 :]) if _is_suffixed(candidate, base) else 1
-
-
-def _completed(study: optuna.Study) -> int:
-    return sum(1 for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE)
-
-
-# ---------------------------------------------------------------------- TPE (default)
 class TPEStrategy(OptunaStrategy):
     """Optuna's TPE, warm-started by a vectorised screening of the grid (the default).
 
@@ -298,8 +268,13 @@ class TPEStrategy(OptunaStrategy):
         n_warm: int = 16,
         batch_size: int = 16,
         n_startup_trials: int = 10,
+        storage: str | None = None,
+        study_name: str | None = None,
+        resume: bool = False,
     ) -> None:
-        super().__init__(batch_size=batch_size)
+        super().__init__(
+            batch_size=batch_size, storage=storage, study_name=study_name, resume=resume
+        )
         self.warm = warm_start
         self.n_screen = n_screen
         self.n_warm = n_warm
@@ -335,27 +310,51 @@ class PlainTPEStrategy(TPEStrategy):
     name = "tpe-plain"
     default_trials = 200
 
-    def __init__(self, *, batch_size: int = 16, n_startup_trials: int = 10) -> None:
+    def __init__(
+        self,
+        *,
+        batch_size: int = 16,
+        n_startup_trials: int = 10,
+        storage: str | None = None,
+        study_name: str | None = None,
+        resume: bool = False,
+    ) -> None:
         super().__init__(
-            warm_start=False, batch_size=batch_size, n_startup_trials=n_startup_trials
+            warm_start=False,
+            batch_size=batch_size,
+            n_startup_trials=n_startup_trials,
+            storage=storage,
+            study_name=study_name,
+            resume=resume,
         )
 
 
 # ---------------------------------------------------------------------- CMA-ES
 class CmaEsStrategy(OptunaStrategy):
-    """Optuna's CMA-ES on the unit cube of the knobs (:meth:`SearchSpace.from_unit`).
+    """Optuna's CMA-ES over the numeric knobs, in their own ranges (log scale where declared).
 
-    CMA-ES needs continuous parameters, so every knob is a ``[0, 1]`` coordinate (log scale
-    where the knob has one, categoricals by equal bins): the one encoder every numeric
-    strategy shares. It starts from the current configuration with ``sigma0``; one batch is
-    one CMA-ES generation (``popsize`` candidates).
+    Optuna's sampler maps the numeric parameters onto a unit cube itself (log scale for log
+    distributions), so ``sigma0`` is a share of each knob's range, and the trials keep the
+    knobs' real values. CMA-ES has no categorical parameters: the codec knobs and the combiner
+    switch are drawn by Optuna's independent (seeded random) sampler. The search starts from
+    the current configuration; one batch is one CMA-ES generation (``popsize`` candidates).
     """
 
     name = "cmaes"
     default_trials = 600
 
-    def __init__(self, *, sigma0: float = 0.25, popsize: int | None = None) -> None:
-        super().__init__(batch_size=popsize or 16)
+    def __init__(
+        self,
+        *,
+        sigma0: float = 0.25,
+        popsize: int | None = None,
+        storage: str | None = None,
+        study_name: str | None = None,
+        resume: bool = False,
+    ) -> None:
+        super().__init__(
+            batch_size=popsize or 16, storage=storage, study_name=study_name, resume=resume
+        )
         self.sigma0 = sigma0
         self.popsize = popsize
 
@@ -366,27 +365,27 @@ class CmaEsStrategy(OptunaStrategy):
         return self._popsize(space)
 
     def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
-        x0 = dict(zip(space.names, space.to_unit(as_values([current_row(space)]))[0], strict=True))
+        cur = current_row(space)
+        dists = self.distributions(space)
+        x0 = {
+            n: _param(d, n, cur[n])
+            for n, d in dists.items()
+            if isinstance(d, (IntDistribution, FloatDistribution))
+        }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return optuna.samplers.CmaEsSampler(
-                x0={n: float(v) for n, v in x0.items()},
+                x0=x0,
                 sigma0=self.sigma0,
                 seed=seed,
                 popsize=self._popsize(space),
                 n_startup_trials=0,
+                independent_sampler=optuna.samplers.RandomSampler(seed=seed),
                 warn_independent_sampling=False,
             )
 
-    def distributions(self, space: SearchSpace) -> dict[str, BaseDistribution]:
-        return {n: FloatDistribution(0.0, 1.0) for n in space.names}
-
-    def params_to_values(self, space: SearchSpace, params: Sequence[Mapping[str, Any]]) -> Values:
-        u = np.array([[float(p[n]) for n in space.names] for p in params])
-        return space.from_unit(u)
-
     def describe(self) -> str:
-        return f"CMA-ES on the unit cube (sigma0={self.sigma0})"
+        return f"CMA-ES on the numeric knobs (sigma0={self.sigma0} of each range)"
 
 
 # ---------------------------------------------------------------------- NSGA-II
@@ -402,8 +401,17 @@ class NSGAIIStrategy(OptunaStrategy):
     default_trials = 600
     multi_objective = True
 
-    def __init__(self, *, population_size: int = 50) -> None:
-        super().__init__(batch_size=population_size)
+    def __init__(
+        self,
+        *,
+        population_size: int = 50,
+        storage: str | None = None,
+        study_name: str | None = None,
+        resume: bool = False,
+    ) -> None:
+        super().__init__(
+            batch_size=population_size, storage=storage, study_name=study_name, resume=resume
+        )
         self.population_size = population_size
 
     def make_sampler(self, space: SearchSpace, seed: int | None) -> optuna.samplers.BaseSampler:
@@ -429,12 +437,23 @@ class GridStrategy(OptunaStrategy):
     name = "grid"
     default_trials = 600
 
-    def __init__(self, *, max_grid: int = 200_000, batch_size: int = 32) -> None:
-        super().__init__(batch_size=batch_size)
+    def __init__(
+        self,
+        *,
+        max_grid: int = 200_000,
+        batch_size: int = 32,
+        storage: str | None = None,
+        study_name: str | None = None,
+        resume: bool = False,
+    ) -> None:
+        super().__init__(
+            batch_size=batch_size, storage=storage, study_name=study_name, resume=resume
+        )
         self.max_grid = max_grid
 
-    def _grids(self, space: SearchSpace) -> dict[str, list[float]]:
-        return {n: [float(x) for x in g] for n, g in grid_of(space).items()}
+    def _grids(self, space: SearchSpace) -> dict[str, list[Any]]:
+        """Each knob's grid in the knob's own values (codec names, booleans, numbers)."""
+        return {n: [find_knob(n).decode(float(x)) for x in g] for n, g in grid_of(space).items()}
 
     def _size(self, space: SearchSpace) -> int:
         return product_size({n: np.asarray(g) for n, g in self._grids(space).items()})

@@ -34,32 +34,33 @@ from mrtune.optimizer.strategies._grid_tools import (
     product_size,
     random_grid_points,
 )
-from mrtune.search_spaces.constraints import SORT_BUFFER_HEAP_SHARE
+from mrtune.search_spaces.knobs import Role
 
 if TYPE_CHECKING:
     from mrtune.optimizer.objective import Objective
     from mrtune.search_spaces import SearchSpace
 
-SORT_MB = "mapreduce.task.io.sort.mb"
-
 
 def knob_distributions(space: SearchSpace) -> dict[str, BaseDistribution]:
-    """One Optuna distribution per knob, over the knob's full range (not only its grid).
+    """One Optuna distribution per knob over its search range, in the knob's own values.
 
-    ``io.sort.mb`` is capped at its share of the map heap when the map container is fixed, so
-    that the sampler does not waste trials on values the repair would all move to the cap.
+    Codec knobs are categorical over codec names (``none``, ``snappy`` …) and the combiner
+    switch over ``False``/``True``, so a stored study shows settings, not integer codes
+    (:meth:`Knob.decode` / :meth:`Knob.encode` convert). The sort buffer is capped at its share
+    of the map heap when the map container is fixed, so that the sampler does not waste trials
+    on values the repair would all move to the cap.
     """
     dists: dict[str, BaseDistribution] = {}
-    ctx = space.context()
+    cap = space.sort_buffer_cap_mb()
     for k in space.knobs:
         if k.kind == "bool":
-            dists[k.name] = CategoricalDistribution((0, 1))
+            dists[k.name] = CategoricalDistribution((False, True))
         elif k.kind == "categorical":
-            dists[k.name] = CategoricalDistribution(tuple(int(k.encode(c)) for c in k.choices))
+            dists[k.name] = CategoricalDistribution(k.choices)
         elif k.kind == "int":
             high = int(k.high)  # type: ignore[arg-type]
-            if k.name == SORT_MB and "mapreduce.map.memory.mb" not in space.names:
-                high = max(int(k.low), min(high, int(SORT_BUFFER_HEAP_SHARE * ctx["map_heap_mb"])))  # type: ignore[arg-type]
+            if cap is not None and k.role == Role.sort_buffer:
+                high = max(int(k.low), min(high, int(cap)))  # type: ignore[arg-type]
             dists[k.name] = IntDistribution(int(k.low), high, log=k.log)  # type: ignore[arg-type]
         else:
             lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]

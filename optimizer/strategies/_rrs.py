@@ -28,6 +28,7 @@ import numpy as np
 
 from mrtune.optimizer.objective import ObjectiveKind
 from mrtune.optimizer.strategies._base import BaseStrategy, Row, SearchOutcome, current_row, row_of
+from mrtune.search_spaces.knobs import Role
 
 if TYPE_CHECKING:
     from mrtune.optimizer.objective import Objective
@@ -168,9 +169,6 @@ class RRSStrategy(BaseStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         rng = np.random.default_rng(seed)
         history: list[float] = []
@@ -203,18 +201,11 @@ class SmartRRSStrategy(RRSStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         rng = np.random.default_rng(seed)
         history: list[float] = []
         row = current_row(space)
-        map_side = [
-            k.name
-            for k in space.knobs
-            if k.side == "map" or k.name == "mapreduce.task.io.sort.factor"
-        ]
+        map_side = [k.name for k in space.knobs if k.side == "map" or k.role == Role.merge_factor]
         rest = [n for n in space.names if n not in map_side]
         ignore_reducers = objective.kind != ObjectiveKind.resources
         budget_map = (

@@ -89,9 +89,6 @@ class DifferentialEvolutionStrategy(BaseStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         d = len(space.knobs)
         track = _Tracker(space, objective)
@@ -141,9 +138,6 @@ class DualAnnealingStrategy(BaseStrategy):
         *,
         n_trials: int,
         seed: int | None,
-        storage: str | None,
-        study_name: str | None,
-        resume: bool,
     ) -> SearchOutcome:
         d = len(space.knobs)
         track = _Tracker(space, objective)

@@ -19,6 +19,7 @@ from mrtune.optimizer.strategies import (
     BaseStrategy,
     ExhaustiveStrategy,
     SearchResult,
+    StudyError,
     get_strategy,
 )
 from mrtune.optimizer.strategies._base import as_values, grid_of, pareto_mask, snap_to_grid
@@ -191,9 +192,15 @@ class StrategyContract:
     def test_bad_arguments(self, strategy: BaseStrategy, map_space: SearchSpace) -> None:
         with pytest.raises(ValueError, match="n_trials"):
             strategy.optimize(map_space, Objective(map_space), n_trials=0, seed=0)
+        name = strategy.name
         if not strategy.uses_storage:
             with pytest.raises(ValueError, match="cannot resume"):
-                strategy.optimize(map_space, Objective(map_space), n_trials=5, seed=0, resume=True)
+                get_strategy(name, resume=True)
+            with pytest.raises(ValueError, match="cannot store"):
+                get_strategy(name, storage="sqlite:///x.db")
+        else:
+            with pytest.raises(ValueError, match="resume needs a storage"):
+                get_strategy(name, resume=True)
 
 
 @pytest.mark.parametrize("strategy_name", list(STRATEGIES))
@@ -330,14 +337,12 @@ def test_default_is_at_least_as_good_as_the_grid_optimum_on_small_grids(
 def test_resume_continues_a_stored_study(tmp_path, map_space: SearchSpace) -> None:
     db = tmp_path / "studies.db"
     url = f"sqlite:///{db}"
-    strat = get_strategy("tpe-plain")
-    first = strat.optimize(
-        map_space, Objective(map_space), n_trials=8, seed=1, storage=url, study_name="wc"
-    )
+    strat = get_strategy("tpe-plain", storage=url, study_name="wc")
+    first = strat.optimize(map_space, Objective(map_space), n_trials=8, seed=1)
     assert len(first.history) == 8
     obj = Objective(map_space)
-    more = strat.optimize(
-        map_space, obj, n_trials=13, seed=1, storage=url, study_name="wc", resume=True
+    more = get_strategy("tpe-plain", storage=url, study_name="wc", resume=True).optimize(
+        map_space, obj, n_trials=13, seed=1
     )
     assert "resumed at 8 trials" in more.notes
     study = optuna.load_study(study_name="wc", storage=url)
@@ -353,23 +358,18 @@ def test_storage_path_default_names_and_explicit_name_clash(
     tmp_path, map_space: SearchSpace
 ) -> None:
     path = str(tmp_path / "plain-path.db")  # a file path is taken as SQLite
-    strat = get_strategy("cmaes")
+    strat = get_strategy("cmaes", storage=path)
     for _ in range(2):
-        strat.optimize(map_space, Objective(map_space), n_trials=6, seed=0, storage=path)
+        strat.optimize(map_space, Objective(map_space), n_trials=6, seed=0)
     names = sorted(optuna.get_all_study_names(f"sqlite:///{path}"))
     assert names == ["mrtune-wc-cmaes-time", "mrtune-wc-cmaes-time-2"]
-    res = strat.optimize(
-        map_space, Objective(map_space), n_trials=9, seed=0, storage=path, resume=True
+    res = get_strategy("cmaes", storage=path, resume=True).optimize(
+        map_space, Objective(map_space), n_trials=9, seed=0
     )
     assert "'mrtune-wc-cmaes-time-2' resumed at 6 trials" in res.notes
-    with pytest.raises(ValueError, match="already exists"):
-        strat.optimize(
-            map_space,
-            Objective(map_space),
-            n_trials=3,
-            seed=0,
-            storage=path,
-            study_name="mrtune-wc-cmaes-time",
+    with pytest.raises(StudyError, match="already exists"):
+        get_strategy("cmaes", storage=path, study_name="mrtune-wc-cmaes-time").optimize(
+            map_space, Objective(map_space), n_trials=3, seed=0
         )
 
 
@@ -377,28 +377,69 @@ def test_resume_refuses_a_study_over_other_knobs(
     tmp_path, map_space: SearchSpace, reduce_space: SearchSpace
 ) -> None:
     url = f"sqlite:///{tmp_path / 's.db'}"
-    get_strategy("grid").optimize(
-        map_space, Objective(map_space), n_trials=4, seed=0, storage=url, study_name="x"
+    get_strategy("grid", storage=url, study_name="x").optimize(
+        map_space, Objective(map_space), n_trials=4, seed=0
     )
-    with pytest.raises(ValueError, match="other knobs"):
-        get_strategy("grid").optimize(
-            reduce_space,
-            Objective(reduce_space),
-            n_trials=4,
-            seed=0,
-            storage=url,
-            study_name="x",
-            resume=True,
+    with pytest.raises(StudyError, match="other knobs"):
+        get_strategy("grid", storage=url, study_name="x", resume=True).optimize(
+            reduce_space, Objective(reduce_space), n_trials=4, seed=0
         )
 
 
-def test_non_optuna_strategies_note_that_storage_is_unused(
-    tmp_path, reduce_space: SearchSpace
+def test_non_optuna_strategies_refuse_a_storage(tmp_path) -> None:
+    """A strategy that keeps no study says so at construction instead of ignoring it."""
+    with pytest.raises(ValueError, match="keeps no study.*allowed: tpe, tpe-plain, cmaes"):
+        get_strategy("rrs", storage=str(tmp_path / "a.db"))
+    assert not (tmp_path / "a.db").exists()
+    # the neutral values are accepted by every strategy, so callers need not know which store
+    assert get_strategy("rrs", storage=None, study_name=None, resume=False).name == "rrs"
+
+
+def test_search_keeps_its_study_in_memory_by_default(tmp_path, monkeypatch, map_space) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = get_strategy("tpe-plain").optimize(map_space, Objective(map_space), n_trials=5, seed=0)
+    assert "(in memory)" in res.notes
+    assert res.study is not None and len(res.study.trials) == 5
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["tpe", "cmaes", "grid", "nsga2"])
+def test_stored_study_shows_real_knob_names_values_and_distributions(
+    tmp_path, map_space: SearchSpace, name: str
 ) -> None:
-    res = get_strategy("rrs").optimize(
-        reduce_space, Objective(reduce_space), n_trials=50, seed=0, storage=str(tmp_path / "a.db")
+    """What optuna-dashboard reads (optuna.load_study): Hadoop names, codec names, booleans,
+    numbers in the knobs' own ranges; the trials decode to the configurations scored."""
+    url = f"sqlite:///{tmp_path / 'dash.db'}"
+    kwargs = dict(SMALL_SETTINGS.get(name, {}))
+    kind = ObjectiveKind.pareto if name == "nsga2" else ObjectiveKind.time
+    get_strategy(name, storage=url, study_name="dash", **kwargs).optimize(
+        map_space, Objective(map_space, kind), n_trials=BUDGET[name], seed=0
     )
-    assert "storage not used" in res.notes
+    study = optuna.load_study(study_name="dash", storage=url)
+    assert study.user_attrs["job_id"] == "wc"
+    assert study.metric_names[0] == "job_ms"
+    trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert trials
+    by_name = {k.name: k for k in map_space.knobs}
+    for t in trials:
+        assert set(t.params) == set(map_space.names)
+        for pname, value in t.params.items():
+            knob = by_name[pname]
+            if knob.kind == "categorical":
+                assert value in knob.choices  # "snappy", not an integer code
+            elif knob.kind == "bool":
+                assert isinstance(value, bool)
+            elif knob.kind == "int":
+                assert isinstance(value, int) and knob.low <= value <= knob.high
+            else:
+                assert isinstance(value, float) and knob.low <= value <= knob.high
+    codec = "mapreduce.map.output.compress.codec"
+    dist = trials[0].distributions[codec]
+    assert isinstance(dist, optuna.distributions.CategoricalDistribution)
+    assert "snappy" in dist.choices
+    sort_mb = trials[0].distributions["mapreduce.task.io.sort.mb"]
+    if name != "grid":  # the grid strategy asks over the grid's values
+        assert isinstance(sort_mb, optuna.distributions.IntDistribution) and sort_mb.log
 
 
 # ---------------------------------------------------------------------- NSGA-II
@@ -490,3 +531,18 @@ def test_grid_strategy_covers_a_small_grid_and_stops_there() -> None:
     assert len(res.history) == size
     assert f"capped at the {size} points" in res.notes
     assert res.best_cost == pytest.approx(brute_force(space), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["tpe-plain", "rrs", "exhaustive"])
+def test_objective_reports_progress_for_every_strategy(map_space: SearchSpace, name: str) -> None:
+    """One hook on the objective shows the progress of any strategy (the CLI's status line)."""
+    seen: list[tuple[int, float]] = []
+    obj = Objective(map_space, on_evaluate=lambda n, best: seen.append((n, best)))
+    res = get_strategy(name, **SMALL_SETTINGS.get(name, {})).optimize(
+        map_space, obj, n_trials=BUDGET[name], seed=0
+    )
+    assert seen and seen[-1][0] == obj.evaluations == res.n_evaluations
+    counts = [n for n, _ in seen]
+    bests = [b for _, b in seen]
+    assert counts == sorted(counts) and bests == sorted(bests, reverse=True)
+    assert bests[-1] <= res.best_cost

@@ -55,8 +55,9 @@ def test_whatif_input_size_and_cluster() -> None:
     ("key", "value", "allowed"),
     [
         ("io.sort.mb", "5000", "integer in [1, 2047]"),
-        ("mapreduce.map.sort.spill.percent", "1.5", "number in [0.5, 0.99]"),
-        ("mapreduce.job.reduces", "two", "integer in [1, 10000]"),
+        # --set takes what Hadoop accepts (MapTask: 0 < spill percent <= 1), not the search range
+        ("mapreduce.map.sort.spill.percent", "1.5", "number in (0, 1]"),
+        ("mapreduce.job.reduces", "two", "integer in [0, 1000000]"),
         ("mapreduce.map.output.compress.codec", "zip", "none, default, gzip"),
     ],
 )
@@ -64,6 +65,32 @@ def test_bad_set_values_name_the_allowed_range(key: str, value: str, allowed: st
     with pytest.raises(ValueError, match=r"allowed: ") as info:
         apply_changes(HadoopConfig(), {key: value}, SPILLY)
     assert allowed in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "field", "expected"),
+    [
+        ("mapreduce.task.io.sort.factor", "1000", "io_sort_factor", 1000),  # searched to 500
+        ("mapreduce.map.sort.spill.percent", "0.3", "sort_spill_percent", 0.3),  # from 0.5
+        ("mapreduce.job.reduces", "20000", "num_reducers", 20000),  # searched to 10000
+    ],
+)
+def test_set_takes_hadoop_valid_values_outside_the_search_range(
+    key: str, value: str, field: str, expected: float
+) -> None:
+    cfg = apply_changes(HadoopConfig(), {key: value}, SPILLY)
+    assert getattr(cfg, field) == expected
+
+
+def test_set_companion_properties_are_plain_properties() -> None:
+    """The Hadoop 1 switch name and split.minsize are written as the properties they are."""
+    on = apply_changes(HadoopConfig(), {"mapred.compress.map.output": "true"}, SPILLY)
+    assert on.map_output_compress and on.map_output_codec == "default"
+    big = apply_changes(
+        HadoopConfig(), {"mapreduce.input.fileinputformat.split.minsize": str(2**20)}, SPILLY
+    )
+    # minsize below the block leaves the split at the block size (FileInputFormat rule)
+    assert big.split_minsize == 2**20 and big.split_size == big.dfs_blocksize
 
 
 def test_codec_none_turns_compression_off() -> None:
@@ -154,8 +181,8 @@ def test_cli_whatif_optimize_sweep(tmp_path) -> None:  # noqa: ANN001
     assert missing.exit_code == 2 and "no such file" in missing.output
 
 
-def test_cli_optimize_twice_with_the_default_storage(tmp_path) -> None:  # noqa: ANN001
-    """Re-running the README's optimize command must work: the second study gets the next
+def test_cli_optimize_twice_with_a_stored_study(tmp_path) -> None:  # noqa: ANN001
+    """Re-running optimize on one storage must work: the second study gets the next
     free name; an explicit name that exists is one line and exit 2 unless --resume."""
     prof = tmp_path / "p.json"
     prof.write_text(SPILLY.model_dump_json())
@@ -171,3 +198,93 @@ def test_cli_optimize_twice_with_the_default_storage(tmp_path) -> None:  # noqa:
     assert r.exit_code == 2 and "--resume" in r.output
     r = runner.invoke(app, [*args, "--study-name", "mine", "--resume"])
     assert r.exit_code == 0, r.output
+
+
+def test_cli_optimize_writes_no_file_by_default(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """DESIGN decision 7: the study stays in memory unless --storage is given."""
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    r = CliRunner().invoke(app, ["optimize", str(prof), "--trials", "8", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert list(work.iterdir()) == []
+    assert '"storage": null' in r.output
+
+
+def test_cli_stored_study_loads_in_optuna_with_knob_names(tmp_path) -> None:  # noqa: ANN001
+    """What optuna-dashboard does: load the stored study by name and read the settings."""
+    import optuna
+
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    url = f"sqlite:///{tmp_path / 'dash.db'}"
+    r = CliRunner().invoke(
+        app, ["optimize", str(prof), "--trials", "20", "--storage", url, "--study-name", "s"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "study s stored in" in r.output
+    study = optuna.load_study(study_name="s", storage=url)
+    best = study.best_trial.params
+    assert "mapreduce.task.io.sort.mb" in best and isinstance(
+        best["mapreduce.task.io.sort.mb"], int
+    )
+    assert best["mapreduce.map.output.compress.codec"] in {
+        "none",
+        "default",
+        "gzip",
+        "bzip2",
+        "snappy",
+        "lz4",
+        "zstd",
+    }
+    assert study.metric_names == ["job_ms"]
+
+
+def test_cli_pareto_rule_is_explicit(tmp_path) -> None:  # noqa: ANN001
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    runner = CliRunner()
+    r = runner.invoke(app, ["optimize", str(prof), "--objective", "pareto", "--trials", "100"])
+    assert r.exit_code == 0, r.output
+    assert "nsga2 (default for objective pareto)" in r.output
+    bad = runner.invoke(app, ["optimize", str(prof), "--objective", "pareto", "--strategy", "tpe"])
+    assert bad.exit_code == 2
+    assert "--strategy" in bad.output and "allowed: nsga2" in bad.output
+
+
+def test_cli_storage_and_resume_errors_are_one_line(tmp_path) -> None:  # noqa: ANN001
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    runner = CliRunner()
+    r = runner.invoke(app, ["optimize", str(prof), "--resume"])
+    assert r.exit_code == 2 and "--storage" in r.output
+    db = tmp_path / "x.db"
+    r = runner.invoke(app, ["optimize", str(prof), "--strategy", "rrs", "--storage", str(db)])
+    assert r.exit_code == 2 and "keeps no study" in r.output
+    assert not db.exists()
+    r = runner.invoke(app, ["optimize", str(prof), "--strategy", "exhaustive", "--plot", "p"])
+    assert r.exit_code == 2 and "--plot" in r.output
+
+
+@pytest.mark.parametrize(
+    ("objective", "kinds"),
+    [
+        ("time", {"history", "importance"}),
+        ("pareto", {"history", "importance", "pareto"}),
+    ],
+)
+def test_cli_plot_writes_optuna_plots(tmp_path, objective: str, kinds: set[str]) -> None:  # noqa: ANN001
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    prefix = tmp_path / "plots" / "wc"
+    r = CliRunner().invoke(
+        app,
+        ["optimize", str(prof), "--objective", objective, "--trials", "60", "--plot", str(prefix)],
+    )
+    assert r.exit_code == 0, r.output
+    for kind in kinds:
+        png = tmp_path / "plots" / f"wc-{kind}.png"
+        assert png.stat().st_size > 5000, kind
+        assert f"wrote {png}" in r.output.replace("\n", "")

@@ -1,0 +1,85 @@
+"""Optuna's own plots of a search: optimisation history, parameter importance, Pareto front.
+
+The trials of every Optuna strategy carry the knobs' Hadoop names and values with their
+distributions (:mod:`mrtune.optimizer.strategies._optuna`), so Optuna's plots
+(``optuna.visualization.matplotlib``) read as settings. Matplotlib and Optuna's plotting module
+are imported only here, and only when plots are asked for (start-up time).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+#: Titles of the values a study holds (its metric names, see ``set_metric_names``).
+_LABELS = {"job_ms": "predicted job time (ms)", "container_gb_s": "container GB·s"}
+
+
+def _targets(study: Any) -> tuple[Any, str]:
+    """The value plotted for ``study``: the first objective (job time for Pareto studies)."""
+    names = study.metric_names or ["job_ms"]
+    label = _LABELS.get(names[0], names[0])
+    if len(study.directions) == 1:
+        return None, label
+    return (lambda t: t.values[0]), label
+
+
+def write_study_plots(study: Any, prefix: str | Path) -> list[Path]:
+    """Write ``PREFIX-history.png``, ``PREFIX-importance.png`` and, for a two-objective study,
+    ``PREFIX-pareto.png``; return the files written.
+
+    Parameter importance is Optuna's default evaluator (fANOVA) on the first objective; it needs
+    at least two completed trials and is skipped (not written) when the trials do not vary.
+
+    Raises:
+        ValueError: the study has no completed trial.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import optuna
+    from optuna.visualization import matplotlib as ovm
+
+    trials = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    if not trials:
+        raise ValueError(f"study {study.study_name!r} has no completed trial to plot")
+    prefix = Path(prefix)
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    target, label = _targets(study)
+    written: list[Path] = []
+
+    def save(ax: Any, kind: str, title: str) -> None:
+        fig = ax.figure if hasattr(ax, "figure") else ax.flat[0].figure
+        fig.suptitle(f"{study.study_name}: {title}", fontsize=9)
+        fig.set_size_inches(8, 5)
+        fig.tight_layout()
+        path = prefix.with_name(f"{prefix.name}-{kind}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Optuna marks its matplotlib backend experimental
+        ax = ovm.plot_optimization_history(study, target=target, target_name=label)
+        ax.set_ylabel(label)
+        ax.set_yscale("log")  # costs of sampled settings span orders of magnitude
+        save(ax, "history", "optimisation history")
+        if len(trials) >= 2 and _varies(trials):
+            ax = ovm.plot_param_importances(study, target=target, target_name=label)
+            save(ax, "importance", f"importance of each setting for {label}")
+        if len(study.directions) == 2:
+            names = [_LABELS.get(n, n) for n in (study.metric_names or ["job_ms", "gb_s"])]
+            ax = ovm.plot_pareto_front(study, target_names=names)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            save(ax, "pareto", "Pareto front (job time vs container GB·s, log scales)")
+    return written
+
+
+def _varies(trials: list[Any]) -> bool:
+    """Whether some parameter and the first value both take more than one value."""
+    values = {t.values[0] for t in trials}
+    params = {tuple(sorted((k, repr(v)) for k, v in t.params.items())) for t in trials}
+    return len(values) > 1 and len(params) > 1
