@@ -235,6 +235,66 @@ class TaskTiming(BaseModel):
     counters: dict[str, float] = Field(default_factory=dict)
 
 
+#: Relative miss of a segment's mean time above which a calibration fails (issue 20).
+CALIBRATION_TOLERANCE = 0.15
+#: Absolute slack (ms) under which a miss never fails a segment: history timestamps are whole
+#: milliseconds taken at status updates, so a 16 ms merge predicted as 0 is within the clock's
+#: noise and says nothing about the model.
+CALIBRATION_FLOOR_MS = 50.0
+
+
+class SegmentCheck(BaseModel):
+    """One observed segment (``map.map``, ``reduce.merge``…) against the calibrated model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    segment: str
+    label: str = ""
+    n: int = Field(ge=0, description="attempts compared")
+    observed_ms: float = Field(description="mean observed time per attempt")
+    predicted_ms: float = Field(description="mean model time per attempt, fitted costs")
+    error: float = Field(description="(predicted − observed) / observed")
+    ok: bool
+    reason: str = Field("", description="why the segment misses (empty when it does not)")
+
+
+class CalibrationCheck(BaseModel):
+    """Whether the calibrated model reproduces the job's own observed phase times.
+
+    ``failed`` when any segment misses by more than ``tolerance`` (and ``floor_ms``); every
+    command that uses the profile says so, and ``--strict`` refuses it (DESIGN decision 10).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    status: Literal["ok", "failed", "not_run"]
+    tolerance: float = Field(CALIBRATION_TOLERANCE, gt=0)
+    floor_ms: float = Field(CALIBRATION_FLOOR_MS, ge=0)
+    segments: list[SegmentCheck] = Field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def worst(self) -> SegmentCheck | None:
+        """The failing segment with the largest relative miss (any segment when none fails)."""
+        pool = [s for s in self.segments if not s.ok] or self.segments
+        return max(pool, key=lambda s: abs(s.error), default=None)
+
+    def summary(self) -> str:
+        """One line: status, worst segment and the reason."""
+        if self.status == "not_run":
+            return f"calibration not run: {self.reason or 'cost factors are defaults'}"
+        w = self.worst
+        worst = (
+            f"worst {w.segment} {w.observed_ms:.0f} ms observed vs {w.predicted_ms:.0f} ms "
+            f"model ({w.error:+.0%})"
+            if w is not None
+            else "no segment to compare"
+        )
+        if self.status == "ok":
+            return f"calibration ok (within {self.tolerance:.0%}): {worst}"
+        return f"calibration failed (tolerance {self.tolerance:.0%}): {self.reason or worst}"
+
+
 class JobProfile(BaseModel):
     """Everything the cost model needs to know about a job, independent of its configuration."""
 
@@ -262,6 +322,11 @@ class JobProfile(BaseModel):
     observed: list[TaskTiming] = Field(default_factory=list)
     observed_counters: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    calibration: CalibrationCheck | None = Field(
+        None,
+        description="the calibrated model against the observed phase times (None: older "
+        "profile or not calibrated by mrtune)",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> JobProfile:

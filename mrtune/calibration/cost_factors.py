@@ -49,18 +49,27 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import least_squares, nnls
 
+from mrtune.calibration.check import check_calibration
+from mrtune.calibration.segments import (
+    FIRST_SEGMENTS,
+    SEGMENT_LABEL,
+    SEGMENTS,
+    cold_attempt,
+    map_splits,
+    reduce_inputs,
+)
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import MapTaskResult, map_task, overlap_coefficients
 from mrtune.costmodel.profile import (
     CODEC_PRIORS,
     SORT_CACHE_BYTES,
+    CalibrationCheck,
     CostFactors,
     JobProfile,
     TaskTiming,
 )
 from mrtune.costmodel.reduce_task import reduce_task
-from mrtune.profiling.build import stored_input_bytes
 
 F64 = NDArray[np.float64]
 
@@ -82,32 +91,6 @@ FIXED_SHARE = 0.05
 #: that the others do not already explain: condition number above 1000 means collinear.
 RANK_TOL = 1e-3
 
-SEGMENTS: tuple[str, ...] = (
-    "map.map",
-    "map.fill",
-    "map.spill_full",
-    "map.spill_last",
-    "map.total",
-    "map.sort",
-    "reduce.shuffle",
-    "reduce.total",
-    "reduce.merge",
-    "reduce.reduce",
-)
-FIRST_SEGMENTS = {"map.map", "map.fill", "map.total", "reduce.shuffle", "reduce.total"}
-SEGMENT_LABEL = {
-    "map.fill": "map function until the first spill starts (from the task log)",
-    "map.spill_full": "spills before the flush (each spill's own time, from the task log)",
-    "map.spill_last": "final spill (from the task log)",
-    "map.map": "map phase (start→mapFinishTime)",
-    "map.total": "map attempt time",
-    "map.sort": "map sort/spill (mapFinishTime→finish)",
-    "reduce.shuffle": "shuffle (start→shuffleFinishTime)",
-    "reduce.total": "reduce attempt time",
-    "reduce.merge": "merge (shuffleFinishTime→sortFinishTime)",
-    "reduce.reduce": "reduce (sortFinishTime→finish)",
-}
-
 
 @dataclass
 class SegmentFit:
@@ -124,6 +107,8 @@ class SegmentFit:
 class CalibrationResult:
     profile: JobProfile
     segments: list[SegmentFit]
+    #: the calibrated model against the observed phase times (:mod:`mrtune.calibration.check`)
+    check: CalibrationCheck | None = None
 
 
 @dataclass
@@ -307,9 +292,7 @@ def _collect_map(
     maps = [t for t in profile.observed if t.kind == "map"]
     if not maps:
         return
-    n_maps = float(profile.cluster_facts.get("num_maps", len(maps)) or len(maps))
-    avg = profile.input_bytes / max(n_maps, 1.0)
-    split = np.array([stored_input_bytes(t.counters) or avg for t in maps], dtype=np.float64)
+    split = map_splits(profile, maps)
     batch = ConfigBatch.from_base(cfg, len(maps))
     base, units = _unit_profiles(profile, codecs)
     r0 = map_task(base, batch, split)
@@ -328,19 +311,32 @@ def _collect_map(
         default = CostFactors()
         at = {
             key: parts0[key]
-            + sum(pk[key] * th.get(f, getattr(default, f, 1.0)) for f, pk in partsk.items())
+            + sum(
+                (pk[key] - parts0[key]) * th.get(f, getattr(default, f, 1.0))
+                for f, pk in partsk.items()
+            )
             for key in parts0
         }
         ovl = _Overlap.of(r0, batch)
         branch = ovl.branches(at, kappa)
     seg0 = _map_segments(parts0, ovl, branch, kappa)
     segk = {f: _map_segments(pk, ovl, branch, kappa) for f, pk in partsk.items()}
-    warm = None
-    if profile.cluster_facts.get("source_format") == "local-run-record":
-        # LocalJobRunner runs every task in the driver's JVM: the first one runs cold (JIT)
-        warm = int(np.argmin([t.start_ms for t in maps]))
+    warm = cold_attempt(profile, maps)
     _add_obs(maps, seg0, segk, obs, ("map.map", "map.sort"), "map.total", warm)
     _add_spill_obs(maps, r0, seg0, segk, obs, warm)
+
+
+def _volumes(segk: dict[str, dict[str, F64]], seg0: dict[str, F64], name: str, j: int) -> F64:
+    """Attempt ``j``'s volume per column in segment ``name``: the segment time with only that
+    column at 1, *less the base time* (every column at 0).
+
+    The base is not zero: it holds what no column prices (the CPU of a codec whose scale is not
+    fitted, at its prior). It is the row's known offset (:attr:`_Obs.offset`); leaving it in each
+    column's volume as well would charge it once per unit of every factor (issue 20: a 9.7 ms
+    LZOP base became a "volume" of every factor and the fit collapsed to the 0 bounds).
+    """
+    base = float(seg0[name][j])
+    return np.array([segk[f][name][j] - base for f in segk], dtype=np.float64)
 
 
 def _add_spill_obs(
@@ -368,7 +364,7 @@ def _add_spill_obs(
             o.y.append(float(t.phases_ms[key]))
             o.fixed_w.append(1.0 if name in FIRST_SEGMENTS else 0.0)
             o.warm_w.append(1.0 if j == warm else 0.0)
-            o.rows.append(np.array([segk[f][name][j] for f in segk], dtype=np.float64))
+            o.rows.append(_volumes(segk, seg0, name, j))
             o.offset.append(float(seg0[name][j]))
 
 
@@ -378,24 +374,7 @@ def _collect_reduce(
     reds = [t for t in profile.observed if t.kind == "reduce"]
     if not reds or profile.map_only:
         return
-    n_maps = float(profile.cluster_facts.get("num_maps", 1.0) or 1.0)
-    n_red = max(float(profile.cluster_facts.get("num_reduces", len(reds)) or len(reds)), 1.0)
-    one = ConfigBatch.from_base(cfg, 1)
-    mf = map_task(profile, one, np.array([profile.input_bytes / n_maps]))
-    job_rir = profile.observed_counters.get("REDUCE_INPUT_RECORDS") or float(
-        mf.final_records[0] * n_maps
-    )
-    job_raw = profile.observed_counters.get("MAP_OUTPUT_RECORDS") or float(
-        mf.output_records[0] * n_maps
-    )
-    rir = np.array(
-        [t.counters.get("REDUCE_INPUT_RECORDS", job_rir / n_red) for t in reds], dtype=np.float64
-    )
-    m = np.array([t.counters.get("SHUFFLED_MAPS", n_maps) or n_maps for t in reds])
-    m = np.maximum(m, 1.0)
-    q = rir / m
-    q_raw = q * (job_raw / job_rir if job_rir > 0 else 1.0)
-    w = np.full(len(reds), float(mf.final_pair_width[0]))
+    m, q, q_raw, w = reduce_inputs(profile, cfg, reds)
     batch = ConfigBatch.from_base(cfg, len(reds))
     base, units = _unit_profiles(profile, codecs)
     seg0 = _reduce_segments(reduce_task(base, batch, m, q, q_raw, w).phase_ms)
@@ -403,9 +382,7 @@ def _collect_reduce(
         f: _reduce_segments(reduce_task(p, batch, m, q, q_raw, w).phase_ms)
         for f, p in units.items()
     }
-    warm = None
-    if profile.cluster_facts.get("source_format") == "local-run-record":
-        warm = int(np.argmin([t.start_ms for t in reds]))
+    warm = cold_attempt(profile, reds)
     _add_obs(
         reds,
         seg0,
@@ -446,7 +423,7 @@ def _add_obs(
             o.y.append(float(t.phases_ms[key]))
             o.fixed_w.append(1.0 if first else 0.0)
             o.warm_w.append(1.0 if j == warm else 0.0)
-            o.rows.append(np.array([segk[f][name][j] for f in segk], dtype=np.float64))
+            o.rows.append(_volumes(segk, seg0, name, j))
             o.offset.append(float(seg0[name][j]))
 
 
@@ -488,7 +465,42 @@ def fit_cost_factors(
             method=method,
             contention=pr.spill_contention,
         )
-    return _finish(profile, fit)
+    result = _finish(profile, fit)
+    check = check_calibration(
+        result.profile,
+        cfg,
+        spill_overlap=spill_overlap,
+        linear={sf.name: (sf.n, sf.observed_mean_ms, sf.model_mean_ms) for sf in result.segments},
+        hints=_miss_hints(fit),
+    )
+    result.profile = result.profile.model_copy(update={"calibration": check})
+    result.check = check
+    return result
+
+
+def _miss_hints(fit: _Fit) -> dict[str, str]:
+    """Per segment, what in the fit explains a miss there: fixed time the model has no term
+    for, or the factors that price it pushed to their 0 bound."""
+    hints: dict[str, str] = {}
+    at_zero = [
+        i
+        for i, f in enumerate(fit.columns)
+        if f in UNIT_FACTORS
+        and fit.theta[i] <= 1e-9 * max(getattr(CostFactors(), f), 1.0)
+        and getattr(CostFactors(), f) > 0
+    ]
+    for s in fit.present:
+        if s in fit.fixed_share:
+            hints[s] = (
+                f"the model's volume terms give {fit.fixed_share[s]:.1%} of it at prior costs: "
+                "fixed time it has no term for"
+            )
+            continue
+        V = np.vstack(fit.obs[s].rows)
+        zero = [fit.columns[i] for i in at_zero if np.abs(V[:, i]).sum() > 0]
+        if zero:
+            hints[s] = f"factor(s) pricing it fitted to their 0 bound: {', '.join(zero[:4])}"
+    return hints
 
 
 def solve_runs(
@@ -644,6 +656,8 @@ class _Fit:
     slowdown: float = 0.0
     slowdown_how: str = ""
     cache_bytes: float = SORT_CACHE_BYTES
+    #: segment → share of it the volume terms explain at prior costs, for fixed-time segments
+    fixed_share: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -812,7 +826,9 @@ def _solve(
         fixed_how = ""
     elif not fit_fixed:
         fixed_how = prior_source or "prior"
-    return _Fit(theta, columns, fixed, fixed_how, prov, warnings, obs, present)
+    out = _Fit(theta, columns, fixed, fixed_how, prov, warnings, obs, present)
+    out.fixed_share = {s: share[s] for s in fixed_segs}
+    return out
 
 
 #: Ridge weights of :func:`_solve_ridge` (rows are relative errors: a weight of 1e-4 on a
@@ -939,6 +955,7 @@ def _solve_ridge(
         present,
         cost=float(res.cost),
         warmup_ms=warmup,
+        fixed_share={s: st.share[s] for s in fixed_segs},
     )
 
 

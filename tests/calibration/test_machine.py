@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mrtune.calibration.machine import JOB_FACTORS, MachineCosts, fit_machine_from_runs
+from mrtune.calibration.machine import fit_machine_from_runs
+from mrtune.calibration.machine_costs import JOB_FACTORS, MachineCosts
 from mrtune.calibration.run_profile import local_cluster, profile_from_run, run_config
 from mrtune.cli import app
 from mrtune.costmodel import ConfigBatch, JobProfile, predict_job
