@@ -65,6 +65,7 @@ from mrtune.costmodel.profile import (
     CODEC_PRIORS,
     SORT_CACHE_BYTES,
     CalibrationCheck,
+    CodecStats,
     CostFactors,
     JobProfile,
     TaskTiming,
@@ -452,20 +453,21 @@ def fit_cost_factors(
     measured; the run's own first attempts refine it (:func:`_solve_ridge`).
     """
     pr = prior or CostFactors()
+    codecs = _fitted_codecs(profile, cfg)
     if method == "ridge" and spill_overlap:
-        fit = solve_contention([(profile, cfg)], pr, refit, prior_source, (), warm_prior)
+        fit = solve_contention([(profile, cfg)], pr, refit, prior_source, codecs, warm_prior)
     else:
         fit = solve_runs(
             [(profile, cfg)],
             pr,
             refit,
             prior_source,
-            (),
+            codecs,
             spill_overlap,
             method=method,
             contention=pr.spill_contention,
         )
-    result = _finish(profile, fit)
+    result = _finish(profile, _apply_codec_scale(fit, codecs, profile))
     check = check_calibration(
         result.profile,
         cfg,
@@ -476,6 +478,37 @@ def fit_cost_factors(
     result.profile = result.profile.model_copy(update={"calibration": check})
     result.check = check
     return result
+
+
+def _fitted_codecs(profile: JobProfile, cfg: HadoopConfig) -> tuple[str, ...]:
+    """The map-output codec whose CPU scale the job's fit prices, when the run compressed its
+    map output and the profile's codec CPU is still the documented prior (a machine benchmark's
+    measured CPU is kept)."""
+    if profile.map_only or not cfg.map_output_compress:
+        return ()
+    name = cfg.map_output_codec
+    source = profile.codec(name).source
+    return (name,) if "machine benchmark" not in source else ()
+
+
+def _apply_codec_scale(fit: _Fit, codecs: Sequence[str], profile: JobProfile) -> _Fit:
+    """Store a fitted codec CPU scale in ``fit.codecs`` (read by :func:`_finish`)."""
+    for name in codecs:
+        i = fit.columns.index(codec_column(name))
+        scale = float(fit.theta[i])
+        how = fit.prov.get(f"costs.{codec_column(name)}", "")
+        c = profile.codec(name)
+        prior = CODEC_PRIORS[name]
+        fit.codecs[name] = c.model_copy(
+            update={
+                "compress_ns_per_byte": prior.compress_ns_per_byte * scale,
+                "uncompress_ns_per_byte": prior.uncompress_ns_per_byte * scale,
+                "source": f"{c.source}; CPU {scale:.3g} × the prior ({how})"
+                if how.startswith("measured")
+                else c.source,
+            }
+        )
+    return fit
 
 
 def _miss_hints(fit: _Fit) -> dict[str, str]:
@@ -658,6 +691,8 @@ class _Fit:
     cache_bytes: float = SORT_CACHE_BYTES
     #: segment → share of it the volume terms explain at prior costs, for fixed-time segments
     fixed_share: dict[str, float] = field(default_factory=dict)
+    #: codecs whose CPU the fit priced (:func:`_apply_codec_scale`)
+    codecs: dict[str, CodecStats] = field(default_factory=dict)
 
 
 @dataclass
@@ -701,7 +736,11 @@ def _stack(
     mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
     w = np.array([1.0 / mean_of[s] for s in seg])
     share = {s: float(np.mean(V[seg == s] @ theta0 + off[seg == s])) / mean_of[s] for s in present}
-    fixed_segs = {s for s in present if share[s] < FIXED_SHARE}
+    # a segment where a codec's CPU scale is fitted is never fixed time: the codec's prior can
+    # be off by far more than 1/FIXED_SHARE (Hadoop's pure-Java bzip2 on incompressible data)
+    n_unit = len(UNIT_FACTORS)
+    coded = {s for s in present if V.shape[1] > n_unit and np.abs(V[seg == s, n_unit:]).sum() > 0}
+    fixed_segs = {s for s in present if share[s] < FIXED_SHARE and s not in coded}
     keep = np.array([(s not in fixed_segs) or (s in FIRST_SEGMENTS) for s in seg])
     for s in sorted(fixed_segs - FIRST_SEGMENTS, key=SEGMENTS.index):
         warnings.append(
@@ -987,6 +1026,7 @@ def _finish(profile: JobProfile, fit: _Fit) -> CalibrationResult:
             "provenance": {**profile.provenance, **prov},
             "warnings": [*profile.warnings, *fit.warnings],
             "cluster_facts": facts,
+            "codecs": {**profile.codecs, **fit.codecs},
         }
     )
     return CalibrationResult(new, seg_fits)

@@ -38,13 +38,13 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import (
-    CODEC_PRIORS,
     CodecStats,
     CostFactors,
     DataflowStats,
     JobProfile,
 )
 from mrtune.errors import InputError
+from mrtune.profiling.codecs import measure_map_output_codec, recognise_codecs
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
 
@@ -87,6 +87,7 @@ def profiled_config(
     warnings = warnings if warnings is not None else []
     version = hadoop_version or 3
     props = dict(props)
+    recognise_codecs(props, warnings)  # an unknown codec class: fast-codec prior, not zlib
     for _ in range(len(props) + 1):
         try:
             return HadoopConfig.from_properties(props, hadoop_version=version)
@@ -357,26 +358,16 @@ def build_statistics(
             if has_combiner
             else 1.0
         )
+    if cfg.map_output_compress and not map_only:  # mrtune.profiling.codecs
+        codecs = measure_map_output_codec(
+            cfg.map_output_codec, (M, R, J), final_recs, fw, parts, n_maps, warnings
+        )
     if map_only or not mat:
         st.defaulted(
             "ifile_record_overhead", "no materialized map output (map-only or not recorded)"
         )
     elif cfg.map_output_compress:
         st.defaulted("ifile_record_overhead", "map output is compressed: overhead not separable")
-        if fw is not None and final_recs:
-            u = final_recs * (fw + 2.0) + IFILE_EOF_BYTES * parts * n_maps
-            ratio = (mat - IFILE_CHECKSUM_BYTES * parts * n_maps) / u
-            if 0 < ratio <= 1.5:
-                prior = CODEC_PRIORS[cfg.map_output_codec]
-                codecs[cfg.map_output_codec] = CodecStats(
-                    ratio=ratio,
-                    compress_ns_per_byte=prior.compress_ns_per_byte,
-                    uncompress_ns_per_byte=prior.uncompress_ns_per_byte,
-                    source=(
-                        "measured: ratio = (MAP_OUTPUT_MATERIALIZED_BYTES − checksums) / "
-                        "uncompressed IFile bytes; CPU costs " + prior.source
-                    ),
-                )
     elif fw is not None and final_recs:
         ovh = (mat - IFILE_SEGMENT_BYTES * parts * n_maps) / final_recs - fw
         if ovh < 0:
