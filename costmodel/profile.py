@@ -320,7 +320,15 @@ class CalibrationCheck(BaseModel):
         )
         if self.status == "ok":
             return f"calibration ok (within {self.tolerance:.0%}): {worst}"
-        return f"calibration failed (tolerance {self.tolerance:.0%}): {self.reason or worst}"
+        bad = [s for s in self.segments if not s.ok]
+        if w is None or not bad:
+            return f"calibration failed: {self.reason or worst}"
+        more = f"; {len(bad) - 1} more segment(s) miss" if len(bad) > 1 else ""
+        why = f": {w.reason}" if w.reason else ""
+        return (
+            f"calibration failed (tolerance {self.tolerance:.0%}): {worst}{why}{more} "
+            "(profile.calibration lists them)"
+        )
 
 
 class JobProfile(BaseModel):

@@ -19,7 +19,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    strict_option,
+    warn_calibration,
+)
 from mrtune.errors import InputError, MrtuneError
 
 
@@ -340,6 +347,7 @@ def profile(
             "then refits only the job's own costs.",
         ),
     ] = None,
+    strict: bool = strict_option(),
 ) -> None:
     """Build a job profile from what the cluster recorded, and say what was measured."""
     prof = make_profile(
@@ -353,6 +361,7 @@ def profile(
         cluster_xml=cluster_xml,
         machine=machine,
     )
+    warn_calibration(prof, strict)
     data = prof.model_dump(mode="json")
     if output is not None:
         try:
