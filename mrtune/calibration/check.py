@@ -21,9 +21,12 @@ import numpy as np
 
 from mrtune.calibration.segments import (
     F64,
+    MAP_CUTS,
+    REDUCE_CUTS,
     SEGMENT_LABEL,
     SEGMENTS,
     cold_attempt,
+    cut_of,
     map_splits,
     reduce_inputs,
 )
@@ -75,9 +78,17 @@ def _map_pairs(
     cold = cold_attempt(profile, maps)
     for j, t in enumerate(maps):
         p = t.phases_ms
-        model = {"map.map": first[j] + fixed, "map.sort": sort[j]}
-        names = ["map.map", "map.sort"] if "map" in p and "sort" in p else ["map.total"]
-        model["map.total"] = first[j] + sort[j] + fixed
+        model = {
+            "map.map": first[j] + fixed,
+            "map.sort": sort[j],
+            "map.total": first[j] + sort[j] + fixed,
+            "map.read": ph["read"][j] + fixed,
+            "map.mapfn": ph["map"][j] + ph["write"][j],
+            "map.collect": ph["collect"][j],
+            "map.spill": ph["spill"][j],
+            "map.merge": ph["merge"][j],
+        }
+        names = list(cut_of(p, MAP_CUTS, "map.total"))
         if "spill_last" in p and res.spills[j] >= 1:
             names.append("map.spill_last")
             model["map.spill_last"] = float(last[j])
@@ -110,10 +121,11 @@ def _reduce_pairs(
             "reduce.shuffle": ph["shuffle"][j] + fixed,
             "reduce.merge": ph["merge"][j],
             "reduce.reduce": ph["reduce"][j] + ph["write"][j],
+            "reduce.reducefn": ph["reduce"][j],
+            "reduce.write": ph["write"][j],
             "reduce.total": sum(v[j] for v in ph.values()) + fixed,
         }
-        split = ("reduce.shuffle", "reduce.merge", "reduce.reduce")
-        names = split if all(s.split(".")[1] in p for s in split) else ("reduce.total",)
+        names = cut_of(p, REDUCE_CUTS, "reduce.total")
         for s in names:
             if s in ("reduce.shuffle", "reduce.total") and p.get("shuffle_wait", 0.0) > 0:
                 skipped += 1

@@ -17,7 +17,10 @@ from numpy.typing import NDArray
 
 from mrtune.calibration.segments import (
     FIRST_SEGMENTS,
+    MAP_CUTS,
+    REDUCE_CUTS,
     cold_attempt,
+    cut_of,
     map_splits,
     reduce_inputs,
 )
@@ -112,6 +115,10 @@ def _map_parts(res: MapTaskResult, full_share: F64) -> dict[str, F64]:
         "merge": ph["merge"],
         "s_full": s_full,
         "fill": work * full_share,
+        "read": ph["read"],
+        "mapfn": ph["map"] + ph["write"],
+        "collect": ph["collect"],
+        "spill": ph["spill"],
     }
 
 
@@ -202,6 +209,12 @@ def _map_segments(
         "map.spill_last": parts["last"],
         "map.spill_full": spill_full,
         "map.fill": parts["fill"],
+        # per-phase tables (clusters: serial phases)
+        "map.read": parts["read"],
+        "map.mapfn": parts["mapfn"],
+        "map.collect": parts["collect"],
+        "map.spill": parts["spill"],
+        "map.merge": parts["merge"],
     }
 
 
@@ -210,6 +223,8 @@ def _reduce_segments(phases: dict[str, F64]) -> dict[str, F64]:
         "reduce.shuffle": phases["shuffle"],
         "reduce.merge": phases["merge"],
         "reduce.reduce": phases["reduce"] + phases["write"],
+        "reduce.reducefn": phases["reduce"],
+        "reduce.write": phases["write"],
         "reduce.total": sum(phases.values()),
     }
 
@@ -259,7 +274,7 @@ def _collect_map(
     seg0 = _map_segments(parts0, ovl, branch, kappa)
     segk = {f: _map_segments(pk, ovl, branch, kappa) for f, pk in partsk.items()}
     warm = cold_attempt(profile, maps)
-    _add_obs(maps, seg0, segk, obs, ("map.map", "map.sort"), "map.total", warm)
+    _add_obs(maps, seg0, segk, obs, MAP_CUTS, "map.total", warm)
     _add_spill_obs(maps, r0, seg0, segk, obs, warm)
 
 
@@ -325,7 +340,7 @@ def _collect_reduce(
         seg0,
         segk,
         obs,
-        ("reduce.shuffle", "reduce.merge", "reduce.reduce"),
+        REDUCE_CUTS,
         "reduce.total",
         warm,
     )
@@ -336,7 +351,7 @@ def _add_obs(
     seg0: dict[str, F64],
     segk: dict[str, dict[str, F64]],
     obs: dict[str, _Obs],
-    split_names: tuple[str, ...],
+    cuts: tuple[tuple[str, ...], ...],
     total_name: str,
     warm: int | None = None,
 ) -> None:
@@ -344,8 +359,7 @@ def _add_obs(
     shared by every task (local mode): each of its segments also holds the JIT compilation of
     the code it ran first (an unknown per segment, :func:`_solve_ridge`)."""
     for j, t in enumerate(tasks):
-        short = [n.split(".", 1)[1] for n in split_names]
-        names = split_names if all(s in t.phases_ms for s in short) else (total_name,)
+        names = cut_of(t.phases_ms, cuts, total_name)
         # A reduce that starts before the last map ends fetches most of its input while it
         # waits for the maps: its shuffle time measures the maps, not the transfer (and hides
         # its container start). Such first segments are left out of the fit.

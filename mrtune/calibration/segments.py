@@ -29,9 +29,34 @@ SEGMENTS: tuple[str, ...] = (
     "reduce.total",
     "reduce.merge",
     "reduce.reduce",
+    # per-phase tables (Ceesay et al.'s profiled phases): one time per model phase
+    "map.read",
+    "map.mapfn",
+    "map.collect",
+    "map.spill",
+    "map.merge",
+    "reduce.reducefn",
+    "reduce.write",
 )
 #: Segments that open an attempt: they also hold the task's fixed time (``task_overhead_ms``).
-FIRST_SEGMENTS = {"map.map", "map.fill", "map.total", "reduce.shuffle", "reduce.total"}
+FIRST_SEGMENTS = {
+    "map.map",
+    "map.fill",
+    "map.total",
+    "map.read",
+    "reduce.shuffle",
+    "reduce.total",
+}
+#: How an attempt's phases may be cut, most detailed first; an attempt uses the first cut whose
+#: every key is in its ``phases_ms``, else its total (``map.total`` / ``reduce.total``).
+MAP_CUTS: tuple[tuple[str, ...], ...] = (
+    ("map.read", "map.mapfn", "map.collect", "map.spill", "map.merge"),
+    ("map.map", "map.sort"),
+)
+REDUCE_CUTS: tuple[tuple[str, ...], ...] = (
+    ("reduce.shuffle", "reduce.merge", "reduce.reducefn", "reduce.write"),
+    ("reduce.shuffle", "reduce.merge", "reduce.reduce"),
+)
 SEGMENT_LABEL = {
     "map.fill": "map function until the first spill starts (from the task log)",
     "map.spill_full": "spills before the flush (each spill's own time, from the task log)",
@@ -43,7 +68,24 @@ SEGMENT_LABEL = {
     "reduce.total": "reduce attempt time",
     "reduce.merge": "merge (shuffleFinishTime→sortFinishTime)",
     "reduce.reduce": "reduce (sortFinishTime→finish)",
+    "map.read": "read phase (per-phase table)",
+    "map.mapfn": "map function phase (per-phase table)",
+    "map.collect": "collect phase (per-phase table)",
+    "map.spill": "spill phase, every spill (per-phase table)",
+    "map.merge": "map merge phase (per-phase table)",
+    "reduce.reducefn": "reduce function phase (per-phase table)",
+    "reduce.write": "write phase (per-phase table)",
 }
+
+
+def cut_of(
+    phases: dict[str, float], cuts: tuple[tuple[str, ...], ...], total: str
+) -> tuple[str, ...]:
+    """The segments an attempt with these observed phases is compared on."""
+    for cut in cuts:
+        if all(s.split(".", 1)[1] in phases for s in cut):
+            return cut
+    return (total,)
 
 
 def map_splits(profile: JobProfile, maps: list[TaskTiming]) -> F64:

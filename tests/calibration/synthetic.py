@@ -17,13 +17,16 @@ from mrtune.costmodel.reduce_task import reduce_task
 
 MiB = 2**20
 #: Different from every default, with fixed costs that matter at cluster scale (issue 20:
-#: ~300 ms per spill, ~0.5 s per task).
+#: ~300 ms per spill, 75 ms per fetch (a 0.6 s shuffle floor over 8 maps), 0.65 s per task).
 TRUTH = CostFactors(
     hdfs_read=35.0,
+    local_write=21.0,
+    hdfs_write=95.0,
     map_cpu=900.0,
     sort_cpu=45.0,
     reduce_cpu=1400.0,
     spill_file_ns=3e8,
+    fetch_ns=7.5e7,
     task_overhead_ms=650.0,
 )
 
@@ -33,8 +36,12 @@ def synthetic_job(
     splits_mib: tuple[float, ...] = (8, 24, 40, 64, 96, 128, 128, 128),
     reduce_records: tuple[float, ...] = (2.0e6, 3.5e6, 5.0e6),
     cfg: HadoopConfig | None = None,
+    per_phase: bool = False,
 ) -> tuple[JobProfile, HadoopConfig]:
-    """The profile (observed attempts from the model at ``truth``) and its configuration."""
+    """The profile (observed attempts from the model at ``truth``) and its configuration.
+
+    ``per_phase``: each attempt records every model phase (read, map function, collect, spill,
+    merge; shuffle, merge, reduce function, write), as a per-phase profiling table does."""
     cfg = cfg or HadoopConfig(io_sort_mb=20, num_reducers=len(reduce_records))
     split = np.array(splits_mib, dtype=np.float64) * MiB
     base = JobProfile(
@@ -58,7 +65,15 @@ def synthetic_job(
                 kind="map",
                 start_ms=t,
                 finish_ms=t + int(m_ms + s_ms),
-                phases_ms={"map": float(m_ms), "sort": float(s_ms)},
+                phases_ms={"map": float(m_ms), "sort": float(s_ms)}
+                if not per_phase
+                else {
+                    "read": float(ph["read"][j] + truth.task_overhead_ms),
+                    "mapfn": float(ph["map"][j] + ph["write"][j]),
+                    "collect": float(ph["collect"][j]),
+                    "spill": float(ph["spill"][j]),
+                    "merge": float(ph["merge"][j]),
+                },
                 counters={"HDFS_BYTES_READ": float(split[j])},
             )
         )
@@ -82,6 +97,9 @@ def synthetic_job(
         r.phases_ms = {
             "shuffle": float(rph["shuffle"][k] + truth.task_overhead_ms),
             "merge": float(rph["merge"][k]),
-            "reduce": float(rph["reduce"][k] + rph["write"][k]),
         }
+        if per_phase:
+            r.phases_ms |= {"reducefn": float(rph["reduce"][k]), "write": float(rph["write"][k])}
+        else:
+            r.phases_ms["reduce"] = float(rph["reduce"][k] + rph["write"][k])
     return base.model_copy(update={"observed": observed + reds, "costs": CostFactors()}), cfg

@@ -129,3 +129,31 @@ def test_check_summary_is_one_line() -> None:
     assert isinstance(res.check, CalibrationCheck)
     line = res.check.summary()
     assert line.startswith("calibration ok") and "\n" not in line
+
+
+def test_per_phase_tables_do_not_collapse() -> None:
+    """Issue 20: given per-phase times (read/collect/spill/merge/shuffle/write) the fit put HDFS
+    read, local write and HDFS write at 0 and predicted write as 0 ms. From every factor at its
+    default, the model-made table must give back the true factors, fixed costs included."""
+    prof, cfg = synthetic_job(per_phase=True)
+    res = fit_cost_factors(prof, cfg)
+    assert res.check is not None and res.check.status == "ok"
+    segs = {s.segment for s in res.check.segments}
+    assert {"map.read", "map.spill", "reduce.write", "reduce.reducefn"} <= segs
+    for f in (
+        "hdfs_read",
+        "local_write",
+        "hdfs_write",
+        "map_cpu",
+        "reduce_cpu",
+        "sort_cpu",
+        "spill_file_ns",
+        "fetch_ns",
+        "task_overhead_ms",
+    ):
+        assert getattr(res.profile.costs, f) == pytest.approx(getattr(TRUTH, f), rel=1e-3), f
+        assert res.profile.provenance[f"costs.{f}"].startswith("measured"), f
+    write = next(s for s in res.check.segments if s.segment == "reduce.write")
+    assert (
+        write.predicted_ms == pytest.approx(write.observed_ms, rel=1e-3) and write.observed_ms > 0
+    )
