@@ -188,6 +188,10 @@ def _solve(
     chosen = [i for k, i in sel if k == "f"]
     others = [i for i in range(len(columns)) if i not in chosen]
     resid = yk - offk - Vk[:, others] @ theta0[others]
+    if fit_fixed and ("c", -1) not in sel:
+        # the fixed time is not separable here: it keeps its prior, which the prediction adds,
+        # so the volume terms are fitted to what the prior leaves (not to the whole time)
+        resid = resid - prior.task_overhead_ms * fwk
     theta = theta0.copy()
     fixed = prior.task_overhead_ms
     fixed_how = ""

@@ -157,3 +157,20 @@ def test_per_phase_tables_do_not_collapse() -> None:
     assert (
         write.predicted_ms == pytest.approx(write.observed_ms, rel=1e-3) and write.observed_ms > 0
     )
+
+
+def test_fixed_time_not_separable_keeps_its_prior_in_the_fit_too(shared_data) -> None:  # noqa: ANN001
+    """Maps of one size, one total time each (a 2009 Rumen job): the task's fixed time cannot be
+    told from the volume terms, so it keeps its prior, and the volume terms must be fitted to
+    what the prior leaves. (Fitting them to the whole time and adding the prior afterwards
+    missed every such job by the prior: 6,221 ms observed, 7,221 ms predicted.)"""
+    from mrtune.calibration.profiles import load_profile_source
+
+    trace = shared_data / "rumen" / "folder-input-trace.json.gz"
+    p = load_profile_source(trace, job="job_200910281128_10006")
+    assert p.costs.task_overhead_ms == CostFactors().task_overhead_ms
+    assert "not separable" in p.provenance["costs.task_overhead_ms"]
+    assert p.calibration is not None and p.calibration.status == "ok", p.calibration.reason
+    seg = next(s for s in p.calibration.segments if s.segment == "map.total")
+    assert seg.observed_ms == pytest.approx(6221, abs=1)
+    assert seg.predicted_ms == pytest.approx(seg.observed_ms, rel=1e-3)
