@@ -4,23 +4,27 @@ For the profiled configuration and the profile's dataflow statistics the model's
 are *linear* in the cost factors (every term is factor × bytes or records, reference §2–§4).
 So the volume each factor multiplies in each phase is obtained exactly by running the model
 (:func:`mrtune.costmodel.map_task`, :func:`mrtune.costmodel.reduce_task`) with that factor at 1 ns and the
-others at 0, once per observed attempt with that attempt's own input (HDFS bytes read, reduce
-input records), and the fit is linear least squares.
+others at 0, *less the base time* with every factor at 0 (the base is a known term of its own:
+the CPU of a codec at its prior, :mod:`mrtune.calibration.rows`), once per observed attempt
+with that attempt's own input (HDFS bytes read, reduce input records); the fit is linear least
+squares. When the run compressed its map output, the codec's CPU scale is a column too.
 
 What a history records per successful attempt, and the model phases it covers (phases are
 serial in the model; Hadoop's ``mapFinishTime`` ends the map function, before the final spill):
 
-=======================  ===============================================================
-segment                  model phases
-=======================  ===============================================================
-map ``map``              read + map + collect + spill × (s − 1)/s (+ write, map-only)
-map ``sort``             spill / s + merge (the last of the ``s`` spills, then the merge)
-map ``total``            all map phases (sources without ``mapFinishTime``)
-reduce ``shuffle``       shuffle
-reduce ``merge``         merge (Hadoop's reduce-side "sort")
-reduce ``reduce``        reduce + write
-reduce ``total``         all reduce phases
-=======================  ===============================================================
+========================  ==============================================================
+segment                   model phases
+========================  ==============================================================
+map ``map``               read + map + collect + spill × (s − 1)/s (+ write, map-only)
+map ``sort``              spill / s + merge (the last of the ``s`` spills, then the merge)
+map ``total``             all map phases (sources without ``mapFinishTime``)
+reduce ``shuffle``        shuffle
+reduce ``merge``          merge (Hadoop's reduce-side "sort")
+reduce ``reduce``         reduce + write
+reduce ``total``          all reduce phases
+map ``read`` … ``merge``  one model phase each (per-phase tables: read, mapfn, collect,
+                          spill, merge; reduce ``reducefn``, ``write``)
+========================  ==============================================================
 
 The first segment of an attempt (map ``map``, reduce ``shuffle``, or ``total``) also holds the
 task's fixed time (container JVM start, task setup), fitted as ``task_overhead_ms``. A reduce
@@ -38,6 +42,10 @@ whose columns stay linearly independent (condition number ≤ 1/:data:`RANK_TOL`
 non-negative least squares (:func:`scipy.optimize.nnls`). The others keep their defaults and
 say why: zero volume, or not separable from a fitted factor (tasks of equal size cannot tell
 per-byte from per-record costs).
+
+Check. After every fit the model itself is run again at the fitted costs and compared with each
+observed segment (:mod:`mrtune.calibration.check`); a miss beyond the tolerance is recorded in
+``profile.calibration`` as ``failed``, with the segment and the reason.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mrtune.calibration.cost_factors import fit_cost_factors
-from mrtune.costmodel.profile import CostFactors, JobProfile
+from mrtune.costmodel.profile import CalibrationCheck, CostFactors, JobProfile
 from mrtune.profiling.build import build_statistics
 from mrtune.readers import SourceFormat, load_history
 from mrtune.readers.conf import ConfFile, find_conf_for, load_conf
@@ -36,7 +36,8 @@ def build_profile(
     prov = dict(profile.provenance)
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
-    return profile.model_copy(update={"provenance": prov})
+    not_run = CalibrationCheck(status="not_run", reason="cost factors are defaults")
+    return profile.model_copy(update={"provenance": prov, "calibration": not_run})
 
 
 def load_profile_source(
