@@ -59,7 +59,7 @@ def is_rumen(head: str) -> bool:
         return False
     try:
         obj, _ = json.JSONDecoder().raw_decode(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # a prefix, or hostile nesting
         return text.startswith("{") and any(f'"{k}"' in text for k in RUMEN_JOB_KEYS)
     return is_rumen_object(obj)
 

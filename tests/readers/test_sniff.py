@@ -63,3 +63,9 @@ def test_rest_stays_rest(shared_data: Path, tmp_path: Path) -> None:
     f = tmp_path / "job.json"  # a REST job whose diagnostics mention jobID and mapTasks
     f.write_text(json.dumps({"job": {"id": "job_1_1", "diagnostics": '"jobID" "mapTasks"'}}))
     assert sniff_format(f) == "rest"
+
+
+def test_hostile_nesting_does_not_crash_the_sniffer(tmp_path: Path) -> None:
+    f = tmp_path / "deep.json"
+    f.write_text("[" * 200_000 + "]" * 200_000)
+    assert sniff_format(f) == "rest"  # not Rumen; the REST reader then says what is wrong
