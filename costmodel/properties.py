@@ -65,6 +65,12 @@ CODEC_CLASSES: dict[str, str] = {
     "snappy": "org.apache.hadoop.io.compress.SnappyCodec",
     "lz4": "org.apache.hadoop.io.compress.Lz4Codec",
     "zstd": "org.apache.hadoop.io.compress.ZStandardCodec",
+    # hadoop-lzo (GPL, installed apart from Hadoop): raw LZO blocks, and lzop-framed blocks
+    "lzo": "com.hadoop.compression.lzo.LzoCodec",
+    "lzop": "com.hadoop.compression.lzo.LzopCodec",
+    # a codec class mrtune does not know, from a job's history: priced with a fast-codec prior
+    # (``CODEC_PRIORS["unknown"]``); the history's own class name stays in the profile
+    "unknown": "(unknown codec class)",
 }
 CODEC_BY_CLASS: dict[str, str] = {v: k for k, v in CODEC_CLASSES.items()}
 #: Integer codes used in vectorised configuration arrays (0 = no compression).

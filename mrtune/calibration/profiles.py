@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mrtune.calibration.cost_factors import fit_cost_factors
 from mrtune.calibration.self_check import with_self_check
-from mrtune.costmodel.profile import CostFactors, JobProfile
+from mrtune.costmodel.profile import CalibrationCheck, CostFactors, JobProfile
 from mrtune.profiling.build import build_statistics
 from mrtune.readers import SourceFormat, load_history
 from mrtune.readers.conf import ConfFile, find_conf_for, load_conf
@@ -38,7 +38,10 @@ def build_profile(
     prov = dict(profile.provenance)
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
-    return with_self_check(profile.model_copy(update={"provenance": prov}), cfg)
+    not_run = CalibrationCheck(status="not_run", reason="cost factors are defaults")
+    return with_self_check(
+        profile.model_copy(update={"provenance": prov, "calibration": not_run}), cfg
+    )
 
 
 def load_profile_source(

@@ -130,3 +130,34 @@ def cli_errors(func):  # type: ignore[no-untyped-def]
             raise
 
     return wrapper
+
+
+#: ``--strict`` of every command that uses a profile (:func:`warn_calibration`).
+STRICT_HELP = "Refuse a profile whose calibration failed (exit 2) instead of warning."
+
+
+def strict_option():  # type: ignore[no-untyped-def]
+    """The ``--strict`` option (a fresh ``typer.Option`` per command)."""
+    import typer
+
+    return typer.Option(False, "--strict", help=STRICT_HELP)
+
+
+def warn_calibration(profile: Any, strict: bool = False) -> None:
+    """Say in one line (stderr) that ``profile``'s calibration missed its own observed phase
+    times (``JobProfile.calibration``, issue 20); with ``strict``, make it an error (exit 2).
+
+    Predictions from such a profile rest on cost factors that do not reproduce the job's own
+    run, so no command may use one silently (DESIGN decision 10).
+    """
+    check = getattr(profile, "calibration", None)
+    if check is None or check.status != "failed":
+        return
+    line = f"{profile.job_id}: {check.summary()}"
+    if strict:
+        from mrtune.errors import InputError
+
+        raise InputError(line + " (--strict)")
+    from rich.markup import escape
+
+    err_console.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)

@@ -18,7 +18,14 @@ from mrtune.cli._inputs import (
     load_job,
     with_input_size,
 )
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    strict_option,
+    warn_calibration,
+)
 from mrtune.cli.whatif import short_value
 from mrtune.errors import InputError
 from mrtune.optimizer.objective import ObjectiveKind
@@ -193,6 +200,7 @@ def optimize_cmd(
     local: bool = LocalOpt,
     conf: Path | None = ConfOpt,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+    strict: bool = strict_option(),
 ) -> None:
     """Recommend the configuration that minimises the job's predicted time (or resources)."""
     if emit not in {"xml", "flags", "hive", "pig", "json"}:
@@ -204,6 +212,7 @@ def optimize_cmd(
         )
     name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
     prof, base = load_job(profile, conf)
+    warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
     spec, where = build_cluster(prof, nodes, cluster, local)
     with search_status(name, objective) as progress:

@@ -21,7 +21,14 @@ from rich.table import Table
 
 from mrtune.cli._cluster_view import fmt as _fmt
 from mrtune.cli._cluster_view import print_cluster, self_check_table
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    strict_option,
+    warn_calibration,
+)
 from mrtune.errors import InputError, MrtuneError
 
 
@@ -334,6 +341,7 @@ def profile(
             "then refits only the job's own costs.",
         ),
     ] = None,
+    strict: bool = strict_option(),
 ) -> None:
     """Build a job profile from what the cluster recorded, and say what was measured."""
     prof = make_profile(
@@ -347,6 +355,7 @@ def profile(
         cluster_xml=cluster_xml,
         machine=machine,
     )
+    warn_calibration(prof, strict)
     data = prof.model_dump(mode="json")
     if output is not None:
         try:

@@ -19,7 +19,14 @@ from mrtune.cli._inputs import (
     load_job,
     with_input_size,
 )
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    strict_option,
+    warn_calibration,
+)
 from mrtune.costmodel import predict_job
 from mrtune.errors import InputError
 from mrtune.optimizer.units import format_ms, parse_size
@@ -75,6 +82,7 @@ def sweep_cmd(
     local: bool = LocalOpt,
     conf: Path | None = ConfOpt,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+    strict: bool = strict_option(),
 ) -> None:
     """Predict job time and phase times across one setting's range (one vectorised call)."""
     try:
@@ -82,6 +90,7 @@ def sweep_cmd(
     except KeyError as exc:
         raise InputError(str(exc.args[0]), field="--param") from None
     prof, base = load_job(profile, conf)
+    warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
     spec, where = build_cluster(prof, nodes, cluster, local)
     space = SearchSpace.for_job(prof, base, spec, allow_memory=True, only=[knob.name])

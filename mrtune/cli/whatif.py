@@ -17,7 +17,14 @@ from mrtune.cli._inputs import (
     build_cluster,
     load_job,
 )
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    strict_option,
+    warn_calibration,
+)
 from mrtune.errors import InputError
 from mrtune.optimizer.units import format_bytes, format_ms, parse_size
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
@@ -125,9 +132,11 @@ def whatif_cmd(
         None, "--timeline", help="Write a Gantt PNG of the what-if job (task simulation)."
     ),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+    strict: bool = strict_option(),
 ) -> None:
     """Predict what a configuration change (or new input size or cluster) does to a job."""
     prof, base = load_job(profile, conf)
+    warn_calibration(prof, strict)
     spec, where = build_cluster(prof, None, cluster, local)
     new_spec = spec.model_copy(update={"num_nodes": nodes}) if nodes else None
     size = None

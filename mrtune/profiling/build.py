@@ -25,6 +25,7 @@ from mrtune.costmodel.profile import (
 from mrtune.costmodel.properties import STARFISH_USE_COMBINER
 from mrtune.errors import InputError
 from mrtune.profiling.cluster_facts import infer_cluster
+from mrtune.profiling.codecs import recognise_codecs
 from mrtune.profiling.dataflow import (
     UNKNOWN_COMBINER,
     JobContext,
@@ -58,6 +59,7 @@ def profiled_config(
     warnings = warnings if warnings is not None else []
     version = hadoop_version or 3
     props = dict(props)
+    recognise_codecs(props, warnings)  # an unknown codec class: fast-codec prior, not zlib
     for _ in range(len(props) + 1):
         try:
             return HadoopConfig.from_properties(props, hadoop_version=version)

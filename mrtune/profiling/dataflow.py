@@ -36,7 +36,8 @@ from typing import Any
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import records_per_spill
-from mrtune.costmodel.profile import CODEC_PRIORS, CodecStats, DataflowStats
+from mrtune.costmodel.profile import CodecStats, DataflowStats
+from mrtune.profiling.codecs import measure_map_output_codec
 from mrtune.readers.history import JobHistory
 
 #: IFile: 2 EOF bytes + 4 checksum bytes per partition segment (``IFile.Writer.close``).
@@ -257,29 +258,24 @@ def materialized_stats(job: JobContext, ms: MapSide) -> dict[str, CodecStats]:
     """IFile record overhead, or the intermediate codec's ratio when map output is compressed."""
     st, cfg, final_recs = job.st, job.cfg, ms.final_recs
     mat = job.M.get("MAP_OUTPUT_MATERIALIZED_BYTES")
-    segments = job.parts * job.n_maps
     codecs: dict[str, CodecStats] = {}
     fw = combined_width(job, ms) if final_recs and final_recs > 0 else None
+    if cfg.map_output_compress and not job.map_only:  # mrtune.profiling.codecs
+        codecs = measure_map_output_codec(
+            cfg.map_output_codec,
+            (job.M, job.R, job.J),
+            final_recs,
+            fw,
+            job.parts,
+            job.n_maps,
+            job.warnings,
+        )
     if job.map_only or not mat:
         st.defaulted(
             "ifile_record_overhead", "no materialized map output (map-only or not recorded)"
         )
     elif cfg.map_output_compress:
         st.defaulted("ifile_record_overhead", "map output is compressed: overhead not separable")
-        if fw is not None and final_recs:
-            u = final_recs * (fw + 2.0) + IFILE_EOF_BYTES * segments
-            ratio = (mat - IFILE_CHECKSUM_BYTES * segments) / u
-            if 0 < ratio <= 1.5:
-                prior = CODEC_PRIORS[cfg.map_output_codec]
-                codecs[cfg.map_output_codec] = CodecStats(
-                    ratio=ratio,
-                    compress_ns_per_byte=prior.compress_ns_per_byte,
-                    uncompress_ns_per_byte=prior.uncompress_ns_per_byte,
-                    source=(
-                        "measured: ratio = (MAP_OUTPUT_MATERIALIZED_BYTES − checksums) / "
-                        "uncompressed IFile bytes; CPU costs " + prior.source
-                    ),
-                )
     elif fw is not None and final_recs:
         ifile_overhead(job, mat, final_recs, fw)
     else:

@@ -24,7 +24,12 @@ FORMATS: tuple[str, ...] = ("jhist", "rest", "rumen")
 
 
 def sniff_format(path: str | Path) -> str:
-    """``jhist``, ``rest`` or ``rumen`` from a file's first bytes (a directory is REST)."""
+    """``jhist``, ``rest`` or ``rumen`` from a file's content (a directory is REST).
+
+    A ``.jhist`` is known by its first line (``Avro-Json``). JSON is told apart by the keys of
+    its first parsed value, not by a prefix: a Rumen ``LoggedJob`` may put a long
+    ``jobProperties`` before ``jobID``, and may start with a ``/* … */`` licence header.
+    """
     p = Path(path)
     if p.is_dir():
         return "rest"
@@ -36,11 +41,14 @@ def sniff_format(path: str | Path) -> str:
     if not head.strip():
         raise InputError("the file is empty", path=str(p))
     from mrtune.readers.jhist import is_jhist
-    from mrtune.readers.rumen import is_rumen
+    from mrtune.readers.rumen import is_rumen, strip_comment_header
 
     if is_jhist(head):
         return "jhist"
-    if is_rumen(head):
+    head = strip_comment_header(head, "")
+    if head.lstrip("\ufeff \t\r\n").startswith(("{", "[")) and is_rumen(
+        strip_comment_header(read_text(p), "")
+    ):
         return "rumen"
     stripped = head.lstrip("\ufeff \t\r\n")
     if stripped.startswith(("{", "[")):

@@ -45,10 +45,49 @@ ATTEMPT_COUNTERS: dict[str, str] = {
 _JT_JOB_ID = re.compile(r"^job_\d{12}_\d+$")
 
 
+#: Keys only a Rumen ``LoggedJob`` has (a JobHistory REST ``job`` has ``id``, ``mapsTotal``…).
+RUMEN_JOB_KEYS = frozenset({"jobID", "mapTasks", "reduceTasks", "otherTasks"})
+
+
 def is_rumen(head: str) -> bool:
-    """Whether text starting with ``head`` looks like a Rumen trace (a JSON object with a job)."""
-    s = head.lstrip("\ufeff \t\r\n")
-    return s.startswith("{") and ('"jobID"' in head or '"mapTasks"' in head)
+    """Whether text starting with ``head`` looks like a Rumen trace: a JSON object (after an
+    optional ``/* … */`` header) whose first value is a ``LoggedJob``. Decided on the parsed
+    object's keys, wherever they stand in it (``jobProperties`` may come before ``jobID``); a
+    prefix too short to parse falls back to looking for the keys in the text."""
+    text = strip_comment_header(head, "").lstrip("\ufeff \t\r\n")
+    if not text.startswith(("{", "[")):
+        return False
+    try:
+        obj, _ = json.JSONDecoder().raw_decode(text)
+    except (json.JSONDecodeError, RecursionError):  # a prefix, or hostile nesting
+        return text.startswith("{") and any(f'"{k}"' in text for k in RUMEN_JOB_KEYS)
+    return is_rumen_object(obj)
+
+
+def is_rumen_object(obj: Any) -> bool:
+    """A Rumen ``LoggedJob`` (or a JSON array whose first object is one)."""
+    if isinstance(obj, list):
+        obj = next((o for o in obj if isinstance(o, dict)), None)
+    return isinstance(obj, dict) and bool(RUMEN_JOB_KEYS & obj.keys())
+
+
+def strip_comment_header(text: str, path: str) -> str:
+    """``text`` with its leading ``/* … */`` comments blanked (newlines kept, so JSON error
+    positions stay right). Traces shipped in source trees carry an Apache licence header so."""
+    i = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+    if not text.startswith("/*", i):
+        return text
+    out = text
+    while out.startswith("/*", i):
+        end = out.find("*/", i + 2)
+        if end < 0:
+            if not path:  # a prefix (sniffing): the header may end further on
+                return out[:i]
+            raise InputError("unterminated /* comment */ at the start of the file", path=path)
+        blank = "".join(c if c == "\n" else " " for c in out[i : end + 2])
+        out = out[:i] + blank + out[end + 2 :]
+        i = len(out) - len(out.lstrip("\ufeff \t\r\n"))
+    return out
 
 
 def read_text(path: Path) -> str:
@@ -222,7 +261,7 @@ def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
 def load_rumen(path: str | Path) -> list[JobHistory]:
     """Every job of a Rumen trace (plain or gzip; one or several concatenated JSON objects)."""
     p = Path(path)
-    text = read_text(p)
+    text = strip_comment_header(read_text(p), str(p))
     if not text.strip():
         raise InputError("the file is empty", path=str(p))
     objs = iter_json_objects(text, str(p))

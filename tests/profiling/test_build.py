@@ -197,7 +197,8 @@ def test_unusable_configuration_values_are_dropped_with_a_warning() -> None:
     )
     assert cfg.io_sort_factor == 25
     assert cfg.io_sort_mb == 100
-    assert len(warnings) == 2 and all("not usable" in w for w in warnings)
+    assert cfg.map_output_codec == "lzo"  # hadoop-lzo is recognised (issue 20)
+    assert len(warnings) == 1 and "not usable" in warnings[0]
 
 
 def test_history_without_attempts() -> None:
