@@ -45,6 +45,7 @@ from mrtune.costmodel.profile import (
     JobProfile,
 )
 from mrtune.errors import InputError
+from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
 
@@ -182,7 +183,7 @@ def build_statistics(
     defaults) and the job's configuration, which :mod:`mrtune.calibration` needs to fit the
     cost factors to the observed task times.
     """
-    h = history
+    h = screen_history(history)  # inconsistent attempts excluded, with a counted warning
     _check_usable(h)
     warnings = list(h.warnings)
     if h.status in ("FAILED", "KILLED", "ERROR", "RUNNING", "NEW", "INITED", "PREP"):

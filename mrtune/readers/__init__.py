@@ -30,9 +30,10 @@ def sniff_format(path: str | Path) -> str:
         return "rest"
     if not p.exists():
         raise InputError("file not found", path=str(p))
-    from mrtune.readers.rumen import read_text
+    from mrtune.readers.safe_io import check_size
 
-    head = read_text(p)[:4096] if p.suffix == ".gz" else _head(p)
+    check_size(p)
+    head = _head(p)
     if not head.strip():
         raise InputError("the file is empty", path=str(p))
     from mrtune.readers.jhist import is_jhist
@@ -65,9 +66,14 @@ def _head(p: Path, n: int = 4096) -> str:
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
     if data[:2] == b"\x1f\x8b":
-        from mrtune.readers.rumen import read_text
+        import gzip
+        import zlib
 
-        return read_text(p)[:n]
+        try:  # only the first bytes: a gzip bomb is never expanded here
+            return gzip.GzipFile(p).read(n).decode("utf-8", errors="replace")
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"damaged gzip data: {exc}", path=str(p)) from None
+    # the head only sniffs the format; the reader then decodes the whole file strictly
     return data.decode("utf-8", errors="replace")
 
 

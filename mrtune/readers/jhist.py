@@ -19,12 +19,12 @@ facts, declared maps and reduces, uber mode), ``*_ATTEMPT_STARTED`` (start time,
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
+from mrtune.readers import safe_io
 from mrtune.readers.history import AttemptRecord, JobHistory, flatten_counter_groups
 
 MAGIC = "Avro-Json"
@@ -69,13 +69,11 @@ def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], lis
     that is not JSON.
     """
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
+    raw = safe_io.read_bytes(p)
     if not raw.strip():
         raise InputError("the file is empty", path=str(p))
-    text = raw.decode("utf-8", errors="replace")
+    text = safe_io.decode_utf8(raw, str(p))
+    del raw
     lines = text.splitlines()
     if not is_jhist(lines[0]):
         raise InputError(
@@ -83,14 +81,11 @@ def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], lis
         )
     if len(lines) < 2 or not lines[1].strip():
         raise InputError("truncated job history: no schema on line 2", path=str(p))
-    try:
-        schema = json.loads(lines[1])
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"line 2 (the Avro schema) is not valid JSON: {exc.msg}", path=str(p)
-        ) from None
+    schema = safe_io.json_loads(lines[1], str(p), where="line 2 (the Avro schema)")
 
     body = [line for _, line in _event_lines(lines)]
+    for no, line in _event_lines(lines):
+        safe_io.check_depth(line, f"{p}: line {no}")
     try:
         import fastavro
 
@@ -104,9 +99,11 @@ def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], lis
     warnings: list[str] = []
     for no, line in _event_lines(lines):
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            warnings.append(f"{p.name}: line {no}: unreadable event skipped ({exc.msg})")
+            obj = safe_io.json_loads(line, str(p), where=f"line {no}")
+        except InputError as exc:
+            if "malformed JSON" not in str(exc):
+                raise  # a nesting bomb or a non-finite number: refuse the file
+            warnings.append(f"{p.name}: line {no}: unreadable event skipped (malformed JSON)")
             continue
         if not isinstance(obj, dict) or "type" not in obj:
             warnings.append(f"{p.name}: line {no}: not an event (no 'type') skipped")
@@ -123,12 +120,7 @@ def _counters(obj: Any) -> dict[str, float]:
 
 
 def _int(v: Any) -> int | None:
-    if isinstance(v, bool) or v is None:
-        return None
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
+    return safe_io.to_long(v)
 
 
 def load_jhist(path: str | Path) -> JobHistory:
@@ -170,7 +162,7 @@ def load_jhist(path: str | Path) -> JobHistory:
                     attempt_id=aid,
                     task_id=str(ev.get("taskid") or ""),
                     kind=kind,
-                    start_ms=int(st["startTime"]),
+                    start_ms=_int(st.get("startTime")) or 0,
                     finish_ms=finish,
                     map_finish_ms=_int(ev.get("mapFinishTime")),
                     shuffle_finish_ms=_int(ev.get("shuffleFinishTime")),
