@@ -3,7 +3,6 @@ baseline configuration, and build the cluster the question is asked about."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -37,22 +36,28 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
         raise InputError("no such file", path=str(path))
     profile: JobProfile | None = None
     if path.suffix.lower() == ".json" and path.is_file():
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None
+        from mrtune.readers import safe_io
+
+        data = safe_io.json_loads(safe_io.read_text(path), str(path))
         if isinstance(data, dict) and "input_bytes" in data and "stats" in data:
             try:
                 profile = JobProfile.model_validate(data)
             except ValidationError as exc:
                 first = exc.errors()[0]
                 loc = ".".join(str(p) for p in first["loc"])
+                value = first.get("input")
                 raise InputError(
-                    first["msg"], path=str(path), field=loc, value=first.get("input")
+                    str(first["msg"]).removeprefix("Value error, "),
+                    path=str(path),
+                    field=loc or None,
+                    value=None if isinstance(value, dict | list) else value,
                 ) from None
     if profile is None:
         profile = load_profile_source(path, conf)
+    else:
+        from mrtune.readers import safe_io
+
+        safe_io.check_profile_numbers(profile, str(path))
     return profile, profile_config(profile)
 
 
@@ -63,10 +68,11 @@ def build_cluster(
     if local:
         return ClusterSpec.local(), "local mode (1 map and 1 reduce at a time)"
     if cluster_file is not None:
+        from mrtune.readers import safe_io
+
+        data = safe_io.json_loads(safe_io.read_text(cluster_file), str(cluster_file))
         try:
-            spec = ClusterSpec.model_validate_json(cluster_file.read_text())
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", path=str(cluster_file)) from None
+            spec = ClusterSpec.model_validate(data)
         except ValidationError as exc:
             first = exc.errors()[0]
             raise InputError(
@@ -86,19 +92,31 @@ def build_cluster(
     }
     if spec_facts:
         fields = ClusterSpec.model_fields
-        kwargs = {
-            k: (int(v) if fields[k].annotation is int else v)
-            for k, v in spec_facts.items()
-            if k in fields
-        }
-        spec = ClusterSpec.model_validate(kwargs)
+        try:
+            kwargs = {
+                k: (int(v) if fields[k].annotation is int else v)
+                for k, v in spec_facts.items()
+                if k in fields
+            }
+            spec = ClusterSpec.model_validate(kwargs)
+        except (TypeError, ValueError, OverflowError) as exc:
+            msg = f"the profile's cluster facts do not describe a cluster: {exc}"
+            raise InputError(" ".join(msg.split())[:300], field="cluster_facts") from None
         if nodes is not None:
             spec = spec.model_copy(update={"num_nodes": nodes})
         return spec, f"{spec.num_nodes} nodes as the profile describes them"
     if facts.get("local_mode") in (1, 1.0, "true", True):
         return ClusterSpec.local(), "local mode (from the profile)"
-    n = nodes or int(float(facts.get("num_nodes", DEFAULT_NODES)))
-    spec = ClusterSpec(num_nodes=n)
+    try:
+        n = nodes or int(float(facts.get("num_nodes", DEFAULT_NODES)))
+        spec = ClusterSpec(num_nodes=n)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(
+            "not a number of nodes",
+            field="cluster_facts.num_nodes",
+            value=facts.get("num_nodes"),
+            allowed="1..100000 (or give --nodes)",
+        ) from None
     where = "--nodes" if nodes else ("the profile" if "num_nodes" in facts else "default")
     return spec, (
         f"{n} nodes × {spec.node_memory_mb} MB × {spec.node_vcores} vcores ({where}; "

@@ -41,10 +41,17 @@ def format_validation_error(exc: Any, source: str | None = None) -> str:
     for err in exc.errors():
         loc = ".".join(str(p) for p in err.get("loc", ())) or exc.title
         value = err.get("input")
-        msg = err.get("msg", "invalid value")
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
         prefix = f"{source}: " if source else ""
-        lines.append(f"{prefix}{loc}: {msg} (got {value!r})")
+        # a model-level error's input is the whole document: naming it helps nobody
+        shown = "" if isinstance(value, dict | list) else f" (got {_short(value)})"
+        lines.append(" ".join(f"{prefix}{loc}: {msg}{shown}".split()))
     return "; ".join(lines)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _is_validation_error(exc: BaseException) -> bool:

@@ -172,6 +172,7 @@ def _first(exc: Exception) -> str:
     from pydantic import ValidationError
 
     if isinstance(exc, ValidationError):
-        e = exc.errors()[0]
-        return f"{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e.get('input')!r})"
+        from mrtune.cli.console import format_validation_error
+
+        return format_validation_error(exc)
     return " ".join(str(exc).split())

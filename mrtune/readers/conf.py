@@ -66,7 +66,7 @@ def substitute(props: dict[str, str]) -> dict[str, str]:
 
 #: Encodings an XML declaration may name: Hadoop's ``Configuration.writeXml`` writes UTF-8.
 _XML_ENCODINGS = {"utf-8", "utf8", "us-ascii", "ascii"}
-_XML_DECL = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']")
+_XML_DECL = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"'>]{0,64})")
 
 
 def _utf8_xml(text: str | bytes, path: str) -> bytes:
@@ -74,7 +74,7 @@ def _utf8_xml(text: str | bytes, path: str) -> bytes:
     data = text.encode("utf-8") if isinstance(text, str) else text
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    m = _XML_DECL.match(data[:512])
+    m = _XML_DECL.match(data[:1024])
     if m and m.group(1).decode("ascii", "replace").lower() not in _XML_ENCODINGS:
         raise InputError(
             "unsupported XML encoding",
@@ -99,6 +99,8 @@ def parse_conf_text(text: str | bytes, path: str = "<conf>") -> ConfFile:
             "configuration files never do, and such XML can expand without bound or read local files",
             path=path,
         ) from None
+    except LookupError as exc:  # an encoding expat does not know (declared past the check)
+        raise InputError(f"unsupported XML encoding ({exc})", path=path, allowed="UTF-8") from None
     except defusedxml.ExternalReferenceForbidden:
         raise InputError("refused: the XML references an external entity", path=path) from None
     except ET.ParseError as exc:

@@ -135,6 +135,13 @@ def _checked(value: float, where: str, column: str) -> float:
 
 def parse_phase_csv(text: str, source: str) -> list[PhaseRow]:
     """Parse long-format CSV text; ``source`` names the file in error messages."""
+    try:
+        return _parse_phase_csv(text, source)
+    except csv.Error as exc:  # a field above csv's 128 KiB limit, a NUL byte, …
+        raise InputError(f"not a CSV file: {exc}", path=source) from None
+
+
+def _parse_phase_csv(text: str, source: str) -> list[PhaseRow]:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]
     if not header:
@@ -267,6 +274,8 @@ def read_phase_file(path: Path) -> list[PhaseRow]:
     """Rows of one file: a long-format ``.csv``, or harness run records (``.jsonl``/``.json``)."""
     from mrtune.readers import safe_io
 
+    if not path.is_file():
+        raise InputError("cannot read: no such file", path=str(path))
     text = safe_io.read_text(path)
     if path.suffix.lower() in (".jsonl", ".json"):
         return rows_from_run_records_text(text, str(path))

@@ -236,7 +236,7 @@ def yaml_loads(text: str, path: str) -> Any:
     try:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
     except yaml.YAMLError as exc:
-        raise InputError(f"not valid YAML: {exc}".replace("\n", " "), path=path) from None
+        raise InputError(f"not valid YAML/JSON: {exc}".replace("\n", " "), path=path) from None
     except RecursionError:
         raise InputError("YAML nested too deeply", path=path) from None
     _check_tree(data, path)
@@ -289,3 +289,55 @@ def to_long(v: Any) -> int | None:
     else:
         return None
     return n if LONG_MIN <= n <= LONG_MAX else None
+
+
+def _bad_number(obj: Any, where: str, *, nonneg: bool) -> str | None:
+    """Path and value of the first NaN/infinite (or, with ``nonneg``, negative) number."""
+    stack: list[tuple[Any, str]] = [(obj, where)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(node))
+        elif isinstance(node, int | float) and not isinstance(node, bool):
+            if not math.isfinite(node) or (nonneg and node < 0):
+                return f"{at}={node!r}"
+    return None
+
+
+def check_profile_numbers(profile: Any, path: str) -> None:
+    """A profile read from a file holds no NaN, infinity or negative time, size or counter.
+
+    Pydantic accepts ``inf`` for a float field and the profile model bounds only some fields,
+    so a hand-edited profile could otherwise carry a negative counter or an infinite cost into
+    every prediction made from it.
+    """
+    d = profile.model_dump(mode="python")
+    checks = [
+        (d.get("input_bytes"), "input_bytes", True),
+        (d.get("stats"), "stats", True),
+        (d.get("costs"), "costs", True),
+        (d.get("codecs"), "codecs", True),
+        (d.get("observed"), "observed", True),
+        (d.get("observed_counters"), "observed_counters", True),
+        (d.get("cluster_facts"), "cluster_facts", False),
+    ]
+    for value, where, nonneg in checks:
+        bad = _bad_number(value, where, nonneg=nonneg)
+        if bad is not None:
+            field, _, shown = bad.partition("=")
+            raise InputError(
+                "not a finite, non-negative number",
+                path=path,
+                field=field,
+                value=shown,
+                allowed="finite numbers >= 0",
+            )
+    for t in d.get("observed") or []:
+        if t.get("finish_ms", 0) < t.get("start_ms", 0):
+            raise InputError(
+                "the task finishes before it starts",
+                path=path,
+                field=f"observed.{t.get('attempt_id')}",
+            )

@@ -302,9 +302,13 @@ def load_profile(path: Path, *, job: str | None = None, source: Path | None = No
     if not path.is_file():
         raise InputError("profile file not found", path=where, field=field, value=str(path))
     try:
-        return JobProfile.model_validate(safe_io.json_loads(safe_io.read_bytes(path), str(path)))
+        profile = JobProfile.model_validate(
+            safe_io.json_loads(safe_io.read_bytes(path), str(path))
+        )
     except ValidationError as exc:
         raise InputError(f"invalid job profile: {_one_line(exc)}", path=str(path)) from None
+    safe_io.check_profile_numbers(profile, str(path))
+    return profile
 
 
 def load_workflow(path: str | Path) -> WorkflowSpec:
