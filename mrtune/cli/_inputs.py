@@ -139,7 +139,11 @@ def with_input_size(profile: JobProfile, text: str | None) -> JobProfile:
         size = parse_size(text)
     except ValueError as exc:
         raise InputError(str(exc), field="--input-size") from None
-    return profile.model_copy(update={"input_bytes": size})
+    scaled = profile.model_copy(update={"input_bytes": size})
+    from mrtune.readers.safe_io import check_volumes
+
+    check_volumes(scaled, field="--input-size")
+    return scaled
 
 
 def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list[RunRecord]

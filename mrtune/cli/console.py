@@ -31,8 +31,37 @@ def _default(obj: Any) -> Any:
 
 
 def emit_json(obj: Any) -> None:
-    """Write ``obj`` as indented JSON on stdout (numpy arrays and pydantic models allowed)."""
-    sys.stdout.write(json.dumps(obj, indent=2, default=_default, allow_nan=False) + "\n")
+    """Write ``obj`` as indented JSON on stdout (numpy arrays and pydantic models allowed).
+
+    NaN and infinities are not JSON and are never a right answer: the document is checked
+    first, and a non-finite number is reported (one line naming where) instead of printed.
+    """
+    text = json.dumps(obj, default=_default)  # allow_nan: find the field, then refuse it
+    data = json.loads(text)
+    bad = _non_finite(data)
+    if bad is not None:
+        from mrtune.errors import MrtuneError
+
+        raise MrtuneError(
+            f"refusing to print a non-finite number at {bad}: the inputs are beyond the "
+            "range the model can answer for"
+        )
+    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def _non_finite(obj: Any, where: str = "$") -> str | None:
+    import math
+
+    stack = [(obj, where)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node):
+            return at
+    return None
 
 
 def format_validation_error(exc: Any, source: str | None = None) -> str:

@@ -73,8 +73,14 @@ def _head(p: Path, n: int = 4096) -> str:
             return gzip.GzipFile(p).read(n).decode("utf-8", errors="replace")
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"damaged gzip data: {exc}", path=str(p)) from None
-    # the head only sniffs the format; the reader then decodes the whole file strictly
-    return data.decode("utf-8", errors="replace")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(data) - 4:  # not a character cut at the end of the head
+            from mrtune.readers.safe_io import decode_utf8
+
+            decode_utf8(data, str(p))  # raises the one-line encoding error at exc.start
+        return data.decode("utf-8", errors="replace")
 
 
 def load_history(

@@ -125,9 +125,10 @@ def _gunzip(data: bytes, path: str) -> bytes:
 
 def decode_utf8(data: bytes, path: str) -> str:
     """Strict UTF-8 (a UTF-8 byte-order mark is dropped); anything else is one clear line."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == b"\x00\x00\xfe\xff":
+        kind = "UTF-32" if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") else "UTF-16"
         raise InputError(
-            "the file is UTF-16; Hadoop writes UTF-8", path=path, allowed="UTF-8 (iconv -t UTF-8)"
+            f"the file is {kind}; Hadoop writes UTF-8", path=path, allowed="UTF-8 (iconv -t UTF-8)"
         )
     try:
         return data.decode("utf-8-sig")
@@ -334,10 +335,52 @@ def check_profile_numbers(profile: Any, path: str) -> None:
                 value=shown,
                 allowed="finite numbers >= 0",
             )
+    check_volumes(profile, path)
     for t in d.get("observed") or []:
         if t.get("finish_ms", 0) < t.get("start_ms", 0):
             raise InputError(
                 "the task finishes before it starts",
                 path=path,
                 field=f"observed.{t.get('attempt_id')}",
+            )
+
+
+def check_finite_tree(obj: Any, path: str, where: str = "") -> None:
+    """Every number of a validated document is finite and fits a Java long (pydantic accepts
+    ``"inf"`` for a float and any size of int, neither of which a Hadoop quantity can be)."""
+    stack: list[tuple[Any, str]] = [(obj, where)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise InputError("not a finite number", path=path, field=at, value=node)
+        elif (
+            isinstance(node, int)
+            and not isinstance(node, bool)
+            and not LONG_MIN <= node <= LONG_MAX
+        ):
+            raise InputError("integer outside a Java long (±2^63)", path=path, field=at)
+
+
+def check_volumes(profile: Any, path: str | None = None, field: str = "input_bytes") -> None:
+    """The job's input, map output and reduce output each fit a Java long of bytes.
+
+    Hadoop counts every volume in a ``long`` counter (``FileSystemCounter.BYTES_READ``,
+    ``MAP_OUTPUT_BYTES``…); a profile whose input times its selectivities exceeds one describes
+    no job that can run, and would overflow the model to infinities.
+    """
+    ib = float(profile.input_bytes)
+    stats = profile.stats
+    map_out = ib * float(getattr(stats, "map_size_sel", 1.0) or 0.0)
+    red_out = map_out * float(getattr(stats, "reduce_size_sel", 1.0) or 0.0)
+    for what, v in (("input", ib), ("map output", map_out), ("reduce output", red_out)):
+        if not (math.isfinite(v) and v <= LONG_MAX):
+            raise InputError(
+                f"the job's {what} would be {v:.3g} bytes, beyond the 8 EiB a Hadoop byte "
+                "counter holds",
+                path=path,
+                field=field,
             )

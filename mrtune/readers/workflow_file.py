@@ -299,8 +299,12 @@ def load_profile(path: Path, *, job: str | None = None, source: Path | None = No
     """A :class:`JobProfile` JSON file, validated; errors name the file (and the job)."""
     field = f"jobs.{job}.profile" if job else None
     where = str(source) if source is not None else str(path)
-    if not path.is_file():
-        raise InputError("profile file not found", path=where, field=field, value=str(path))
+    try:
+        found = path.is_file()
+    except OSError:  # e.g. a name longer than the file system allows
+        found = False
+    if not found:
+        raise InputError("profile file not found", path=where, field=field, value=str(path)[:200])
     try:
         profile = JobProfile.model_validate(
             safe_io.json_loads(safe_io.read_bytes(path), str(path))
@@ -328,9 +332,13 @@ def load_workflow(path: str | Path) -> WorkflowSpec:
             resolved.append(job)
         data = {**data, "jobs": resolved}
     try:
-        return WorkflowSpec.model_validate(data)
+        spec = WorkflowSpec.model_validate(data)
     except ValidationError as exc:
         raise InputError(_one_line(exc), path=str(path)) from None
+    safe_io.check_finite_tree(
+        spec.model_dump(mode="python", exclude={"jobs": {"__all__": {"profile"}}}), str(path)
+    )
+    return spec
 
 
 def scaled_tasks(tasks: TaskSpec, scale: float) -> TaskSpec:

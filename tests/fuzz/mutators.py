@@ -210,7 +210,7 @@ def _dump(obj: Any, rng: random.Random) -> str:
 def json_structural(data: bytes, rng: random.Random) -> bytes:
     try:
         obj = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return flip_bytes(data, rng)
     return _dump(_mutate_obj(obj, rng), rng).encode()
 
@@ -225,7 +225,7 @@ def jhist_event(data: bytes, rng: random.Random) -> bytes:
         i = rng.choice(idx)
         try:
             obj = json.loads(lines[i])
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             continue
         lines[i] = _dump(_mutate_obj(obj, rng), rng).encode()
     return b"\n".join(lines)
