@@ -18,7 +18,7 @@ facts, declared maps and reduces, uber mode), ``*_ATTEMPT_STARTED`` (start time,
 
 from __future__ import annotations
 
-import io
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,48 +56,75 @@ def _unwrap(value: Any) -> Any:
     return value
 
 
-def _event_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
-    for no, line in enumerate(lines[2:], start=3):
-        if line.strip():
+#: Longest line read (a Hadoop 3 schema line is ~30 KB, a JOB_FINISHED event with every
+#: counter group ~100 KB): a file without newlines never becomes one giant string.
+MAX_LINE_BYTES = 16 << 20
+
+
+def _lines(p: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every line, streamed, each bounded and strictly UTF-8."""
+    try:
+        with p.open("rb") as fh:
+            no = 0
+            while raw := fh.readline(MAX_LINE_BYTES + 1):
+                no += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raise InputError(
+                        f"line {no} is longer than {MAX_LINE_BYTES >> 20} MiB: not a job history",
+                        path=str(p),
+                    )
+                yield no, safe_io.decode_utf8(raw, f"{p}:{no}").rstrip("\r\n")
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
+
+
+def _event_lines(p: Path) -> Iterator[tuple[int, str]]:
+    """The non-blank lines after the schema, each checked for nesting depth."""
+    for no, line in _lines(p):
+        if no > 2 and line.strip():
+            safe_io.check_depth(line, f"{p}: line {no}")
             yield no, line
+
+
+def _header(p: Path) -> Any:
+    """Check line 1 (``Avro-Json``) and return the schema of line 2."""
+    size = safe_io.check_size(p)
+    head = list(itertools.islice(_lines(p), 2))
+    if size == 0 or (size <= 4096 and not "".join(ln for _, ln in head).strip()):
+        raise InputError("the file is empty", path=str(p))
+    first = head[0][1] if head else ""
+    if not is_jhist(first):
+        raise InputError(
+            f"not a job history file: line 1 is {first[:40]!r}, expected {MAGIC!r}", path=str(p)
+        )
+    if len(head) < 2 or not head[1][1].strip():
+        raise InputError("truncated job history: no schema on line 2", path=str(p))
+    return safe_io.json_loads(head[1][1], str(p), where="line 2 (the Avro schema)")
 
 
 def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """All ``(event type, event body)`` pairs of a ``.jhist`` file, and warnings.
 
-    Raises :class:`InputError` for an empty file, a file that is not Avro-Json, or a schema line
-    that is not JSON.
+    The file is streamed line by line (never held whole as bytes or text). Raises
+    :class:`InputError` for an empty file, a file that is not Avro-Json, a schema line that is
+    not JSON, a line nested too deeply, or text that is not UTF-8.
     """
     p = Path(path)
-    raw = safe_io.read_bytes(p)
-    if not raw.strip():
-        raise InputError("the file is empty", path=str(p))
-    text = safe_io.decode_utf8(raw, str(p))
-    del raw
-    lines = text.splitlines()
-    if not is_jhist(lines[0]):
-        raise InputError(
-            f"not a job history file: line 1 is {lines[0][:40]!r}, expected {MAGIC!r}", path=str(p)
-        )
-    if len(lines) < 2 or not lines[1].strip():
-        raise InputError("truncated job history: no schema on line 2", path=str(p))
-    schema = safe_io.json_loads(lines[1], str(p), where="line 2 (the Avro schema)")
-
-    body = [line for _, line in _event_lines(lines)]
-    for no, line in _event_lines(lines):
-        safe_io.check_depth(line, f"{p}: line {no}")
+    schema = _header(p)
     try:
         import fastavro
 
-        reader = fastavro.json_reader(io.StringIO("\n".join(body)), schema)
+        reader = fastavro.json_reader((line for _, line in _event_lines(p)), schema)
         events = [(str(r["type"]), dict(r["event"] or {})) for r in reader]
         return events, []
+    except InputError:
+        raise
     except Exception:  # noqa: BLE001 - any schema mismatch: fall back to tolerant parsing
         pass
 
-    events: list[tuple[str, dict[str, Any]]] = []
+    events = []
     warnings: list[str] = []
-    for no, line in _event_lines(lines):
+    for no, line in _event_lines(p):
         try:
             obj = safe_io.json_loads(line, str(p), where=f"line {no}")
         except InputError as exc:
