@@ -59,6 +59,9 @@ def _unwrap(value: Any) -> Any:
 #: Longest line read (a Hadoop 3 schema line is ~30 KB, a JOB_FINISHED event with every
 #: counter group ~100 KB): a file without newlines never becomes one giant string.
 MAX_LINE_BYTES = 16 << 20
+#: Unreadable event lines tolerated (while they outnumber the readable events): a damaged
+#: history has a few; a file of junk after a valid header must not become a warning per line.
+MAX_BAD_LINES = 1000
 
 
 def _lines(p: Path) -> Iterator[tuple[int, str]]:
@@ -131,6 +134,12 @@ def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], lis
             if "malformed JSON" not in str(exc):
                 raise  # a nesting bomb or a non-finite number: refuse the file
             warnings.append(f"{p.name}: line {no}: unreadable event skipped (malformed JSON)")
+            if len(warnings) > MAX_BAD_LINES and len(warnings) > len(events):
+                raise InputError(
+                    f"more than {MAX_BAD_LINES} unreadable event lines (the first at "
+                    f"{warnings[0].split(': ', 2)[1]}): not a job history",
+                    path=str(p),
+                ) from None
             continue
         if not isinstance(obj, dict) or "type" not in obj:
             warnings.append(f"{p.name}: line {no}: not an event (no 'type') skipped")
