@@ -258,6 +258,7 @@ def _command_cases(seed: Seed, path: Path, tmp: Path) -> list[tuple[list[str], b
 @dataclass
 class Tally:
     counts: dict[str, int] = field(default_factory=dict)
+    files: int = 0  # mutated files; each is fed to every reader of its kind (and commands)
     failures: list[tuple[str, str, Outcome]] = field(default_factory=list)  # (seed, mutation, o)
     slowest: tuple[float, str] = (0.0, "")
 
@@ -298,6 +299,7 @@ def campaign(
         for case in range(n_cases):
             s = seeds[case % len(seeds)] if case < len(seeds) else rng.choice(seeds)
             mname, data = mutate(s, rng)
+            tally.files += 1
             path = tmp / f"case{s.suffix}"
             path.write_bytes(data)
             runs: list[tuple[str, Callable[[], Outcome]]] = [
@@ -329,7 +331,7 @@ def campaign(
 
 def report(t: Tally, out: Any = sys.stdout) -> None:
     """Print the tally: counts, uncaught by type and location, wrong answers, hangs."""
-    print(f"cases run: {t.total}", file=out)
+    print(f"mutated files: {t.files}; reader and command runs: {t.total}", file=out)
     for k in ("ok", "clean", "uncaught", "wrong", "hang"):
         print(f"  {k:9s} {t.counts.get(k, 0)}", file=out)
     groups: dict[str, int] = {}
