@@ -16,10 +16,11 @@ from mrtune.cli._inputs import (
     ProfileArg,
     build_cluster,
     load_job,
+    with_input_size,
 )
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
 from mrtune.errors import InputError
-from mrtune.optimizer.units import format_bytes, format_ms, parse_size
+from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
 
 
@@ -132,10 +133,7 @@ def whatif_cmd(
     new_spec = spec.model_copy(update={"num_nodes": nodes}) if nodes else None
     size = None
     if input_size is not None:
-        try:
-            size = parse_size(input_size)
-        except ValueError as exc:
-            raise InputError(str(exc), field="--input-size") from None
+        size = with_input_size(prof, input_size).input_bytes  # unit, range and volume checks
     try:
         result = what_if(prof, base, spec, _changes(set_), input_bytes=size, new_cluster=new_spec)
     except ValueError as exc:
