@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import math
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ClusterSpec(BaseModel):
@@ -43,6 +46,48 @@ class ClusterSpec(BaseModel):
     )
     max_concurrent_maps: int | None = Field(None, ge=1)
     max_concurrent_reduces: int | None = Field(None, ge=1)
+
+    @field_validator("task_startup_ms", "heartbeat_ms")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if not math.isfinite(v):
+            raise ValueError("must be a finite number of milliseconds")
+        return v
+
+    @field_validator("node_memory_mb", "node_vcores", "min_allocation_mb", "am_memory_mb")
+    @classmethod
+    def _node_size(cls, v: int) -> int:
+        # 2^31 MB (2 PiB) or vcores: far beyond any NodeManager, and still exact in float64
+        if v > 1 << 31:
+            raise ValueError("larger than any YARN node (at most 2^31)")
+        return v
+
+    def check_fits(self, config: Any) -> None:
+        """``ValueError`` when ``config``'s containers cannot run on this cluster's nodes.
+
+        YARN refuses a request above the node's resources (``InvalidResourceRequestException``
+        from ``SchedulerUtils.normalizeAndValidateRequest``: memory or vcores above
+        ``yarn.scheduler.maximum-allocation-*``, which cannot exceed a node), so the job would
+        never start; the model would otherwise quietly give it one slot.
+        """
+        if self.local_mode or getattr(config, "hadoop_version", 3) == 1:
+            return
+        for side in ("map", "reduce"):
+            mb = int(getattr(config, f"{side}_container_mb"))
+            vc = int(getattr(config, f"{side}_vcores"))
+            if mb > self.node_memory_mb:
+                raise ValueError(
+                    f"a {side} container of {mb} MB does not fit on a node of "
+                    f"{self.node_memory_mb} MB (yarn.nodemanager.resource.memory-mb): YARN "
+                    f"refuses the request; allowed: mapreduce.{side}.memory.mb up to "
+                    f"{self.node_memory_mb} (or describe the cluster with --cluster)"
+                )
+            if vc > self.node_vcores:
+                raise ValueError(
+                    f"mapreduce.{side}.cpu.vcores={vc} is more than a node's {self.node_vcores} "
+                    f"vcores (yarn.nodemanager.resource.cpu-vcores): YARN refuses the request; "
+                    f"allowed: 1..{self.node_vcores}"
+                )
 
     @classmethod
     def local(cls, maps: int = 1, reduces: int = 1) -> ClusterSpec:

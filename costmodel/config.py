@@ -28,6 +28,30 @@ _XMX = re.compile(r"-Xmx(\d+)([kKmMgGtT]?)\b")
 _UNIT = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
+#: Largest -Xmx accepted (1 TiB): no task JVM heap comes near it.
+MAX_HEAP_BYTES = 1 << 40
+
+
+def check_property_name(name: str) -> None:
+    """``ValueError`` when ``name`` is not a property the model reads (a ``--set`` typo).
+
+    A change to a property the model does not read cannot change a prediction, so accepting
+    it silently would answer a different question from the one asked.
+    """
+    import difflib
+
+    fields = HadoopConfig.model_fields
+    known = {f.alias for f in fields.values() if f.alias} | set(fields) | set(DEPRECATED_NAMES)
+    if name.strip() in known or name == "hadoop_version":
+        return
+    close = difflib.get_close_matches(name, sorted(k for k in known if "." in k), n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise ValueError(
+        f"{name} is not a setting the model reads, so changing it cannot change a prediction; "
+        f"{hint}allowed: the properties listed by `mrtune schema config`"
+    )
+
+
 def parse_xmx(opts: str | None) -> int | None:
     """Heap bytes from the last ``-Xmx`` in JVM options (Hadoop ``JobConf.parseMaximumHeapSizeMB``)."""
     if not opts:
@@ -198,6 +222,40 @@ class HadoopConfig(BaseModel):
                 f"mapreduce.task.io.sort.mb={self.io_sort_mb} must be below the map task heap "
                 f"({heap // MB} MB); allowed 1..{min(2047, heap // MB - 1)}"
             )
+        return self
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _java_long(cls, v: Any) -> Any:
+        # Hadoop reads integer properties with Configuration.getInt/getLong: nothing beyond a
+        # Java long exists (and numpy's int64 batch arrays would overflow on it).
+        if isinstance(v, int) and not isinstance(v, bool) and not -LONG_MAX - 1 <= v <= LONG_MAX:
+            raise ValueError(f"{v} is outside a Java long (±2^63)")
+        return v
+
+    @model_validator(mode="after")
+    def _heap_fits_container(self) -> HadoopConfig:
+        # YARN's NodeManager kills a task whose JVM outgrows its container ("running beyond
+        # physical memory limits", ContainersMonitorImpl): an -Xmx above mapreduce.*.memory.mb
+        # is a configuration that fails at run time, not one to predict.
+        for side, mem, opts in (
+            ("map", self.map_memory_mb, self.map_java_opts),
+            ("reduce", self.reduce_memory_mb, self.reduce_java_opts),
+        ):
+            xmx = parse_xmx(opts or self.child_java_opts)
+            if xmx is None:
+                continue
+            if xmx > MAX_HEAP_BYTES:
+                raise ValueError(
+                    f"mapreduce.{side}.java.opts: -Xmx of {xmx // MB} MB is not a heap"
+                )
+            if self.hadoop_version >= 2 and mem > 0 and xmx > mem * MB:
+                raise ValueError(
+                    f"mapreduce.{side}.java.opts heap -Xmx{xmx // MB}m is larger than its "
+                    f"container (mapreduce.{side}.memory.mb={mem}): YARN kills such tasks; "
+                    f"allowed: -Xmx up to {mem}m (the default ratio 0.8 gives "
+                    f"-Xmx{int(mem * 0.8)}m)"
+                )
         return self
 
     # ------------------------------------------------------------------ construction

@@ -20,6 +20,7 @@ from mrtune.costmodel import (
     JobProfile,
     predict_job,
 )
+from mrtune.costmodel.config import check_property_name
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.knobs import canonical_name
 
@@ -52,6 +53,7 @@ def apply_changes(
         try:
             knob = find_knob(key)
         except KeyError:
+            check_property_name(key)  # a typo must not become a silent no-op change
             props[key] = raw
             continue
         if knob.companion is not None and canonical_name(key) == knob.companion:
@@ -152,6 +154,7 @@ def what_if(
 ) -> dict[str, Any]:
     """Answer one what-if question: current vs changed (configuration, input size, cluster)."""
     proposed = apply_changes(base, changes or {}, profile)
+    (new_cluster or cluster).check_fits(proposed)  # containers YARN would refuse: one line
     new_profile = profile
     if input_bytes is not None:
         new_profile = profile.model_copy(update={"input_bytes": float(input_bytes)})

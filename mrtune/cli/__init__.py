@@ -10,9 +10,11 @@ pydantic validation error) becomes one line on stderr and exit code 2
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import typer
@@ -101,6 +103,37 @@ class LazyGroup(typer.core.TyperGroup):
             )
         return load_command(cmd_name)
 
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+        with one_line_usage_errors():
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        with one_line_usage_errors():
+            return super().invoke(ctx)
+
+
+#: The Click that Typer runs on: recent Typer vendors its own copy (``typer._click``), whose
+#: exception classes are distinct from the ``click`` package's.
+_CLICK = getattr(typer.core, "_click", click)
+
+
+@contextlib.contextmanager
+def one_line_usage_errors() -> Iterator[None]:
+    """A bad option or argument prints one line (not Typer's usage box) and exits 2."""
+    exc_mod = _CLICK.exceptions
+    try:
+        yield
+    except (exc_mod.NoArgsIsHelpError, click.exceptions.NoArgsIsHelpError):
+        raise
+    except (exc_mod.ClickException, click.ClickException) as exc:
+        from mrtune.cli.console import print_error
+
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        print_error(" ".join(exc.format_message().split()) + hint)
+        usage = isinstance(exc, (exc_mod.UsageError, click.UsageError))
+        raise typer.Exit(2 if usage else 1) from None
+
 
 def _listing_help() -> bool:
     """Whether this process only prints the top-level ``--help`` (no command named)."""
@@ -134,10 +167,19 @@ def _root(
     debug: bool = typer.Option(
         False, "--debug", help="Show the traceback of an internal error (a bug)."
     ),
+    max_input_mb: float | None = typer.Option(
+        None,
+        "--max-input-mb",
+        min=1,
+        max=1 << 30,
+        help="Largest input file read, in MiB (default 256; env MRTUNE_MAX_INPUT_MB).",
+    ),
 ) -> None:
     """What-if engine and cost-based configuration optimizer for Hadoop MapReduce."""
     if debug:
         os.environ["MRTUNE_DEBUG"] = "1"
+    if max_input_mb is not None:
+        os.environ["MRTUNE_MAX_INPUT_MB"] = repr(max_input_mb)
 
 
 def main() -> None:

@@ -3,7 +3,6 @@ baseline configuration, and build the cluster the question is asked about."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -39,25 +38,31 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
         raise InputError("no such file", path=str(path))
     profile: JobProfile | None = None
     if path.suffix.lower() == ".json" and path.is_file():
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None
+        from mrtune.readers import safe_io
+
+        data = safe_io.json_loads(safe_io.read_text(path), str(path))
         if isinstance(data, dict) and "input_bytes" in data and "stats" in data:
             try:
                 profile = JobProfile.model_validate(data)
             except ValidationError as exc:
                 first = exc.errors()[0]
                 loc = ".".join(str(p) for p in first["loc"])
+                value = first.get("input")
                 raise InputError(
-                    first["msg"], path=str(path), field=loc, value=first.get("input")
+                    str(first["msg"]).removeprefix("Value error, "),
+                    path=str(path),
+                    field=loc or None,
+                    value=None if isinstance(value, dict | list) else value,
                 ) from None
     if profile is None:
         # a history is profiled on the fly; only then are the fitting libraries imported
         from mrtune.calibration import load_profile_source
 
         profile = load_profile_source(path, conf)
+    else:
+        from mrtune.readers import safe_io
+
+        safe_io.check_profile_numbers(profile, str(path))
     return profile, profile_config(profile)
 
 
@@ -83,12 +88,16 @@ def build_cluster(
     }
     if spec_facts:
         fields = ClusterSpec.model_fields
-        kwargs = {
-            k: (int(v) if fields[k].annotation is int else v)
-            for k, v in spec_facts.items()
-            if k in fields
-        }
-        spec = ClusterSpec.model_validate(kwargs)
+        try:
+            kwargs = {
+                k: (int(v) if fields[k].annotation is int else v)
+                for k, v in spec_facts.items()
+                if k in fields
+            }
+            spec = ClusterSpec.model_validate(kwargs)
+        except (TypeError, ValueError, OverflowError) as exc:
+            msg = f"the profile's cluster facts do not describe a cluster: {exc}"
+            raise InputError(" ".join(msg.split())[:300], field="cluster_facts") from None
         if nodes is not None:
             spec = spec.model_copy(update={"num_nodes": nodes})
         return spec, f"{spec.num_nodes} nodes as the profile describes them"
@@ -100,8 +109,16 @@ def build_cluster(
             spec = spec.model_copy(update={"num_nodes": nodes})
         where = "--nodes" if nodes else _inferred_nodes(profile)
         return spec, f"{_size(spec, profile)} ({where}; {_capacity_origin(profile)})"
-    n = nodes or int(float(facts.get("num_nodes", DEFAULT_NODES)))
-    spec = ClusterSpec(num_nodes=n)
+    try:
+        n = nodes or int(float(facts.get("num_nodes", DEFAULT_NODES)))
+        spec = ClusterSpec(num_nodes=n)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(
+            "not a number of nodes",
+            field="cluster_facts.num_nodes",
+            value=facts.get("num_nodes"),
+            allowed="1..100000 (or give --nodes)",
+        ) from None
     where = "--nodes" if nodes else ("the profile" if "num_nodes" in facts else "default")
     return spec, f"{_size(spec, profile)} ({where}; --nodes/--cluster to change)"
 
@@ -145,14 +162,14 @@ def _cluster_from_file(
     profile: JobProfile, cluster_file: Path, nodes: int | None
 ) -> tuple[ClusterSpec, str]:
     """``--cluster``: a ClusterSpec JSON, or a yarn-site.xml on top of the profile's cluster."""
-    try:
-        text = cluster_file.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=str(cluster_file)) from None
+    from mrtune.readers import safe_io
+
+    text = safe_io.read_text(cluster_file)  # bounded, UTF-8 or one clear line
     if text.lstrip("\ufeff \t\r\n").startswith("<"):
         return _cluster_from_yarn_site(profile, cluster_file, nodes)
+    data = safe_io.json_loads(text, str(cluster_file))
     try:
-        spec = ClusterSpec.model_validate_json(text)
+        spec = ClusterSpec.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise InputError(
@@ -215,7 +232,11 @@ def with_input_size(profile: JobProfile, text: str | None) -> JobProfile:
         size = parse_size(text)
     except ValueError as exc:
         raise InputError(str(exc), field="--input-size") from None
-    return profile.model_copy(update={"input_bytes": size})
+    scaled = profile.model_copy(update={"input_bytes": size})
+    from mrtune.readers.safe_io import check_volumes
+
+    check_volumes(scaled, field="--input-size")
+    return scaled
 
 
 def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list[RunRecord]

@@ -31,8 +31,37 @@ def _default(obj: Any) -> Any:
 
 
 def emit_json(obj: Any) -> None:
-    """Write ``obj`` as indented JSON on stdout (numpy arrays and pydantic models allowed)."""
-    sys.stdout.write(json.dumps(obj, indent=2, default=_default, allow_nan=False) + "\n")
+    """Write ``obj`` as indented JSON on stdout (numpy arrays and pydantic models allowed).
+
+    NaN and infinities are not JSON and are never a right answer: the document is checked
+    first, and a non-finite number is reported (one line naming where) instead of printed.
+    """
+    text = json.dumps(obj, default=_default)  # allow_nan: find the field, then refuse it
+    data = json.loads(text)
+    bad = _non_finite(data)
+    if bad is not None:
+        from mrtune.errors import MrtuneError
+
+        raise MrtuneError(
+            f"refusing to print a non-finite number at {bad}: the inputs are beyond the "
+            "range the model can answer for"
+        )
+    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def _non_finite(obj: Any, where: str = "$") -> str | None:
+    import math
+
+    stack = [(obj, where)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node):
+            return at
+    return None
 
 
 def format_validation_error(exc: Any, source: str | None = None) -> str:
@@ -41,10 +70,17 @@ def format_validation_error(exc: Any, source: str | None = None) -> str:
     for err in exc.errors():
         loc = ".".join(str(p) for p in err.get("loc", ())) or exc.title
         value = err.get("input")
-        msg = err.get("msg", "invalid value")
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
         prefix = f"{source}: " if source else ""
-        lines.append(f"{prefix}{loc}: {msg} (got {value!r})")
+        # a model-level error's input is the whole document: naming it helps nobody
+        shown = "" if isinstance(value, dict | list) else f" (got {_short(value)})"
+        lines.append(" ".join(f"{prefix}{loc}: {msg}{shown}".split()))
     return "; ".join(lines)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _is_validation_error(exc: BaseException) -> bool:
@@ -63,6 +99,7 @@ FLAG_FOR_FIELD = {
     "job id": "--job",
     "calibration run": "--calibrate",
     "setting": "--set",
+    "timeout": "--timeout",
 }
 
 

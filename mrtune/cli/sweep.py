@@ -34,6 +34,11 @@ from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, summarize
 from mrtune.search_spaces import SearchSpace, find_knob
 
 
+def _size_or_bytes(text: str) -> float:
+    """A split size: bytes, with or without a unit (the setting itself is in bytes)."""
+    return parse_size(text, unit_required=False)
+
+
 def sweep_values(knob, text: str | None, steps: int) -> np.ndarray:  # noqa: ANN001
     """Encoded values of ``knob`` over ``a:b`` (log-spaced where the knob is), or its choices."""
     if knob.kind in {"categorical", "bool"}:
@@ -45,7 +50,7 @@ def sweep_values(knob, text: str | None, steps: int) -> np.ndarray:  # noqa: ANN
             raise InputError("range must be a:b", field="--range", value=text)
         a, b = text.split(":", 1)
         try:
-            conv = parse_size if knob.unit == "bytes" else float
+            conv = _size_or_bytes if knob.unit == "bytes" else float
             lo, hi = conv(a), conv(b)
         except ValueError:
             raise InputError("range ends must be numbers", field="--range", value=text) from None

@@ -16,6 +16,7 @@ from mrtune.cli._inputs import (
     ProfileArg,
     build_cluster,
     load_job,
+    with_input_size,
 )
 from mrtune.cli.console import (
     OutputFormat,
@@ -26,7 +27,7 @@ from mrtune.cli.console import (
     warn_calibration,
 )
 from mrtune.errors import InputError
-from mrtune.optimizer.units import format_bytes, format_ms, parse_size
+from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
 
 
@@ -141,10 +142,7 @@ def whatif_cmd(
     new_spec = spec.model_copy(update={"num_nodes": nodes}) if nodes else None
     size = None
     if input_size is not None:
-        try:
-            size = parse_size(input_size)
-        except ValueError as exc:
-            raise InputError(str(exc), field="--input-size") from None
+        size = with_input_size(prof, input_size).input_bytes  # unit, range and volume checks
     try:
         result = what_if(prof, base, spec, _changes(set_), input_bytes=size, new_cluster=new_spec)
     except ValueError as exc:
@@ -184,6 +182,7 @@ def _first(exc: Exception) -> str:
     from pydantic import ValidationError
 
     if isinstance(exc, ValidationError):
-        e = exc.errors()[0]
-        return f"{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e.get('input')!r})"
+        from mrtune.cli.console import format_validation_error
+
+        return format_validation_error(exc)
     return " ".join(str(exc).split())

@@ -34,6 +34,7 @@ from mrtune.profiling.dataflow import (
     stored_input,
     stored_input_bytes,
 )
+from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
 
@@ -134,6 +135,7 @@ def build_statistics(
     task counts, input, map output, combiner, materialized output, reduce side, input files,
     cluster facts, observed task timings.
     """
+    history = screen_history(history)  # inconsistent attempts excluded, counted warning
     _check_usable(history)
     job = _job_context(history, conf)
     stats, codecs, ms = dataflow_statistics(job)

@@ -35,9 +35,10 @@ def sniff_format(path: str | Path) -> str:
         return "rest"
     if not p.exists():
         raise InputError("file not found", path=str(p))
-    from mrtune.readers.rumen import read_text
+    from mrtune.readers.safe_io import check_size
 
-    head = read_text(p)[:4096] if p.suffix == ".gz" else _head(p)
+    check_size(p)
+    head = _head(p)
     if not head.strip():
         raise InputError("the file is empty", path=str(p))
     from mrtune.readers.jhist import is_jhist
@@ -73,10 +74,21 @@ def _head(p: Path, n: int = 4096) -> str:
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
     if data[:2] == b"\x1f\x8b":
-        from mrtune.readers.rumen import read_text
+        import gzip
+        import zlib
 
-        return read_text(p)[:n]
-    return data.decode("utf-8", errors="replace")
+        try:  # only the first bytes: a gzip bomb is never expanded here
+            return gzip.GzipFile(p).read(n).decode("utf-8", errors="replace")
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"damaged gzip data: {exc}", path=str(p)) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(data) - 4:  # not a character cut at the end of the head
+            from mrtune.readers.safe_io import decode_utf8
+
+            decode_utf8(data, str(p))  # raises the one-line encoding error at exc.start
+        return data.decode("utf-8", errors="replace")
 
 
 def load_history(

@@ -25,6 +25,7 @@ import defusedxml
 import defusedxml.ElementTree as DET
 
 from mrtune.errors import InputError
+from mrtune.readers import safe_io
 
 _VAR = re.compile(r"\$\{([^}$\s]+)\}")
 _LOADED_FROM = re.compile(r"^\s*Loaded from\s+(.+?)\s*$")
@@ -63,8 +64,31 @@ def substitute(props: dict[str, str]) -> dict[str, str]:
     return out
 
 
+#: Encodings an XML declaration may name: Hadoop's ``Configuration.writeXml`` writes UTF-8.
+_XML_ENCODINGS = {"utf-8", "utf8", "us-ascii", "ascii"}
+_XML_DECL = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([^\"'>]{0,64})")
+
+
+def _utf8_xml(text: str | bytes, path: str) -> bytes:
+    """The XML as UTF-8 bytes; any other declared or actual encoding is refused in one line."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    m = _XML_DECL.match(data[:1024])
+    if m and m.group(1).decode("ascii", "replace").lower() not in _XML_ENCODINGS:
+        raise InputError(
+            "unsupported XML encoding",
+            path=path,
+            value=m.group(1).decode("ascii", "replace"),
+            allowed="UTF-8 (Hadoop writes its configuration in UTF-8)",
+        )
+    safe_io.decode_utf8(data, path)
+    return data
+
+
 def parse_conf_text(text: str | bytes, path: str = "<conf>") -> ConfFile:
     """Parse configuration XML (see the module doc); ``path`` names it in errors."""
+    text = _utf8_xml(text, path)
     parser = DET.DefusedXMLParser(target=ET.TreeBuilder(insert_comments=True), forbid_dtd=True)
     try:
         parser.feed(text)
@@ -75,6 +99,8 @@ def parse_conf_text(text: str | bytes, path: str = "<conf>") -> ConfFile:
             "configuration files never do, and such XML can expand without bound or read local files",
             path=path,
         ) from None
+    except LookupError as exc:  # an encoding expat does not know (declared past the check)
+        raise InputError(f"unsupported XML encoding ({exc})", path=path, allowed="UTF-8") from None
     except defusedxml.ExternalReferenceForbidden:
         raise InputError("refused: the XML references an external entity", path=path) from None
     except ET.ParseError as exc:
@@ -111,12 +137,9 @@ def parse_conf_text(text: str | bytes, path: str = "<conf>") -> ConfFile:
 def load_conf(path: str | Path) -> ConfFile:
     """Read and parse one configuration file."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError("configuration file not found", path=str(p)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
+    if not p.exists():
+        raise InputError("configuration file not found", path=str(p))
+    data = safe_io.read_bytes(p)
     if not data.strip():
         raise InputError("the configuration file is empty", path=str(p))
     return parse_conf_text(data, str(p))

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from mrtune.readers.safe_io import to_long
+
 TaskKind = Literal["map", "reduce"]
 
 #: Hadoop 1 counter display names (Rumen, old REST) → the Hadoop 2/3 enum names used here.
@@ -89,8 +91,8 @@ def flatten_counter_groups(
             if not isinstance(c, Mapping) or "name" not in c:
                 continue
             v = c.get(value_key)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                continue
+            if isinstance(v, str) or to_long(v) is None:
+                continue  # Hadoop counters are longs: NaN, ±inf, > 2^63 or text are not
             out[counter_key(str(gname) if gname is not None else None, str(c["name"]))] = float(v)
     return out
 

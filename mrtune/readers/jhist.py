@@ -18,13 +18,13 @@ facts, declared maps and reduces, uber mode), ``*_ATTEMPT_STARTED`` (start time,
 
 from __future__ import annotations
 
-import io
-import json
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
+from mrtune.readers import safe_io
 from mrtune.readers.history import AttemptRecord, JobHistory, flatten_counter_groups
 
 MAGIC = "Avro-Json"
@@ -56,57 +56,90 @@ def _unwrap(value: Any) -> Any:
     return value
 
 
-def _event_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
-    for no, line in enumerate(lines[2:], start=3):
-        if line.strip():
+#: Longest line read (a Hadoop 3 schema line is ~30 KB, a JOB_FINISHED event with every
+#: counter group ~100 KB): a file without newlines never becomes one giant string.
+MAX_LINE_BYTES = 16 << 20
+#: Unreadable event lines tolerated (while they outnumber the readable events): a damaged
+#: history has a few; a file of junk after a valid header must not become a warning per line.
+MAX_BAD_LINES = 1000
+
+
+def _lines(p: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every line, streamed, each bounded and strictly UTF-8."""
+    try:
+        with p.open("rb") as fh:
+            no = 0
+            while raw := fh.readline(MAX_LINE_BYTES + 1):
+                no += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raise InputError(
+                        f"line {no} is longer than {MAX_LINE_BYTES >> 20} MiB: not a job history",
+                        path=str(p),
+                    )
+                yield no, safe_io.decode_utf8(raw, f"{p}:{no}").rstrip("\r\n")
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
+
+
+def _event_lines(p: Path) -> Iterator[tuple[int, str]]:
+    """The non-blank lines after the schema, each checked for nesting depth."""
+    for no, line in _lines(p):
+        if no > 2 and line.strip():
+            safe_io.check_depth(line, f"{p}: line {no}")
             yield no, line
+
+
+def _header(p: Path) -> Any:
+    """Check line 1 (``Avro-Json``) and return the schema of line 2."""
+    size = safe_io.check_size(p)
+    head = list(itertools.islice(_lines(p), 2))
+    if size == 0 or (size <= 4096 and not "".join(ln for _, ln in head).strip()):
+        raise InputError("the file is empty", path=str(p))
+    first = head[0][1] if head else ""
+    if not is_jhist(first):
+        raise InputError(
+            f"not a job history file: line 1 is {first[:40]!r}, expected {MAGIC!r}", path=str(p)
+        )
+    if len(head) < 2 or not head[1][1].strip():
+        raise InputError("truncated job history: no schema on line 2", path=str(p))
+    return safe_io.json_loads(head[1][1], str(p), where="line 2 (the Avro schema)")
 
 
 def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """All ``(event type, event body)`` pairs of a ``.jhist`` file, and warnings.
 
-    Raises :class:`InputError` for an empty file, a file that is not Avro-Json, or a schema line
-    that is not JSON.
+    The file is streamed line by line (never held whole as bytes or text). Raises
+    :class:`InputError` for an empty file, a file that is not Avro-Json, a schema line that is
+    not JSON, a line nested too deeply, or text that is not UTF-8.
     """
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(p)) from None
-    if not raw.strip():
-        raise InputError("the file is empty", path=str(p))
-    text = raw.decode("utf-8", errors="replace")
-    lines = text.splitlines()
-    if not is_jhist(lines[0]):
-        raise InputError(
-            f"not a job history file: line 1 is {lines[0][:40]!r}, expected {MAGIC!r}", path=str(p)
-        )
-    if len(lines) < 2 or not lines[1].strip():
-        raise InputError("truncated job history: no schema on line 2", path=str(p))
-    try:
-        schema = json.loads(lines[1])
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"line 2 (the Avro schema) is not valid JSON: {exc.msg}", path=str(p)
-        ) from None
-
-    body = [line for _, line in _event_lines(lines)]
+    schema = _header(p)
     try:
         import fastavro
 
-        reader = fastavro.json_reader(io.StringIO("\n".join(body)), schema)
+        reader = fastavro.json_reader((line for _, line in _event_lines(p)), schema)
         events = [(str(r["type"]), dict(r["event"] or {})) for r in reader]
         return events, []
+    except InputError:
+        raise
     except Exception:  # noqa: BLE001 - any schema mismatch: fall back to tolerant parsing
         pass
 
-    events: list[tuple[str, dict[str, Any]]] = []
+    events = []
     warnings: list[str] = []
-    for no, line in _event_lines(lines):
+    for no, line in _event_lines(p):
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            warnings.append(f"{p.name}: line {no}: unreadable event skipped ({exc.msg})")
+            obj = safe_io.json_loads(line, str(p), where=f"line {no}")
+        except InputError as exc:
+            if "malformed JSON" not in str(exc):
+                raise  # a nesting bomb or a non-finite number: refuse the file
+            warnings.append(f"{p.name}: line {no}: unreadable event skipped (malformed JSON)")
+            if len(warnings) > MAX_BAD_LINES and len(warnings) > len(events):
+                raise InputError(
+                    f"more than {MAX_BAD_LINES} unreadable event lines (the first at "
+                    f"{warnings[0].split(': ', 2)[1]}): not a job history",
+                    path=str(p),
+                ) from None
             continue
         if not isinstance(obj, dict) or "type" not in obj:
             warnings.append(f"{p.name}: line {no}: not an event (no 'type') skipped")
@@ -123,12 +156,7 @@ def _counters(obj: Any) -> dict[str, float]:
 
 
 def _int(v: Any) -> int | None:
-    if isinstance(v, bool) or v is None:
-        return None
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
+    return safe_io.to_long(v)
 
 
 def load_jhist(path: str | Path) -> JobHistory:
@@ -170,7 +198,7 @@ def load_jhist(path: str | Path) -> JobHistory:
                     attempt_id=aid,
                     task_id=str(ev.get("taskid") or ""),
                     kind=kind,
-                    start_ms=int(st["startTime"]),
+                    start_ms=_int(st.get("startTime")) or 0,
                     finish_ms=finish,
                     map_finish_ms=_int(ev.get("mapFinishTime")),
                     shuffle_finish_ms=_int(ev.get("shuffleFinishTime")),

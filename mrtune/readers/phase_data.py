@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -136,6 +135,13 @@ def _checked(value: float, where: str, column: str) -> float:
 
 def parse_phase_csv(text: str, source: str) -> list[PhaseRow]:
     """Parse long-format CSV text; ``source`` names the file in error messages."""
+    try:
+        return _parse_phase_csv(text, source)
+    except csv.Error as exc:  # a field above csv's 128 KiB limit, a NUL byte, …
+        raise InputError(f"not a CSV file: {exc}", path=source) from None
+
+
+def _parse_phase_csv(text: str, source: str) -> list[PhaseRow]:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]
     if not header:
@@ -266,10 +272,11 @@ def _fmt(value: float) -> str:
 
 def read_phase_file(path: Path) -> list[PhaseRow]:
     """Rows of one file: a long-format ``.csv``, or harness run records (``.jsonl``/``.json``)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+    from mrtune.readers import safe_io
+
+    if not path.is_file():
+        raise InputError("cannot read: no such file", path=str(path))
+    text = safe_io.read_text(path)
     if path.suffix.lower() in (".jsonl", ".json"):
         return rows_from_run_records_text(text, str(path))
     return parse_phase_csv(text, str(path))
@@ -425,7 +432,9 @@ def parse_run_records(text: str, source: str) -> list[RunRecord]:
     def one(payload: str | dict, where: str) -> RunRecord:
         try:
             if isinstance(payload, str):
-                return RunRecord.model_validate_json(payload)
+                from mrtune.readers import safe_io
+
+                payload = safe_io.json_loads(payload, where)
             return RunRecord.model_validate(payload)
         except ValidationError as exc:
             err = exc.errors()[0]
@@ -436,12 +445,9 @@ def parse_run_records(text: str, source: str) -> list[RunRecord]:
 
     stripped = text.lstrip()
     if stripped.startswith("["):
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"invalid JSON: {exc.msg} at line {exc.lineno}", path=source
-            ) from None
+        from mrtune.readers import safe_io
+
+        items = safe_io.json_loads(text, source)
         return [one(item, f"{source}[{i}]") for i, item in enumerate(items)]
     if source.endswith(".json"):
         return [one(text, source)]

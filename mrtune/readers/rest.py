@@ -13,24 +13,27 @@ Two ways in:
   ``{"_example_request", "_source", "response": {...}}`` (the shape of ``shared/data/rest``).
   Files are recognised by the payload's top-level key, not by their names.
 * **a live server**: :func:`fetch_jhs` with ``--jhs http://host:19888 --job job_…``, using
-  :mod:`urllib` with a timeout; every failure is one :class:`~mrtune.errors.InputError` line.
+  a total deadline per request and a response-size cap; every failure is one :class:`~mrtune.errors.InputError` line.
 
 The REST API has no ``mapFinishTime``: map attempts give only their total time.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import http.client
+import math
 import re
 import socket
-import urllib.error
+import threading
+import time
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
+from mrtune.readers import safe_io
 from mrtune.readers.history import AttemptRecord, JobHistory, counter_key, flatten_counter_groups
 
 #: Payload keys that identify a saved REST response.
@@ -51,6 +54,8 @@ PAYLOAD_KEYS = (
 )
 _JOB_ID = re.compile(r"^job_[0-9]+(_[0-9]+)+$")
 DEFAULT_TIMEOUT_S = 10.0
+#: Whole-fetch deadline of :func:`fetch_jhs` (job, counters, conf, every task's attempts).
+DEFAULT_DEADLINE_S = 300.0
 DEFAULT_MAX_TASKS = 2000
 
 
@@ -72,18 +77,10 @@ def is_rest_payload(obj: Any) -> bool:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(path)) from None
+    text = safe_io.read_text(path)
     if not text.strip():
         raise InputError("the file is empty", path=str(path))
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=str(path)
-        ) from None
+    return safe_io.json_loads(text, str(path))
 
 
 def _payloads_of(obj: Any) -> list[dict[str, Any]]:
@@ -126,9 +123,9 @@ def _counter_groups(groups: Any, value_key: str) -> dict[str, float]:
 
 
 def _int(v: Any) -> int | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    if isinstance(v, str):
         return None
-    return int(v)
+    return safe_io.to_long(v)
 
 
 def _as_list(container: Any, key: str) -> list[dict[str, Any]]:
@@ -321,25 +318,79 @@ def _base_url(url: str) -> str:
 
 
 def _http_json(url: str, timeout: float) -> Any:
-    req = urllib.request.Request(url, headers={"Accept": "application/json"})
+    """GET ``url`` as JSON, finished within ``timeout`` seconds in TOTAL and capped in size.
+
+    A socket timeout bounds each read only: a server that drips one byte every second never
+    trips it. So a watchdog timer shuts the socket down at the deadline (a blocked read then
+    returns), and the body is read in chunks against :func:`safe_io.max_input_bytes`, so an
+    endless stream stops at the cap instead of filling memory.
+    """
+    parsed = urllib.parse.urlsplit(url)
+    conn_cls = (
+        http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
+    )
+    conn = conn_cls(parsed.hostname or "", parsed.port, timeout=timeout)
+    expired = threading.Event()
+
+    def _abort() -> None:
+        expired.set()
+        sock = conn.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(timeout, _abort)
+    timer.daemon = True
+    timer.start()
+    late = InputError(f"no complete answer within {timeout:g} s (total deadline)", path=url)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - user's server
-            data = resp.read()
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"HTTP {exc.code} {exc.reason}", path=url) from None
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        if isinstance(reason, (TimeoutError, socket.timeout)):
-            raise InputError(f"no answer within {timeout:g} s", path=url) from None
-        raise InputError(f"cannot connect: {reason}", path=url) from None
+        target = parsed.path + (f"?{parsed.query}" if parsed.query else "")
+        conn.request("GET", target or "/", headers={"Accept": "application/json"})
+        resp = conn.getresponse()
+        if resp.status >= 300:
+            where = resp.getheader("Location")
+            moved = f" (redirected to {where}: give that URL)" if where else ""
+            raise InputError(f"HTTP {resp.status} {resp.reason}{moved}", path=url)
+        data = _read_capped(resp, url, expired)
+    except InputError:
+        raise
     except TimeoutError:
-        raise InputError(f"no answer within {timeout:g} s", path=url) from None
-    except OSError as exc:
-        raise InputError(f"connection failed: {exc}", path=url) from None
-    try:
-        return json.loads(data.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"the server's answer is not JSON ({exc.msg})", path=url) from None
+        raise late from None
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set():
+            raise late from None
+        reason = getattr(exc, "strerror", None) or exc
+        raise InputError(f"cannot connect: {reason}", path=url) from None
+    finally:
+        timer.cancel()
+        conn.close()
+    if expired.is_set():
+        raise late
+    return safe_io.json_loads(data, url, where="the server's answer is not JSON")
+
+
+def _read_capped(resp: http.client.HTTPResponse, url: str, expired: threading.Event) -> bytes:
+    cap = safe_io.max_input_bytes()
+    length = resp.getheader("Content-Length")
+    if length and length.strip().isdigit() and int(length) > cap:
+        raise InputError(
+            f"the answer is {int(length) / safe_io.MIB:,.1f} MiB, more than the "
+            f"{cap / safe_io.MIB:,.0f} MiB input limit (raise it with --max-input-mb)",
+            path=url,
+        )
+    buf = bytearray()
+    while not expired.is_set():
+        chunk = resp.read1(1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+        if len(buf) > cap:
+            raise InputError(
+                f"the answer exceeds the {cap / safe_io.MIB:,.0f} MiB input limit "
+                "(raise it with --max-input-mb)",
+                path=url,
+            )
+    return bytes(buf)
 
 
 def fetch_jhs(
@@ -349,16 +400,29 @@ def fetch_jhs(
     timeout: float = DEFAULT_TIMEOUT_S,
     max_tasks: int = DEFAULT_MAX_TASKS,
     fetch: Fetcher | None = None,
+    deadline: float = DEFAULT_DEADLINE_S,
 ) -> JobHistory:
     """Read one job from a live JobHistory server (job, counters, conf, tasks, attempts).
 
-    The job and its counters are required; a failing per-task request becomes a warning and
-    the profile is built from what was read. At most ``max_tasks`` tasks are read in detail.
+    Each request must complete within ``timeout`` seconds in total, and the whole fetch within
+    ``deadline`` seconds: past it, the attempts not yet read are skipped with a warning. The job
+    and its counters are required; a failing per-task request becomes a warning and the profile
+    is built from what was read. At most ``max_tasks`` tasks are read in detail.
     """
     if not _JOB_ID.match(job_id or ""):
         raise InputError("not a job id", field="job id", value=job_id, allowed="job_<cluster>_<n>")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise InputError("not a positive time in seconds", field="timeout", value=timeout)
     base = _base_url(base_url)
-    get = fetch or (lambda u: _http_json(u, timeout))
+    t_end = time.monotonic() + max(deadline, timeout)
+
+    def _get(u: str) -> Any:
+        left = t_end - time.monotonic()
+        if left <= 0:
+            raise InputError(f"the fetch's {deadline:g} s deadline has passed", path=u)
+        return _http_json(u, min(timeout, left))
+
+    get = fetch or _get
     root = f"{base}/ws/v1/history/mapreduce/jobs/{job_id}"
     payloads: list[dict[str, Any]] = []
     payloads.extend(_payloads_of(get(root)))
@@ -380,8 +444,14 @@ def fetch_jhs(
             f"{len(ok_tasks)} successful tasks: attempts read for the first {max_tasks} only"
         )
         ok_tasks = ok_tasks[:max_tasks]
-    for t in ok_tasks:
+    for done, t in enumerate(ok_tasks):
         tid = str(t.get("id"))
+        if time.monotonic() > t_end:
+            warnings.append(
+                f"the {deadline:g} s deadline passed: attempts of {len(ok_tasks) - done} "
+                "task(s) not read"
+            )
+            break
         try:
             att_obj = get(f"{root}/tasks/{tid}/attempts")
         except InputError as exc:

@@ -13,13 +13,13 @@ Rumen records no ``mapFinishTime``, so map attempts have only their total time.
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
+from mrtune.readers import safe_io
 from mrtune.readers.history import AttemptRecord, JobHistory
 
 #: ``LoggedTaskAttempt`` fields → Hadoop counter names.
@@ -92,24 +92,12 @@ def strip_comment_header(text: str, path: str) -> str:
 
 def read_text(path: Path) -> str:
     """File text, gunzipped when the file starts with the gzip magic bytes."""
-    try:
-        with path.open("rb") as fh:
-            magic = fh.read(2)
-        if magic == b"\x1f\x8b":
-            with gzip.open(path, "rb") as gz:
-                data = gz.read()
-        else:
-            data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=str(path)) from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
-    return data.decode("utf-8", errors="replace")
+    return safe_io.read_text(path, gunzip=True)
 
 
 def iter_json_objects(text: str, path: str) -> list[dict[str, Any]]:
     """Every top-level JSON value of ``text`` (concatenated objects, or one array of them)."""
-    dec = json.JSONDecoder()
+    safe_io.check_depth(text, path)
     out: list[Any] = []
     i, n = 0, len(text)
     while True:
@@ -118,7 +106,7 @@ def iter_json_objects(text: str, path: str) -> list[dict[str, Any]]:
         if i >= n:
             break
         try:
-            obj, i = dec.raw_decode(text, i)
+            obj, i = safe_io.raw_decode(text, i, path)
         except json.JSONDecodeError as exc:
             if out:
                 raise InputError(
@@ -137,7 +125,8 @@ def iter_json_objects(text: str, path: str) -> list[dict[str, Any]]:
 
 
 def _num(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    """A non-negative finite JSON number (Rumen writes longs), else ``None``."""
+    if isinstance(v, str) or safe_io.to_long(v) is None:
         return None
     return float(v) if v >= 0 else None
 

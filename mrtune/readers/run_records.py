@@ -22,7 +22,6 @@ ran one at a time; CPU, memory and GC counters are whole-process figures.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -414,10 +413,18 @@ def write_jsonl(records: list[RunRecord], path: Path, append: bool = False) -> N
 
 def read_jsonl(path: Path) -> list[RunRecord]:
     """Read a ``.jsonl`` of records, or a ``.json`` holding one record or a list of them."""
-    text = Path(path).read_text(encoding="utf-8")
+    from mrtune.readers import safe_io
+
+    where = str(path)
+    text = safe_io.read_text(path)
     stripped = text.lstrip()
     if stripped.startswith("["):
-        return [RunRecord.model_validate(d) for d in json.loads(text)]
-    if str(path).endswith(".json"):
-        return [RunRecord.model_validate_json(text)]
-    return [RunRecord.model_validate_json(line) for line in text.splitlines() if line.strip()]
+        items = safe_io.json_loads(text, where)
+        return [RunRecord.model_validate(d) for d in items]
+    if where.endswith(".json"):
+        return [RunRecord.model_validate(safe_io.json_loads(text, where))]
+    return [
+        RunRecord.model_validate(safe_io.json_loads(line, where, where=f"line {no}"))
+        for no, line in enumerate(text.splitlines(), 1)
+        if line.strip()
+    ]

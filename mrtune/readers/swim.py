@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mrtune.errors import InputError
+from mrtune.readers import safe_io
 
 SWIM_SOURCE = "SWIM trace (SWIMProjectUCB/SWIM)"
 
@@ -54,9 +55,30 @@ def parse_swim_line(line: str, *, path: str = "", lineno: int = 0) -> SwimRow:
     return SwimRow(parts[0].strip(), *nums)
 
 
+#: Longest SWIM line accepted: a real one is under 100 bytes (six short fields).
+MAX_LINE_BYTES = 4096
+
+
 def iter_swim(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, raw line)`` of every non-blank line of a SWIM trace."""
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                yield lineno, line
+    """``(line number, raw line)`` of every non-blank line of a SWIM trace, streamed.
+
+    The file is size-capped (:func:`~mrtune.readers.safe_io.check_size`), read line by line
+    with each line bounded (a file without newlines cannot become one huge string), and must
+    be UTF-8.
+    """
+    safe_io.check_size(path)
+    try:
+        with path.open("rb") as fh:
+            lineno = 0
+            while raw := fh.readline(MAX_LINE_BYTES + 1):
+                lineno += 1
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    raise InputError(
+                        f"line longer than {MAX_LINE_BYTES} bytes: not a SWIM trace",
+                        path=f"{path}:{lineno}",
+                    )
+                line = safe_io.decode_utf8(raw, f"{path}:{lineno}")
+                if line.strip():
+                    yield lineno, line
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=str(path)) from None

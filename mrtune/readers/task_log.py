@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from mrtune.errors import InputError
 from mrtune.readers.run_records import (
     Counters,
     FinalMerge,
@@ -57,7 +58,12 @@ class LogLine:
 def _to_ms(ts: str) -> int:
     if ts.isdigit():
         return int(ts)
-    dt = datetime.strptime(ts.replace("T", " ").replace(".", ","), "%Y-%m-%d %H:%M:%S,%f")
+    try:
+        dt = datetime.strptime(ts.replace("T", " ").replace(".", ","), "%Y-%m-%d %H:%M:%S,%f")
+    except ValueError:  # "2020-99-99 …": not a timestamp Log4j writes
+        raise InputError(
+            "not a log timestamp", value=ts, allowed="yyyy-MM-dd HH:mm:ss,SSS"
+        ) from None
     return int(dt.timestamp() * 1000)
 
 

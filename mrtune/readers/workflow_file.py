@@ -28,12 +28,10 @@ Every mistake is reported as one :class:`~mrtune.errors.InputError` naming the f
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -47,6 +45,7 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.workflow import pig_stages
 from mrtune.errors import InputError
+from mrtune.readers import safe_io
 
 _NAME_PATTERN = r"^[A-Za-z0-9_.:-]+$"
 
@@ -282,21 +281,11 @@ def _one_line(exc: ValidationError) -> str:
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
-    try:
-        if path.suffix.lower() == ".json":
-            data = json.loads(text)
-        else:  # YAML is a superset of JSON, so any other extension is parsed as YAML
-            data = yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(
-            f"not valid YAML/JSON: {exc}".replace("\n", " "), path=str(path)
-        ) from None
+    text = safe_io.read_text(path)
+    if path.suffix.lower() == ".json":
+        data = safe_io.json_loads(text, str(path))
+    else:  # YAML is a superset of JSON, so any other extension is parsed as YAML
+        data = safe_io.yaml_loads(text, str(path))
     if not isinstance(data, dict):
         raise InputError(
             "a workflow file must be a mapping with a 'jobs' list",
@@ -310,12 +299,20 @@ def load_profile(path: Path, *, job: str | None = None, source: Path | None = No
     """A :class:`JobProfile` JSON file, validated; errors name the file (and the job)."""
     field = f"jobs.{job}.profile" if job else None
     where = str(source) if source is not None else str(path)
-    if not path.is_file():
-        raise InputError("profile file not found", path=where, field=field, value=str(path))
     try:
-        return JobProfile.model_validate_json(path.read_bytes())
+        found = path.is_file()
+    except OSError:  # e.g. a name longer than the file system allows
+        found = False
+    if not found:
+        raise InputError("profile file not found", path=where, field=field, value=str(path)[:200])
+    try:
+        profile = JobProfile.model_validate(
+            safe_io.json_loads(safe_io.read_bytes(path), str(path))
+        )
     except ValidationError as exc:
         raise InputError(f"invalid job profile: {_one_line(exc)}", path=str(path)) from None
+    safe_io.check_profile_numbers(profile, str(path))
+    return profile
 
 
 def load_workflow(path: str | Path) -> WorkflowSpec:
@@ -335,9 +332,13 @@ def load_workflow(path: str | Path) -> WorkflowSpec:
             resolved.append(job)
         data = {**data, "jobs": resolved}
     try:
-        return WorkflowSpec.model_validate(data)
+        spec = WorkflowSpec.model_validate(data)
     except ValidationError as exc:
         raise InputError(_one_line(exc), path=str(path)) from None
+    safe_io.check_finite_tree(
+        spec.model_dump(mode="python", exclude={"jobs": {"__all__": {"profile"}}}), str(path)
+    )
+    return spec
 
 
 def scaled_tasks(tasks: TaskSpec, scale: float) -> TaskSpec:
