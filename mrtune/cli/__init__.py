@@ -107,31 +107,37 @@ class LazyGroup(typer.core.TyperGroup):
         with one_line_usage_errors():
             return super().make_context(info_name, args, parent=parent, **extra)
 
-    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: Any):  # type: ignore[no-untyped-def]
         with one_line_usage_errors():
             return super().invoke(ctx)
 
 
-#: The Click that Typer runs on: recent Typer vendors its own copy (``typer._click``), whose
-#: exception classes are distinct from the ``click`` package's.
-_CLICK = getattr(typer.core, "_click", click)
+def _click_exceptions() -> Any:
+    """The exceptions of the Click that Typer runs on: recent Typer vendors its own copy
+    (``typer._click``), whose classes are distinct from the ``click`` package's (which a wheel
+    install of mrtune may not have at all)."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # an older Typer on the click package
+        from click import exceptions
+    return exceptions
 
 
 @contextlib.contextmanager
 def one_line_usage_errors() -> Iterator[None]:
     """A bad option or argument prints one line (not Typer's usage box) and exits 2."""
-    exc_mod = _CLICK.exceptions
+    exc_mod = _click_exceptions()
     try:
         yield
-    except (exc_mod.NoArgsIsHelpError, click.exceptions.NoArgsIsHelpError):
+    except exc_mod.NoArgsIsHelpError:
         raise
-    except (exc_mod.ClickException, click.ClickException) as exc:
+    except exc_mod.ClickException as exc:
         from mrtune.cli.console import print_error
 
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         print_error(" ".join(exc.format_message().split()) + hint)
-        usage = isinstance(exc, (exc_mod.UsageError, click.UsageError))
+        usage = isinstance(exc, exc_mod.UsageError)
         raise typer.Exit(2 if usage else 1) from None
 
 

@@ -42,7 +42,7 @@ def sniff_format(path: str | Path) -> str:
     if not head.strip():
         raise InputError("the file is empty", path=str(p))
     from mrtune.readers.jhist import is_jhist
-    from mrtune.readers.rumen import is_rumen, strip_comment_header
+    from mrtune.readers.rumen import is_rumen, read_text, strip_comment_header
 
     if is_jhist(head):
         return "jhist"
