@@ -40,7 +40,12 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
     if path.suffix.lower() == ".json" and path.is_file():
         from mrtune.readers import safe_io
 
-        data = safe_io.json_loads(safe_io.read_text(path), str(path))
+        try:
+            data = safe_io.json_loads(safe_io.read_text(path), str(path))
+        except InputError:
+            # not one JSON value (e.g. Rumen's concatenated objects): a history, whose reader
+            # says what is wrong if it is neither
+            data = None
         if isinstance(data, dict) and "input_bytes" in data and "stats" in data:
             try:
                 profile = JobProfile.model_validate(data)

@@ -59,7 +59,10 @@ def bad_numbers(obj: Any, where: str = "", *, nonneg: Callable[[str], bool]) -> 
 
 
 def _profile_nonneg(path: str) -> bool:
-    return not path.startswith(".provenance")
+    """Every number of a profile is a time, size, count or rate (>= 0), except provenance
+    text and the signed relative errors of its checks (model − observed) / observed."""
+    leaf = path.rsplit(".", 1)[-1]
+    return not path.startswith(".provenance") and leaf not in {"error", "error_pct"}
 
 
 def check_profile(profile: Any) -> list[str]:
