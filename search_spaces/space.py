@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -302,9 +303,35 @@ def _within_valid(k: Knob, x: np.ndarray) -> np.ndarray:
     return lo_ok & hi_ok
 
 
+#: The JVM options property whose ``-Xmx`` follows a container-memory knob.
+HEAP_OPTS = {
+    Role.map_memory: "mapreduce.map.java.opts",
+    Role.reduce_memory: "mapreduce.reduce.java.opts",
+}
+
+
 def knob_property_names(knob: Knob) -> tuple[str, ...]:
     """Every Hadoop property :func:`knob_to_properties` may write for ``knob``."""
+    if knob.role in HEAP_OPTS:
+        return (knob.name, HEAP_OPTS[knob.role])
     return (knob.companion, knob.name) if knob.companion else (knob.name,)
+
+
+def _heap_follows(knob: Knob, mb: int, base: HadoopConfig) -> dict[str, object]:
+    """The ``java.opts`` to write with a new container size, when the job names its heap.
+
+    A heap set explicitly (``-Xmx`` in ``mapreduce.{map,reduce}.java.opts`` or
+    ``mapred.child.java.opts``) does not follow the container: left alone, a smaller container
+    would hold a larger heap, and YARN kills it (MAPREDUCE-5785 derives the heap only when no
+    ``-Xmx`` is given). So the ``-Xmx`` is rewritten to ``mapreduce.job.heap.memory-mb.ratio``
+    of the container, the share Hadoop 3 itself leaves for the JVM's own overhead.
+    """
+    side_opts = base.map_java_opts if knob.role == Role.map_memory else base.reduce_java_opts
+    opts = side_opts or base.child_java_opts
+    if parse_xmx(opts) is None:
+        return {}  # Hadoop derives the heap from the container (ratio): nothing to write
+    heap_mb = max(1, math.floor(mb * base.heap_memory_mb_ratio))
+    return {HEAP_OPTS[knob.role]: re.sub(r"-Xmx\S+", f"-Xmx{heap_mb}m", opts or "")}
 
 
 def knob_to_properties(
@@ -336,4 +363,6 @@ def knob_to_properties(
                 knob.name: base.split_maxsize if keep_max else max(size, base.split_maxsize),
             }
         return {knob.name: size, knob.companion: min(base.split_minsize, size)}
+    if knob.role in HEAP_OPTS:
+        return {knob.name: value, **_heap_follows(knob, int(value), base)}
     return {knob.name: value}

@@ -170,3 +170,25 @@ def test_job_aware_grids() -> None:
 def test_sort_buffer_cap_only_when_the_map_heap_is_fixed() -> None:
     assert space().sort_buffer_cap_mb() == np.floor(0.8 * HadoopConfig().map_heap_bytes / MB)
     assert space(allow_memory=True).sort_buffer_cap_mb() is None
+
+
+def test_a_container_change_writes_the_heap_with_it() -> None:
+    """Issue 14's case: an 819 MB map heap must not stay in a 512 MB container."""
+    from mrtune.costmodel import HadoopConfig, JobProfile
+    from mrtune.search_spaces import find_knob, knob_to_properties
+
+    base = HadoopConfig(map_java_opts="-Xmx819m -XX:+UseG1GC", map_memory_mb=1024)
+    props = knob_to_properties(
+        find_knob("mapreduce.map.memory.mb"), 512, base, JobProfile(input_bytes=1e9)
+    )
+    assert props == {
+        "mapreduce.map.memory.mb": 512,
+        "mapreduce.map.java.opts": "-Xmx409m -XX:+UseG1GC",
+    }
+    cfg = base.with_changes(props)  # valid: the heap now fits its container
+    assert cfg.map_heap_bytes <= 512 * 2**20
+    # a derived heap (no -Xmx) follows the container by itself: nothing else is written
+    derived = knob_to_properties(
+        find_knob("mapreduce.map.memory.mb"), 512, HadoopConfig(), JobProfile()
+    )
+    assert derived == {"mapreduce.map.memory.mb": 512}
