@@ -189,6 +189,6 @@ def test_a_container_change_writes_the_heap_with_it() -> None:
     assert cfg.map_heap_bytes <= 512 * 2**20
     # a derived heap (no -Xmx) follows the container by itself: nothing else is written
     derived = knob_to_properties(
-        find_knob("mapreduce.map.memory.mb"), 512, HadoopConfig(), JobProfile()
+        find_knob("mapreduce.map.memory.mb"), 512, HadoopConfig(), JobProfile(input_bytes=1e9)
     )
     assert derived == {"mapreduce.map.memory.mb": 512}
