@@ -14,7 +14,8 @@ replacement (maps and reduces separately, so each resample keeps both kinds), th
 are refitted on each resample (:func:`mrtune.calibration.cost_factors.fit_cost_factors`), and
 current vs fixed configuration are re-predicted in one vectorised call per resample
 (:func:`mrtune.optimizer.whatif.evaluate_scenarios`); the interval is the 5th–95th percentile
-of the saving. Findings the model has no term for (skew, GC) are priced by their observed bound,
+of the saving, shifted so that it centres on the profile's own estimate (the refit on all
+tasks can differ from how the profile was fitted, e.g. on a machine benchmark). Findings the model has no term for (skew, GC) are priced by their observed bound,
 and the same task resampling gives that bound's interval.
 """
 
@@ -88,27 +89,39 @@ def bootstrap_savings(
 ) -> list[np.ndarray]:
     """Per configuration: the re-predicted saving (current − config, in ``metrics[i]``: job_ms
     or container_gb_s) on each bootstrap resample of the profile's observed tasks, with the
-    cost factors refitted on each resample (see the module doc). Empty arrays when the profile
-    has no observed tasks."""
+    cost factors refitted on each resample (see the module doc), shifted by the profile's own
+    estimate minus the refit on all tasks (so the draws centre on the reported saving).
+    Empty arrays when the profile has no observed tasks."""
     from mrtune.calibration.cost_factors import fit_cost_factors
     from mrtune.optimizer.whatif import Scenario, evaluate_scenarios
 
     prof, base, cluster = view.profile, view.config, view.cluster
     assert prof is not None and base is not None and cluster is not None
-    samples: list[list[float]] = [[] for _ in configs]
     if not prof.observed or resamples < 2 or not configs:
-        return [np.array(s) for s in samples]
+        return [np.array([]) for _ in configs]
+
+    def savings(p: JobProfile) -> list[float]:
+        scen = [Scenario("current", p, base, cluster)]
+        scen += [Scenario(f"fix {i}", p, c, cluster) for i, c in enumerate(configs)]
+        rows = evaluate_scenarios(scen)
+        return [rows[0][m] - rows[i + 1][m] for i, m in enumerate(metrics)]
+
+    try:
+        point = savings(prof)
+        full = savings(fit_cost_factors(prof, base).profile)
+    except (MrtuneError, ValueError, np.linalg.LinAlgError):
+        return [np.array([]) for _ in configs]
     rng = np.random.default_rng(seed)
+    samples: list[list[float]] = [[] for _ in configs]
     for b in range(resamples):
         try:
             q = fit_cost_factors(_resample(prof, rng), base).profile
         except (MrtuneError, ValueError, np.linalg.LinAlgError):
             continue
-        scen = [Scenario("current", q, base, cluster)]
-        scen += [Scenario(f"fix {i}", q, c, cluster) for i, c in enumerate(configs)]
-        rows = evaluate_scenarios(scen)
-        for i, m in enumerate(metrics):
-            samples[i].append(rows[0][m] - rows[i + 1][m])
+        for i, s in enumerate(savings(q)):
+            # centred on the profile's own estimate: the refit on all tasks may differ from
+            # how the profile was fitted (e.g. a run profile on machine costs)
+            samples[i].append(point[i] + s - full[i])
         if progress is not None:
             progress(b + 1, resamples)
     return [np.array(s) for s in samples]
@@ -224,7 +237,8 @@ def price_findings(
             interval=iv,
             interval_method=(
                 f"{resamples} bootstrap resamples of the profile's {n_obs} observed tasks, cost "
-                "factors refitted on each, the same settings re-predicted; 5th–95th percentile"
+                "factors refitted on each, the same settings re-predicted, centred on the profile's "
+                "own estimate; 5th–95th percentile"
             )
             if iv
             else (

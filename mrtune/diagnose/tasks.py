@@ -34,7 +34,7 @@ from mrtune.diagnose._core import (
     median,
     not_computable,
 )
-from mrtune.diagnose.skew import MAP_BYTES
+from mrtune.diagnose.skew import map_input_bytes
 from mrtune.optimizer.units import format_bytes, format_ms
 
 SPEED_LIMITS = (1 / 2, 1 / 4, 1 / 8, 1 / 32)
@@ -55,7 +55,11 @@ SPILL_KNOBS = (
 
 
 def _bytes_read(t) -> float:  # noqa: ANN001 - a TaskTiming
-    return sum(t.counters.get(c, 0.0) for c in MAP_BYTES)
+    return map_input_bytes(t) or 0.0
+
+
+def _has_bytes(t) -> bool:  # noqa: ANN001
+    return map_input_bytes(t) is not None
 
 
 def _runtime(t) -> float:  # noqa: ANN001
@@ -65,9 +69,7 @@ def _runtime(t) -> float:  # noqa: ANN001
 def mapper_speed(job: JobView) -> Finding:
     """Median bytes per second of the maps against a disk's read speed."""
     key, name = "map_speed", "Mapper speed"
-    tasks = [
-        t for t in job.side("map") if _runtime(t) > 0 and any(c in t.counters for c in MAP_BYTES)
-    ]
+    tasks = [t for t in job.side("map") if _runtime(t) > 0 and _has_bytes(t)]
     if not tasks:
         return not_computable(key, name, "map", "no map task with HDFS_BYTES_READ and a runtime")
     speeds = [_bytes_read(t) * 1000.0 / _runtime(t) for t in tasks]
@@ -172,7 +174,7 @@ def task_time(job: JobView, kind: str) -> Finding:
 def small_splits(job: JobView) -> Finding:
     """Median map input against the HDFS block: splits (or files) much smaller than a block."""
     key, name = "small_splits", "Small splits or files"
-    tasks = [t for t in job.side("map") if any(c in t.counters for c in MAP_BYTES)]
+    tasks = [t for t in job.side("map") if _has_bytes(t)]
     if not tasks:
         return not_computable(key, name, "map", "no map task with HDFS_BYTES_READ")
     block, where = job.block_size
