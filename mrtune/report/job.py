@@ -143,7 +143,7 @@ def finding_rows(diag: Diagnosis) -> list[dict[str, Any]]:
             "evidence": f.evidence,
             "thresholds": f"{f.thresholds} ({f.source})" if f.thresholds else "",
             "price": price_text(f.price),
-            "saving": f.price.saving if f.price else 0.0,
+            "saving": f.price.fraction if f.price else 0.0,
             "fix": settings_text(f.price),
             "method": f.price.interval_method if f.price and f.price.interval else "",
             "note": f.price.note if f.price else "",

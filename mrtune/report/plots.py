@@ -9,6 +9,7 @@ that never add up in the job.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -40,15 +41,22 @@ def _plt() -> Any:
     return plt
 
 
+_PLOT_IDS = itertools.count(1)
+
+
 def to_svg(fig: Any) -> str:
-    """The figure as an ``<svg>`` element (XML prolog and DOCTYPE dropped for inlining)."""
+    """The figure as an ``<svg>`` element (XML prolog and DOCTYPE dropped for inlining), its
+    ``id``s prefixed per plot so that several SVGs in one page never share one."""
     plt = _plt()
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)
     text = buf.getvalue()
     start = text.find("<svg")
-    svg = text[start:]
+    prefix = f"plot{next(_PLOT_IDS)}-"
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", text[start:], flags=re.S)  # RDF credits
+    svg = re.sub(r'\bid="([^"]+)"', rf'id="{prefix}\1"', svg)
+    svg = re.sub(r'(url\(#|href="#)', rf"\1{prefix}", svg)
     # responsive: let CSS size the plot, keep the aspect ratio from the viewBox
     return re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r"<svg\1", svg, count=1)
 
