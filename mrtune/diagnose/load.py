@@ -185,11 +185,19 @@ def is_catalog(path: Path) -> bool:
     return False
 
 
-def catalog_files(path: Path) -> list[Path]:
-    """The files of a catalog directory that may hold jobs (sorted, recursive)."""
-    out = []
-    for p in sorted(path.rglob("*")):
-        if not p.is_file() or p.name.endswith("_conf.xml"):
+def catalog_files(path: Path, *, root: bool = True) -> list[Path]:
+    """The sources of a catalog directory (sorted, recursive): history and profile files, and
+    saved JobHistory REST directories, each of which is one job (its subdirectories are looked
+    at again: ``rest/`` and ``rest/mr-appmaster/`` are two jobs)."""
+    out: list[Path] = []
+    rest_dir = not root and not is_catalog(path)
+    if rest_dir:
+        out.append(path)
+    for p in sorted(path.iterdir()):
+        if p.is_dir():
+            out.extend(catalog_files(p, root=False))
+            continue
+        if rest_dir or not p.is_file() or p.name.endswith("_conf.xml"):
             continue
         if p.suffix == ".gz" and not p.name.endswith(".json.gz"):
             continue

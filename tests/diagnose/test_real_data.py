@@ -130,3 +130,18 @@ def test_project_run_records_are_diagnosed(tmp_path: Path) -> None:
     assert "mapreduce.task.io.sort.mb" in spill.price.settings
     assert int(spill.price.settings["mapreduce.task.io.sort.mb"]) > 1
     assert spill.price.saving > 0
+
+
+def test_the_whole_shared_data_folder_as_a_catalog(shared_data: Path) -> None:
+    """Each saved REST directory is one job; every .jhist and every Rumen job is one row."""
+    from mrtune.diagnose import iter_catalog
+    from mrtune.readers.rumen import load_rumen
+
+    files = list(iter_catalog(shared_data))
+    assert not [r for _, r in files if isinstance(r, str)]  # every file there is readable
+    views = [v for _, r in files for v in r]
+    rest = sorted(v.source for v in views if "/rest" in v.source)
+    assert rest == [str(shared_data / "rest"), str(shared_data / "rest" / "mr-appmaster")]
+    n_rumen = sum(len(load_rumen(p)) for p in sorted((shared_data / "rumen").glob("*.json*")))
+    assert sum("/rumen/" in v.source for v in views) == n_rumen
+    assert sum(v.source.endswith(".jhist") for v in views) == 9
