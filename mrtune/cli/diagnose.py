@@ -28,9 +28,11 @@ def _sev(sev: Any) -> str:
 def _header(d: Any) -> None:
     v = d.view
     name = f" · {escape(v.job_name)}" if v.job_name else ""
+    from mrtune.diagnose._core import plural
+
     console.print(
-        f"[bold]{escape(v.job_id)}[/]{name} · {v.status} · {len(v.side('map'))} maps, "
-        f"{len(v.side('reduce'))} reduces · worst: {_sev(d.severity)}",
+        f"[bold]{escape(v.job_id)}[/]{name} · {v.status} · {plural(len(v.side('map')), 'map')}, "
+        f"{plural(len(v.side('reduce')), 'reduce')} · worst: {_sev(d.severity)}",
         highlight=False,
     )
     if v.cluster_note:

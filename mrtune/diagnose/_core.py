@@ -226,3 +226,8 @@ def not_computable(key: str, name: str, side: str, why: str) -> Finding:
 def lims(limits: tuple[float, ...], unit: str = "") -> str:
     """``low/moderate/severe/critical`` limits as one short string."""
     return "/".join(f"{v:g}{unit}" for v in limits) + " (low/mod/sev/crit)"
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 map``, ``10 maps``: a count always carries its unit."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

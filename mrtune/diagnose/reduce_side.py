@@ -25,6 +25,7 @@ from mrtune.diagnose._core import (
     lims,
     mean,
     not_computable,
+    plural,
 )
 from mrtune.optimizer.units import format_ms
 
@@ -69,7 +70,7 @@ def shuffle_sort(job: JobView) -> Finding:
         f"reduces spend {format_ms(sh)} shuffling and {format_ms(so)} sorting for "
         f"{format_ms(code)} of reduce code" + (f" ({worst} dominates)" if sev else ""),
         evidence={
-            "tasks": f"{len(tasks)}",
+            "tasks": plural(len(tasks), "task"),
             "mean shuffle": f"{format_ms(sh)} ({sh / code:.1f}× code)"
             if code > 0
             else format_ms(sh),
@@ -106,7 +107,7 @@ def slow_start(job: JobView) -> Finding:
         sev,
         f"reduces waited for the last map {share:.0%} of their container time",
         evidence={
-            "reduces": f"{len(reds)}",
+            "reduces": plural(len(reds), "reduce"),
             "mean wait for last map": format_ms(wait),
             "wait / reduce container time": f"{share:.1%}",
             SLOWSTART: cur,
@@ -122,13 +123,15 @@ def job_state(job: JobView) -> Finding:
     """A failed, killed or truncated job, or failed attempts in a successful one."""
     ev = {
         "state": job.status,
-        "failed attempts": f"{job.failed_attempts}",
-        "killed attempts": f"{job.killed_attempts}",
-        "failed tasks": f"{job.failed_tasks}",
-        "successful attempts": f"{len(job.tasks)}",
+        "failed attempts": plural(job.failed_attempts, "attempt"),
+        "killed attempts": plural(job.killed_attempts, "attempt"),
+        "failed tasks": plural(job.failed_tasks, "task"),
+        "successful attempts": plural(len(job.tasks), "attempt"),
     }
     if job.declared_maps is not None:
-        ev["declared maps / reduces"] = f"{job.declared_maps} / {job.declared_reduces or 0}"
+        ev["declared"] = (
+            f"{plural(job.declared_maps, 'map')}, {plural(job.declared_reduces or 0, 'reduce')}"
+        )
     if job.diagnostics:
         ev["diagnostics"] = job.diagnostics.strip().replace("\n", " ")[:300]
     if job.status in {"FAILED", "KILLED", "ERROR"}:

@@ -13,12 +13,14 @@ the container size (``container_memory_severity`` 1.1, 1.5, 2, 2.5 × 2048 MB: a
 the default container is not waste worth reporting). The container size is Hadoop's own rule
 (``JobConf.getMemoryRequired``: ``mapreduce.{map,reduce}.memory.mb``, or the heap / ratio, or
 1024 MB). The fix is a smaller container that still holds the largest task's physical memory
-with 25% headroom, rounded up to 512 MB; the what-if model prices it in container GB·s.
+with 25% headroom (and, for maps, a heap above the sort buffer), rounded up to 512 MB, with
+``-Xmx`` scaled when the job sets it; the what-if model prices it in container GB·s.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from mrtune.diagnose._core import (
     MB,
@@ -30,6 +32,7 @@ from mrtune.diagnose._core import (
     lims,
     mean,
     not_computable,
+    plural,
 )
 from mrtune.optimizer.units import format_bytes, format_ms
 
@@ -67,7 +70,7 @@ def gc(job: JobView, kind: str) -> Finding:
         sev,
         f"GC took {ratio:.1%} of the {kind}s' CPU time ({format_ms(gc_ms)} per task)",
         evidence={
-            "tasks": f"{len(tasks)}",
+            "tasks": plural(len(tasks), "task"),
             "mean GC time": format_ms(gc_ms),
             "mean CPU time": format_ms(cpu_ms),
             "GC / CPU": f"{ratio:.2%}",
@@ -92,6 +95,30 @@ def _container_mb(job: JobView, kind: str) -> tuple[float, str]:
     return 1024.0, "Hadoop 2/3 default 1024 MB"
 
 
+def _smallest_container(job: JobView, kind: str, max_phys: float) -> float:
+    """512 MB steps above the largest task's physical memory × 1.25, with a heap (× the heap
+    ratio, ``mapreduce.job.heap.memory-mb.ratio``) that still holds the map's sort buffer."""
+    need = max_phys * HEADROOM / MB
+    if job.config is not None and kind == "map":
+        need = max(need, job.config.io_sort_mb * HEADROOM / job.config.heap_memory_mb_ratio)
+    return max(512.0, math.ceil(need / 512.0) * 512.0)
+
+
+def _memory_fix(job: JobView, kind: str, need_mb: float) -> dict[str, str]:
+    """``memory.mb`` and, when the job sets its heap explicitly (``-Xmx`` in java.opts), the
+    heap scaled to the new container: Hadoop derives ``-Xmx`` from memory.mb × ratio only when
+    the options do not set it, and a heap above the container gets the task killed."""
+    fix = {f"mapreduce.{kind}.memory.mb": str(int(need_mb))}
+    cfg = job.config
+    if cfg is None:
+        return fix
+    opts = (cfg.map_java_opts if kind == "map" else cfg.reduce_java_opts) or cfg.child_java_opts
+    if opts and re.search(r"-Xmx\S+", opts):
+        heap = int(need_mb * cfg.heap_memory_mb_ratio)
+        fix[f"mapreduce.{kind}.java.opts"] = re.sub(r"-Xmx\S+", f"-Xmx{heap}m", opts)
+    return fix
+
+
 def memory(job: JobView, kind: str) -> Finding:
     """Physical memory used by the side's tasks against the container they asked for."""
     key, name = f"{kind}_memory", f"{_SIDE[kind]} memory headroom"
@@ -103,8 +130,8 @@ def memory(job: JobView, kind: str) -> Finding:
     ratio = mean(phys) / (cont_mb * MB)
     cont_lim = tuple(f * CONTAINER_DEFAULT_MB for f in CONTAINER_LIMITS)
     sev = min(descending(ratio, MEM_RATIO_LIMITS), ascending(cont_mb, cont_lim))  # type: ignore[arg-type]
-    need_mb = max(512.0, math.ceil(max(phys) * HEADROOM / MB / 512.0) * 512.0)
-    fix = {f"mapreduce.{kind}.memory.mb": str(int(need_mb))} if need_mb < cont_mb else {}
+    need_mb = _smallest_container(job, kind, max(phys))
+    fix = _memory_fix(job, kind, need_mb) if need_mb < cont_mb else {}
     return Finding(
         key,
         name,
@@ -112,13 +139,14 @@ def memory(job: JobView, kind: str) -> Finding:
         sev,
         f"{kind}s used {ratio:.0%} of their {cont_mb:,.0f} MB containers on average",
         evidence={
-            "tasks": f"{len(tasks)}",
+            "tasks": plural(len(tasks), "task"),
             "mean physical memory": format_bytes(mean(phys)),
             "max physical memory": format_bytes(max(phys)),
             "min physical memory": format_bytes(min(phys)),
             "container": f"{cont_mb:,.0f} MB ({where})",
             "used / container": f"{ratio:.1%}",
-            "smallest safe container": f"{need_mb:,.0f} MB (max × {HEADROOM:g}, 512 MB steps)",
+            "smallest safe container": f"{need_mb:,.0f} MB (max × {HEADROOM:g}, 512 MB steps"
+            + (", heap above the sort buffer)" if kind == "map" and job.config else ")"),
         },
         thresholds=f"used/container {lims(MEM_RATIO_LIMITS)} (descending); container "
         f"{lims(CONTAINER_LIMITS, '×2048 MB')}",

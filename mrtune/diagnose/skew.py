@@ -25,6 +25,7 @@ from mrtune.diagnose._core import (
     lims,
     mean,
     not_computable,
+    plural,
     two_groups,
 )
 from mrtune.optimizer.units import format_bytes, format_ms
@@ -95,10 +96,10 @@ def data_skew(job: JobView, kind: str) -> Finding:
         kind,
         sev,
         f"{len(high)} of {len(tasks)} {kind}s read {dev:.2f}× more than the rest"
-        if low
-        else f"all {len(tasks)} {kind}s read the same amount",
+        if low and dev >= 0.05
+        else f"all {len(tasks)} {kind}s read about the same amount (within 5%)",
         evidence={
-            "tasks": f"{len(tasks)}",
+            "tasks": plural(len(tasks), "task"),
             "group A (low)": f"{len(low)} tasks @ {format_bytes(mean(low))} avg",
             "group B (high)": f"{len(high)} tasks @ {format_bytes(mean(high))} avg",
             "deviation (B−A)/A": f"{dev:.2f}×",
@@ -131,10 +132,10 @@ def time_skew(job: JobView, kind: str) -> Finding:
         kind,
         sev,
         f"{len(high)} of {len(tasks)} {kind}s ran {dev:.2f}× longer than the rest"
-        if low
-        else f"all {len(tasks)} {kind}s ran about as long (to the second)",
+        if low and dev >= 0.05
+        else f"all {len(tasks)} {kind}s ran about as long (within 5%, to the second)",
         evidence={
-            "tasks": f"{len(tasks)}",
+            "tasks": plural(len(tasks), "task"),
             "group A (fast)": f"{len(low)} tasks @ {mean(low):,.0f} s avg",
             "group B (slow)": f"{len(high)} tasks @ {mean(high):,.0f} s avg",
             "deviation (B−A)/A": f"{dev:.2f}×",

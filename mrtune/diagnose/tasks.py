@@ -33,6 +33,7 @@ from mrtune.diagnose._core import (
     mean,
     median,
     not_computable,
+    plural,
 )
 from mrtune.diagnose.skew import map_input_bytes
 from mrtune.optimizer.units import format_bytes, format_ms
@@ -85,7 +86,7 @@ def mapper_speed(job: JobView) -> Finding:
         f"maps read {format_bytes(med_speed)}/s (median), "
         f"{med_speed / DISK_READ_SPEED:.1%} of a 100 MiB/s disk",
         evidence={
-            "tasks": f"{len(tasks)}",
+            "tasks": plural(len(tasks), "task"),
             "median input": format_bytes(median([_bytes_read(t) for t in tasks])),
             "median runtime": format_ms(med_run),
             "median speed": f"{format_bytes(med_speed)}/s",
@@ -116,7 +117,7 @@ def mapper_spill(job: JobView) -> Finding:
         sev,
         f"each map output record was written {ratio:.2f} times to local disk",
         evidence={
-            "tasks": f"{n}",
+            "tasks": plural(n, "task"),
             "spilled records per map": f"{spilled / n:,.0f} records",
             "output records per map": f"{out / n:,.0f} records",
             "spilled / output": f"{ratio:.3f}",
@@ -144,9 +145,11 @@ def task_time(job: JobView, kind: str) -> Finding:
     if long > Severity.NONE and long >= short:
         summary = f"{kind}s run {format_ms(avg)} on average: too few, too long tasks"
     elif short > Severity.NONE:
-        summary = f"{len(tasks)} {kind}s of {format_ms(avg)} on average: too many, too short tasks"
+        summary = (
+            f"{plural(len(tasks), kind)} of {format_ms(avg)} on average: too many, too short tasks"
+        )
     else:
-        summary = f"{len(tasks)} {kind}s of {format_ms(avg)} on average"
+        summary = f"{plural(len(tasks), kind)} of {format_ms(avg)} on average"
     knob = SPLIT_KNOB if kind == "map" else "mapreduce.job.reduces"
     return Finding(
         key,
@@ -155,7 +158,7 @@ def task_time(job: JobView, kind: str) -> Finding:
         Severity(sev),
         summary,
         evidence={
-            "tasks": f"{len(tasks)}",
+            "tasks": plural(len(tasks), "task"),
             "mean runtime": format_ms(avg),
             "min runtime": format_ms(min(runs)),
             "max runtime": format_ms(max(runs)),
@@ -187,7 +190,7 @@ def small_splits(job: JobView) -> Finding:
     files = job.profile.input_files if job.profile is not None else None
     many_files = files is not None and files >= len(tasks) > 1 and frac < SMALL_SPLIT[0]
     evidence = {
-        "maps": f"{len(job.side('map'))}",
+        "maps": plural(len(job.side("map")), "map"),
         "median map input": format_bytes(med),
         "HDFS block": f"{format_bytes(block)} ({where})",
         "median / block": f"{frac:.1%}",

@@ -43,7 +43,7 @@ def test_diagnose_json_has_evidence_and_prices(shared_data: Path) -> None:
     data = json.loads(result.stdout)
     assert data["job_id"] == "job_1329348432655_0001" and data["profiled"] is True
     by = {f["key"]: f for f in data["findings"]}
-    assert by["map_gc"]["evidence"]["tasks"] == "10"
+    assert by["map_gc"]["evidence"]["tasks"] == "10 tasks"
     price = by["map_spill"]["price"]
     assert price["basis"] == "what-if model" and price["unit"] == "ms"
     assert by["map_time_skew"]["price"]["basis"].startswith("observed bound")
