@@ -31,6 +31,15 @@ from mrtune.diagnose._core import Finding, JobView, Price, Severity
 from mrtune.errors import MrtuneError
 
 Progress = Callable[[int, int], None]
+#: settings LocalJobRunner does not honour (``SearchSpace.for_job(local_mode_honoured=True)``)
+LOCAL_IGNORED = {
+    "mapreduce.reduce.shuffle.parallelcopies",
+    "mapreduce.job.reduce.slowstart.completedmaps",
+    "mapreduce.map.memory.mb",
+    "mapreduce.reduce.memory.mb",
+    "mapreduce.map.java.opts",
+    "mapreduce.reduce.java.opts",
+}
 _UNIT = {"time": "ms", "resources": "GB·s"}
 _METRIC = {"time": "job_ms", "resources": "container_gb_s"}
 
@@ -48,6 +57,9 @@ def _search_fix(view: JobView, f: Finding) -> tuple[dict[str, str], HadoopConfig
     from mrtune.optimizer.whatif import apply_changes
 
     assert view.profile is not None and view.config is not None and view.cluster is not None
+    local = bool(view.cluster.local_mode)
+    if local and set(f.fix_settings) | set(f.fix_knobs) <= LOCAL_IGNORED:
+        return "Hadoop's LocalJobRunner ignores these settings (the job ran in local mode)"
     if f.fix_settings:
         try:
             cfg = apply_changes(view.config, f.fix_settings, view.profile)
@@ -63,6 +75,7 @@ def _search_fix(view: JobView, f: Finding) -> tuple[dict[str, str], HadoopConfig
             objective=ObjectiveKind(f.objective),
             only=list(f.fix_knobs),
             allow_memory=False,
+            local_mode_honoured=local,
         )
     except (KeyError, ValueError, MrtuneError) as exc:
         return f"its settings do not apply to this job ({exc})"

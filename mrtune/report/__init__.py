@@ -73,7 +73,14 @@ def job_context(
     }
     if v.profile is None or v.config is None or v.cluster is None:
         return ctx
-    rec = recommend(v.profile, v.config, v.cluster, n_trials=trials, seed=seed)
+    rec = recommend(
+        v.profile,
+        v.config,
+        v.cluster,
+        n_trials=trials,
+        seed=seed,
+        local_mode_honoured=bool(v.cluster.local_mode),
+    )
     props, xml = recommendation_xml(rec, v.config.hadoop_version)
     from mrtune.costmodel.scheduler import simulate_schedule
 
