@@ -5,11 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from mrtune.cli import COMMANDS, app
 
 runner = CliRunner()
+
+
+@pytest.fixture
+def eighty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An 80-column terminal. rich fixes a console's width when it is created (from COLUMNS),
+    so the shared console's width is set directly and restored after the test."""
+    from mrtune.cli.console import console
+
+    monkeypatch.setattr(console, "_width", 80)
 
 
 def _sleep(shared: Path) -> Path:
@@ -21,10 +31,8 @@ def _fits(text: str, width: int = 80) -> None:
     assert not too_long, too_long
 
 
-def test_diagnose_one_job_fits_80_columns_and_wraps_names(shared_data: Path) -> None:
-    result = runner.invoke(
-        app, ["diagnose", str(_sleep(shared_data)), "--all"], env={"COLUMNS": "80"}
-    )
+def test_diagnose_one_job_fits_80_columns_and_wraps_names(shared_data: Path, eighty: None) -> None:
+    result = runner.invoke(app, ["diagnose", str(_sleep(shared_data)), "--all"])
     assert result.exit_code == 0, result.output
     _fits(result.stdout)
     text = result.stdout
@@ -49,10 +57,8 @@ def test_diagnose_json_has_evidence_and_prices(shared_data: Path) -> None:
     assert by["map_time_skew"]["price"]["basis"].startswith("observed bound")
 
 
-def test_diagnose_catalog_table(shared_data: Path) -> None:
-    result = runner.invoke(
-        app, ["diagnose", str(shared_data / "jhist"), "--resamples", "2"], env={"COLUMNS": "80"}
-    )
+def test_diagnose_catalog_table(shared_data: Path, eighty: None) -> None:
+    result = runner.invoke(app, ["diagnose", str(shared_data / "jhist"), "--resamples", "2"])
     assert result.exit_code == 0, result.output
     _fits(result.stdout)
     assert "9 jobs × findings" in result.stdout
@@ -65,11 +71,10 @@ def test_diagnose_catalog_table(shared_data: Path) -> None:
     assert sum(s == "FAILED" for s in states.values()) == 4
 
 
-def test_failed_history_is_a_clean_partial_diagnosis(shared_data: Path) -> None:
+def test_failed_history_is_a_clean_partial_diagnosis(shared_data: Path, eighty: None) -> None:
     result = runner.invoke(
         app,
         ["diagnose", str(shared_data / "jhist" / "job_0.23.9-FAILED.jhist")],
-        env={"COLUMNS": "80"},
     )
     assert result.exit_code == 0, result.output
     assert "partial diagnosis" in result.stdout and "Traceback" not in result.output
