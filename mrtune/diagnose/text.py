@@ -27,7 +27,7 @@ def price_text(price: Price | None) -> str:
     if price is None:
         return "—"
     if price.basis == "not priced":
-        return "not priced"
+        return f"not priced: {price.note}" if price.note else "not priced"
     what = "job time" if price.unit == "ms" else "container"
     observed = price.basis.startswith("observed")
     if not observed and not price.settings:
