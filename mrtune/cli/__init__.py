@@ -50,6 +50,13 @@ COMMANDS: dict[str, CommandEntry] = {
     "batch": CommandEntry(
         "batch", "Tune every job of a catalog: per-job recommendations and one cluster-wide file."
     ),
+    "diagnose": CommandEntry(
+        "diagnose",
+        "Diagnose jobs with Dr. Elephant's heuristics, each finding priced by the what-if model.",
+    ),
+    "report": CommandEntry(
+        "report", "Write one self-contained HTML report of a job: diagnosis, breakdown, settings."
+    ),
     "workflow": CommandEntry(
         "workflow", "Completion time of a workflow of MapReduce jobs: basic vs refined model."
     ),

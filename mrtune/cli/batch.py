@@ -184,6 +184,7 @@ def batch_cmd(
         None, "--db", help="SQLite results file (default OUTDIR/batch.sqlite)."
     ),
     plots: bool = typer.Option(True, "--plots/--no-plots", help="Write the PNG plots."),
+    html: bool = typer.Option(False, "--report", help="Also write OUTDIR/report.html."),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
 ) -> None:
     """Tune every job of a catalog: per-job recommendations and one cluster-wide file."""
@@ -227,6 +228,11 @@ def batch_cmd(
             f"{db or outdir / 'batch.sqlite'}; run the same command with --resume to continue"
         )
         raise typer.Exit(130) from None
+    if html:
+        from mrtune.report import render_batch
+
+        report.files["report"] = outdir / "report.html"
+        report.files["report"].write_text(render_batch(outdir), encoding="utf-8")
     if fmt == OutputFormat.json:
         data = dict(report.summary)
         data.update(
