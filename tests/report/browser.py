@@ -4,6 +4,7 @@ by Selenium (its ``Service`` points at the system chromedriver, so nothing is do
 from __future__ import annotations
 
 import base64
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,10 +30,16 @@ FLAGS = (
 def chromium(profile_dir: Path) -> Iterator[object]:
     """A Selenium driver of the system's headless Chromium, console logs enabled."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.fail(
+        why = (
             "headless Chromium is needed: apt-get install -y chromium chromium-driver "
             "(.ci/run installs them)"
         )
+        # CI installs the browser and sets MRTUNE_REQUIRE_BROWSER, so there a missing browser
+        # fails; on a developer's fresh machine the README's `pytest` still passes, saying why
+        # these tests did not run.
+        if os.environ.get("MRTUNE_REQUIRE_BROWSER"):
+            pytest.fail(why)
+        pytest.skip(why)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
