@@ -8,6 +8,7 @@ pool worker or a remote Dask worker, and gives the same numbers everywhere.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
 from mrtune.optimizer.batch._tune import MIN_GAIN, BatchBuilder, changed_properties, tune_job
 from mrtune.profiling.swim import swim_profile
@@ -53,7 +55,7 @@ class BatchSettings:
 
 
 #: Bumped when the tuner's results change, so stored results of an older tuner are not reused.
-TUNER_VERSION = 1
+TUNER_VERSION = 2
 _BASE_CACHE: dict[str, JobProfile] = {}
 
 
@@ -63,8 +65,21 @@ def _base_profile_cached(text: str) -> JobProfile:
     return _BASE_CACHE[text]
 
 
+class SkippedJob(Exception):
+    """A job with nothing to tune (its outcome is ``skipped``, with the reason counted)."""
+
+
+#: Reason of a job with zero input bytes: no map reads anything, so no setting changes its
+#: time; Hadoop runs such a job as one empty map per (empty) file.
+ZERO_INPUT = "zero input bytes: nothing to tune"
+
+
 def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopConfig]:
-    """The job's profile and current configuration (raises on a bad job)."""
+    """The job's profile and current configuration.
+
+    Raises :class:`SkippedJob` for a trace row with zero input bytes, and the reader's or the
+    profile's error for a bad job.
+    """
     from mrtune.calibration import load_profile_source
     from mrtune.profiling import profile_config
 
@@ -72,8 +87,13 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
         profile = load_profile_source(ref.source)
     elif ref.kind == SWIM:
         row = parse_swim_line(ref.payload, path=ref.source, lineno=_line_of(ref.key))
+        if row.map_input_bytes == 0:
+            raise SkippedJob(ZERO_INPUT)
         profile = swim_profile(row, settings.base_profile(), source=ref.source)
     elif ref.kind == PROFILE:
+        # A profile document with input_bytes 0 breaks the JobProfile schema (input_bytes > 0):
+        # that is a failure of the document, unlike a trace row recording a job that read
+        # nothing.
         profile = JobProfile.model_validate_json(ref.payload)
     else:  # pragma: no cover - discover() only makes the kinds above
         raise ValueError(f"unknown job kind {ref.kind!r}")
@@ -97,6 +117,26 @@ def failure_reason(exc: BaseException) -> str:
         return f"invalid profile: {'; '.join(parts)}{more}"
     text = str(exc).strip().splitlines()
     msg = text[0] if text else ""
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+def reason_kind(exc: BaseException) -> str:
+    """The reason of a failure without what is particular to the job (its file, line, job id
+    and value; numbers as ``N``), so the summary can count failures by reason."""
+    if isinstance(exc, SkippedJob):
+        return str(exc)
+    if isinstance(exc, ValidationError):
+        errs = exc.errors()
+        loc = ".".join(str(p) for p in errs[0].get("loc", ())) if errs else ""
+        return f"invalid profile: {loc}: {errs[0].get('msg')}" if errs else "invalid profile"
+    text = str(exc)
+    if isinstance(exc, InputError):
+        for prefix in (exc.path, exc.field):
+            if prefix and text.startswith(f"{prefix}: "):
+                text = text[len(prefix) + 2 :]
+        text = text.split(" (got ", 1)[0].split(" allowed: ", 1)[0]
+    lines = text.strip().splitlines()
+    msg = re.sub(r"\d+(\.\d+)?", "N", lines[0] if lines else "")[:100]
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
@@ -124,8 +164,11 @@ def tune_ref(ref: JobRef, settings: BatchSettings) -> dict[str, Any]:
     # A catalog holds whatever a cluster recorded: any exception while reading or tuning one
     # job (parse errors, invalid values, a model refusing the configuration) is that job's
     # failure, recorded with its reason, and the batch goes on.
+    except SkippedJob as exc:
+        out.update(status="skipped", reason=str(exc), reason_kind=reason_kind(exc))
+        return out
     except Exception as exc:  # noqa: BLE001
-        out.update(status="failed", reason=failure_reason(exc))
+        out.update(status="failed", reason=failure_reason(exc), reason_kind=reason_kind(exc))
         return out
     obj_cur = t.current_gb_s if settings.objective == "resources" else t.current_ms
     obj_best = t.best_gb_s if settings.objective == "resources" else t.best_ms
