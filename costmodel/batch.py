@@ -136,6 +136,16 @@ class ConfigBatch:
             raise ValueError(f"unknown ConfigBatch columns: {sorted(unknown)}")
         return cls(**cols)
 
+    @classmethod
+    def concat(cls, batches: Sequence[ConfigBatch]) -> ConfigBatch:
+        """The batches one after another (e.g. several jobs' candidates, to be evaluated in
+        one call with :class:`~mrtune.costmodel.stacked.StackedProfiles`)."""
+        if not batches:
+            raise ValueError("a ConfigBatch needs at least one configuration")
+        return cls(
+            **{f.name: np.concatenate([getattr(b, f.name) for b in batches]) for f in fields(cls)}
+        )
+
     def take(self, index: NDArray[np.int64] | slice) -> ConfigBatch:
         """The sub-batch at ``index``."""
         return replace(self, **{f.name: getattr(self, f.name)[index] for f in fields(self)})
