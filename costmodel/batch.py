@@ -92,12 +92,7 @@ class ConfigBatch:
 
     @classmethod
     def _dtype(cls, name: str) -> type:
-        ann = {f.name: f.type for f in fields(cls)}[name]
-        if "bool" in str(ann):
-            return np.bool_
-        if "Int" in str(ann):
-            return np.int64
-        return np.float64
+        return _DTYPES[name]
 
     @classmethod
     def from_configs(cls, configs: Sequence[HadoopConfig]) -> ConfigBatch:
@@ -152,3 +147,15 @@ class ConfigBatch:
 
     def column_names(self) -> list[str]:
         return [f.name for f in fields(self)]
+
+
+def _column_dtype(annotation: object) -> type:
+    if "bool" in str(annotation):
+        return np.bool_
+    if "Int" in str(annotation):
+        return np.int64
+    return np.float64
+
+
+#: Each column's dtype, from its annotation (looked up on every batch built: derived once).
+_DTYPES: dict[str, type] = {f.name: _column_dtype(f.type) for f in fields(ConfigBatch)}

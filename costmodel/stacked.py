@@ -215,7 +215,7 @@ def stacked_combined_records(n_in: F64, n_raw: F64, profiles: StackedProfiles) -
 def where(mask: object, a: object, b: object) -> object:
     """``a if mask else b`` for one job's flag (a Python bool), ``np.where`` for a stacked
     mask: the per-job path keeps its scalar, the stacked one selects per row."""
-    if isinstance(mask, bool | np.bool_):
+    if mask is True or mask is False or isinstance(mask, np.bool_):
         return a if mask else b
     return np.where(mask, a, b)
 
@@ -223,4 +223,6 @@ def where(mask: object, a: object, b: object) -> object:
 def nonzero(x: object) -> bool:
     """Whether a cost term is non-zero for any row (a term that is zero everywhere is
     skipped; where it is zero for some rows only, adding it adds an exact zero there)."""
-    return bool(np.any(x))
+    if isinstance(x, np.ndarray):
+        return bool(x.any())
+    return bool(x)

@@ -15,10 +15,17 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
+from mrtune.costmodel.stacked import StackedProfiles
 from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
-from mrtune.optimizer.batch._tune import MIN_GAIN, BatchBuilder, changed_properties, tune_job
+from mrtune.optimizer.batch._tune import (
+    MIN_GAIN,
+    BatchBuilder,
+    JobTuning,
+    changed_properties,
+    tune_jobs,
+)
 from mrtune.profiling.swim import swim_profile
 from mrtune.readers.swim import parse_swim_line
 from mrtune.search_spaces import SearchSpace, find_knob
@@ -145,31 +152,64 @@ def _readable(name: str, encoded: float) -> Any:
 
 
 def tune_ref(ref: JobRef, settings: BatchSettings) -> dict[str, Any]:
-    """Tune one job; a job that cannot be read or tuned comes back ``failed`` with its reason."""
-    out: dict[str, Any] = {"key": ref.key, "kind": ref.kind, "source": ref.source}
-    out["job_id"] = ref.job_id
-    try:
-        profile, base = load_ref(ref, settings)
+    """Tune one job; a job that cannot be read or tuned comes back ``failed`` with its reason
+    (``skipped`` for a job with nothing to tune)."""
+    return tune_chunk([ref], settings)[0]
+
+
+def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, Any]]:
+    """Tune a chunk of jobs (the unit of work sent to a worker), all descending in lockstep
+    (:func:`~mrtune.optimizer.batch._tune.tune_jobs`: one model call per round for the
+    chunk; each job's result is the one it gets alone)."""
+    outs: list[dict[str, Any]] = []
+    loaded: list[tuple[int, JobProfile, HadoopConfig]] = []
+    for ref in refs:
+        out: dict[str, Any] = {"key": ref.key, "kind": ref.kind, "source": ref.source}
+        out["job_id"] = ref.job_id
+        outs.append(out)
+        try:
+            profile, base = load_ref(ref, settings)
+        except Exception as exc:  # noqa: BLE001 - see _record_failure
+            _record_failure(out, exc)
+            continue
         out["job_id"] = profile.job_id
-        t = tune_job(
-            profile,
-            base,
-            settings.cluster,
-            objective=settings.objective,
-            min_gain=settings.min_gain,
-        )
-        props, cur_vals, rec_vals = changed_properties(t, profile, base)
-        if not all(map(math.isfinite, (t.current_ms, t.current_gb_s, t.best_ms, t.best_gb_s))):
-            raise ValueError("the cost model predicts a non-finite time for this profile")
-    # A catalog holds whatever a cluster recorded: any exception while reading or tuning one
-    # job (parse errors, invalid values, a model refusing the configuration) is that job's
-    # failure, recorded with its reason, and the batch goes on.
-    except SkippedJob as exc:
+        loaded.append((len(outs) - 1, profile, base))
+    tunings = tune_jobs(
+        [(p, b) for _, p, b in loaded],
+        settings.cluster,
+        objective=settings.objective,
+        min_gain=settings.min_gain,
+    )
+    for (k, profile, base), t in zip(loaded, tunings, strict=True):
+        try:
+            if isinstance(t, Exception):
+                raise t
+            _record_tuning(outs[k], t, profile, base, settings)
+        except Exception as exc:  # noqa: BLE001
+            _record_failure(outs[k], exc)
+    return outs
+
+
+def _record_failure(out: dict[str, Any], exc: BaseException) -> None:
+    """A catalog holds whatever a cluster recorded: any exception while reading or tuning one
+    job (parse errors, invalid values, a model refusing the configuration) is that job's
+    failure, recorded with its reason, and the batch goes on."""
+    if isinstance(exc, SkippedJob):
         out.update(status="skipped", reason=str(exc), reason_kind=reason_kind(exc))
-        return out
-    except Exception as exc:  # noqa: BLE001
+    else:
         out.update(status="failed", reason=failure_reason(exc), reason_kind=reason_kind(exc))
-        return out
+
+
+def _record_tuning(
+    out: dict[str, Any],
+    t: JobTuning,
+    profile: JobProfile,
+    base: HadoopConfig,
+    settings: BatchSettings,
+) -> None:
+    props, cur_vals, rec_vals = changed_properties(t, profile, base)
+    if not all(map(math.isfinite, (t.current_ms, t.current_gb_s, t.best_ms, t.best_gb_s))):
+        raise ValueError("the cost model predicts a non-finite time for this profile")
     obj_cur = t.current_gb_s if settings.objective == "resources" else t.current_ms
     obj_best = t.best_gb_s if settings.objective == "resources" else t.best_ms
     out.update(
@@ -199,12 +239,6 @@ def tune_ref(ref: JobRef, settings: BatchSettings) -> dict[str, Any]:
         evaluations=t.evaluations,
         limits=t.limits,
     )
-    return out
-
-
-def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, Any]]:
-    """Tune a chunk of jobs (the unit of work sent to a worker)."""
-    return [tune_ref(r, settings) for r in refs]
 
 
 def score_chunk(
@@ -221,29 +255,70 @@ def score_chunk(
     are repaired (e.g. ``io.sort.mb`` capped below that job's heap), as the job would have to
     override them. Returns ``(key, costs)`` with costs of shape (n_candidates,) in the
     objective's unit; a job that fails here gets ``nan`` costs.
-    """
-    from mrtune.costmodel import evaluate
 
-    out: list[tuple[str, np.ndarray]] = []
+    The chunk's jobs × candidates are evaluated in one model call
+    (:class:`~mrtune.costmodel.stacked.StackedProfiles`: the same numbers as one call per
+    job, without numpy's fixed cost per call for every job).
+    """
+    n = len(candidates)
+    profiles: list[JobProfile] = []
+    batches: list[ConfigBatch] = []
+    keys: list[str] = []
     for ref, best in items:
         try:
-            profile, base = load_ref(ref, settings)
-            space = SearchSpace.for_job(profile, base, settings.cluster)
-            n = len(candidates)
-            vals: dict[str, np.ndarray] = {}
-            for k in space.names:
-                if k in names:
-                    vals[k] = candidates[:, names.index(k)].astype(np.float64)
-                else:
-                    vals[k] = np.full(n, float(best[k]))
-            if vals:
-                batch = BatchBuilder(space)(space.repair(vals))
-            else:
-                from mrtune.costmodel import ConfigBatch
-
-                batch = ConfigBatch.from_base(base, n)
-            job, gbs = evaluate(profile, batch, settings.cluster)
-            out.append((ref.key, gbs if settings.objective == "resources" else job))
+            profile, batch = _candidate_batch(ref, best, settings, names, candidates)
         except Exception:  # noqa: BLE001 - same isolation as tune_ref
-            out.append((ref.key, np.full(len(candidates), np.nan)))
-    return out
+            continue
+        profiles.append(profile)
+        batches.append(batch)
+        keys.append(ref.key)
+    costs = _stacked_costs(profiles, batches, settings)
+    got = dict(zip(keys, costs, strict=True))
+    return [(ref.key, got.get(ref.key, np.full(n, np.nan))) for ref, _ in items]
+
+
+def _candidate_batch(
+    ref: JobRef,
+    best: dict[str, float],
+    settings: BatchSettings,
+    names: list[str],
+    candidates: np.ndarray,
+) -> tuple[JobProfile, ConfigBatch]:
+    """One job's configurations for the candidates (its own per-job knobs kept)."""
+    profile, base = load_ref(ref, settings)
+    space = SearchSpace.for_job(profile, base, settings.cluster)
+    n = len(candidates)
+    vals: dict[str, np.ndarray] = {}
+    for k in space.names:
+        if k in names:
+            vals[k] = candidates[:, names.index(k)].astype(np.float64)
+        else:
+            vals[k] = np.full(n, float(best[k]))
+    if vals:
+        return profile, BatchBuilder(space)(space.repair(vals))
+    return profile, ConfigBatch.from_base(base, n)
+
+
+def _stacked_costs(
+    profiles: list[JobProfile], batches: list[ConfigBatch], settings: BatchSettings
+) -> list[np.ndarray]:
+    """Each job's costs, from one stacked call (per job if that call fails, so one job's
+    failure stays its own)."""
+    if not profiles:
+        return []
+    resources = settings.objective == "resources"
+    try:
+        sizes = [len(b) for b in batches]
+        job_index = np.repeat(np.arange(len(profiles)), sizes)
+        stacked = StackedProfiles.of(profiles, job_index)
+        job, gbs = evaluate(stacked, ConfigBatch.concat(batches), settings.cluster)
+        return np.split(gbs if resources else job, np.cumsum(sizes)[:-1])
+    except Exception:  # noqa: BLE001 - isolate the failing job below
+        out = []
+        for profile, batch in zip(profiles, batches, strict=True):
+            try:
+                job, gbs = evaluate(profile, batch, settings.cluster)
+                out.append(gbs if resources else job)
+            except Exception:  # noqa: BLE001
+                out.append(np.full(len(batch), np.nan))
+        return out
