@@ -205,32 +205,45 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
     return grids
 
 
-def _moves(
-    x: np.ndarray, grids: list[np.ndarray], names: list[str]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every single-knob move from ``x`` and the joint moves of :data:`PLANES`; rows and the
-    knob index each row moves (-1 for a joint move)."""
-    parts = []
-    which = []
-    for j, g in enumerate(grids):
-        g = g[g != x[j]]
-        if len(g):
-            rows = np.repeat(x[None, :], len(g), axis=0)
-            rows[:, j] = g
-            parts.append(rows)
-            which.append(np.full(len(g), j))
-    for a, b in PLANES:
-        if a in names and b in names:
-            ja, jb = names.index(a), names.index(b)
-            va, vb = np.meshgrid(grids[ja], grids[jb], indexing="ij")
-            keep = (va.ravel() != x[ja]) & (vb.ravel() != x[jb])
-            rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
-            rows[:, ja] = va.ravel()[keep]
-            rows[:, jb] = vb.ravel()[keep]
-            parts.append(rows)
-            which.append(np.full(len(rows), -1))
-    if not parts:
-        return np.empty((0, len(x))), np.empty(0, dtype=np.int64)
+@dataclass(frozen=True)
+class _MoveGrid:
+    """A job's grids, laid out once for :func:`_moves`: every knob's values end to end (with
+    the knob each belongs to) and each plane's grid product."""
+
+    values: np.ndarray
+    knob: np.ndarray
+    planes: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
+
+    @classmethod
+    def of(cls, grids: list[np.ndarray], names: list[str]) -> _MoveGrid:
+        planes = []
+        for a, b in PLANES:
+            if a in names and b in names:
+                ja, jb = names.index(a), names.index(b)
+                va, vb = np.meshgrid(grids[ja], grids[jb], indexing="ij")
+                planes.append((ja, jb, va.ravel(), vb.ravel()))
+        if not grids:
+            return cls(np.empty(0), np.empty(0, dtype=np.int64), tuple(planes))
+        knob = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
+        return cls(np.concatenate(grids), knob, tuple(planes))
+
+
+def _moves(x: np.ndarray, grid: _MoveGrid) -> tuple[np.ndarray, np.ndarray]:
+    """Every single-knob move from ``x`` (each knob over its grid, in grid order) and the
+    joint moves of :data:`PLANES`; rows and the knob index each row moves (-1 for a joint
+    move)."""
+    move = grid.values != x[grid.knob]
+    which = [grid.knob[move]]
+    rows = np.repeat(x[None, :], len(which[0]), axis=0)
+    rows[np.arange(len(which[0])), which[0]] = grid.values[move]
+    parts = [rows]
+    for ja, jb, va, vb in grid.planes:
+        keep = (va != x[ja]) & (vb != x[jb])
+        rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
+        rows[:, ja] = va[keep]
+        rows[:, jb] = vb[keep]
+        parts.append(rows)
+        which.append(np.full(len(rows), -1))
     return np.concatenate(parts), np.concatenate(which)
 
 
@@ -376,6 +389,7 @@ def _tune_steps(space: SearchSpace, ev: _Evaluator, min_gain: float, max_rounds:
     names = space.names
     x0 = current_vector(space)
     grids = job_grids(space, x0)
+    move_grid = _MoveGrid.of(grids, names)
     c0, t0, g0 = yield x0[None, :]
     if not np.isfinite(c0[0]):
         raise ValueError("the job's current configuration is infeasible for the cost model")
@@ -384,7 +398,7 @@ def _tune_steps(space: SearchSpace, ev: _Evaluator, min_gain: float, max_rounds:
     rounds = 0
     polished = False
     for rounds in range(1, max_rounds + 1):  # noqa: B007
-        cand, which = _moves(x, grids, names)
+        cand, which = _moves(x, move_grid)
         if combined is not None and not np.array_equal(combined, x):
             cand = np.concatenate([cand, combined[None, :]])
             which = np.concatenate([which, [-2]])
