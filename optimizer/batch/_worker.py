@@ -264,9 +264,10 @@ def score_chunk(
     profiles: list[JobProfile] = []
     batches: list[ConfigBatch] = []
     keys: list[str] = []
+    fingerprint = settings.fingerprint()
     for ref, best in items:
         try:
-            profile, batch = _candidate_batch(ref, best, settings, names, candidates)
+            profile, batch = _candidate_batch(ref, best, settings, names, candidates, fingerprint)
         except Exception:  # noqa: BLE001 - same isolation as tune_ref
             continue
         profiles.append(profile)
@@ -283,10 +284,10 @@ def _candidate_batch(
     settings: BatchSettings,
     names: list[str],
     candidates: np.ndarray,
+    fingerprint: str | None = None,
 ) -> tuple[JobProfile, ConfigBatch]:
     """One job's configurations for the candidates (its own per-job knobs kept)."""
-    profile, base = load_ref(ref, settings)
-    space = SearchSpace.for_job(profile, base, settings.cluster)
+    profile, base, space = _scoring_job(ref, settings, fingerprint or settings.fingerprint())
     n = len(candidates)
     vals: dict[str, np.ndarray] = {}
     for k in space.names:
@@ -297,6 +298,28 @@ def _candidate_batch(
     if vals:
         return profile, BatchBuilder(space)(space.repair(vals))
     return profile, ConfigBatch.from_base(base, n)
+
+
+#: Jobs a worker process keeps read (profile, configuration, search space: ~5 KB each) for
+#: the cluster-wide stage's passes over the catalog, which would otherwise re-read and
+#: re-derive every job on every pass. Bounded, without eviction: a pass reads the jobs in
+#: catalog order, which would evict every entry of a smaller LRU before its next use.
+SCORING_CACHE_JOBS = 16384
+_SCORING_CACHE: dict[tuple[str, str, str], tuple[JobProfile, HadoopConfig, SearchSpace]] = {}
+
+
+def _scoring_job(
+    ref: JobRef, settings: BatchSettings, fingerprint: str
+) -> tuple[JobProfile, HadoopConfig, SearchSpace]:
+    key = (fingerprint, ref.key, ref.payload)
+    hit = _SCORING_CACHE.get(key)
+    if hit is not None:
+        return hit
+    profile, base = load_ref(ref, settings)
+    job = (profile, base, SearchSpace.for_job(profile, base, settings.cluster))
+    if len(_SCORING_CACHE) < SCORING_CACHE_JOBS:
+        _SCORING_CACHE[key] = job
+    return job
 
 
 def _stacked_costs(
