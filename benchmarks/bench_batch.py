@@ -1,6 +1,7 @@
 """Batch benchmark: the FB-2010 SWIM catalog (24,442 jobs) through ``run_batch``.
 
-Goal (issue 6): the whole catalog in ≤ 5 minutes on a 2-core machine. Prints jobs per second,
+Goals (issue 18): ≤ 2.5 ms of CPU per job (driver and workers together) and ≤ 60 s of wall
+time on 2 workers on a quiet machine (issue 6 asked for ≤ 5 minutes). Prints jobs per second,
 wall time (total, and of each stage), CPU time of the driver and every worker process
 (sampled from the process tree with psutil), peak memory (summed RSS of the tree), and the
 time to re-run the finished batch (``resume``: everything read from the store). Other work on
@@ -37,7 +38,8 @@ from mrtune.costmodel import ClusterSpec  # noqa: E402
 from mrtune.optimizer.batch import BatchSettings, run_batch  # noqa: E402
 
 FB2010 = ROOT / ".." / "shared" / "data" / "swim" / "FB-2010_samples_24_times_1hr_0.tsv"
-GOAL_S = 300.0
+GOAL_S = 60.0
+GOAL_CPU_MS_PER_JOB = 2.5
 
 
 class TreeSampler(threading.Thread):
@@ -181,7 +183,10 @@ def main() -> None:
                 {
                     "jobs": rep.jobs,
                     "tuned": s["tuned"],
+                    "skipped": s.get("skipped", 0),
                     "failed": s["failed"],
+                    "skipped_by_reason": s.get("skipped_by_reason", {}),
+                    "failed_by_reason": s.get("failed_by_reason", {}),
                     "wall_s": round(wall, 2),
                     "jobs_per_s": round(rep.jobs / wall, 1),
                     "tuning_stage_s": round(stages.get("tuning jobs", 0.0), 2),
@@ -192,7 +197,8 @@ def main() -> None:
                     "cpu_s_tree": round(sampler.total_cpu(), 1),
                     "cpu_ms_per_job": round(1e3 * sampler.total_cpu() / rep.jobs, 2),
                     "peak_rss_mb_tree": round(sampler.peak_rss / 2**20, 1),
-                    "goal_met": wall <= GOAL_S,
+                    "goal_wall_met": wall <= GOAL_S,
+                    "goal_cpu_met": 1e3 * sampler.total_cpu() / rep.jobs <= GOAL_CPU_MS_PER_JOB,
                     "rerun_finished_batch_s": round(rerun, 2),
                     "sqlite_mb": round(db_mb, 1),
                     "hours_saved": round(s["predicted_hours_saved"], 2),

@@ -92,12 +92,7 @@ class ConfigBatch:
 
     @classmethod
     def _dtype(cls, name: str) -> type:
-        ann = {f.name: f.type for f in fields(cls)}[name]
-        if "bool" in str(ann):
-            return np.bool_
-        if "Int" in str(ann):
-            return np.int64
-        return np.float64
+        return _DTYPES[name]
 
     @classmethod
     def from_configs(cls, configs: Sequence[HadoopConfig]) -> ConfigBatch:
@@ -136,9 +131,31 @@ class ConfigBatch:
             raise ValueError(f"unknown ConfigBatch columns: {sorted(unknown)}")
         return cls(**cols)
 
+    @classmethod
+    def concat(cls, batches: Sequence[ConfigBatch]) -> ConfigBatch:
+        """The batches one after another (e.g. several jobs' candidates, to be evaluated in
+        one call with :class:`~mrtune.costmodel.stacked.StackedProfiles`)."""
+        if not batches:
+            raise ValueError("a ConfigBatch needs at least one configuration")
+        return cls(
+            **{f.name: np.concatenate([getattr(b, f.name) for b in batches]) for f in fields(cls)}
+        )
+
     def take(self, index: NDArray[np.int64] | slice) -> ConfigBatch:
         """The sub-batch at ``index``."""
         return replace(self, **{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
     def column_names(self) -> list[str]:
         return [f.name for f in fields(self)]
+
+
+def _column_dtype(annotation: object) -> type:
+    if "bool" in str(annotation):
+        return np.bool_
+    if "Int" in str(annotation):
+        return np.int64
+    return np.float64
+
+
+#: Each column's dtype, from its annotation (looked up on every batch built: derived once).
+_DTYPES: dict[str, type] = {f.name: _column_dtype(f.type) for f in fields(ConfigBatch)}

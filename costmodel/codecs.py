@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
+from mrtune.costmodel.stacked import StackedProfiles
 
 
 def codec_arrays(
@@ -19,8 +20,11 @@ def codec_arrays(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """``(ratio, compress_ns_per_uncompressed_byte, uncompress_ns_per_compressed_byte)``.
 
-    Code 0 (no compression) gives ratio 1 and zero CPU.
+    Code 0 (no compression) gives ratio 1 and zero CPU. ``profile`` may be
+    :class:`~mrtune.costmodel.stacked.StackedProfiles` (each row its own job's codecs).
     """
+    if isinstance(profile, StackedProfiles):
+        return profile.codec_arrays(codes)
     n_codes = max(CODEC_NAMES_BY_CODE) + 1
     ratio = np.ones(n_codes)
     comp = np.zeros(n_codes)

@@ -26,6 +26,7 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.reduce_task import ReduceTaskResult, reduce_task
+from mrtune.costmodel.stacked import StackedProfiles, nonzero, where
 
 F64 = NDArray[np.float64]
 SPLIT_SLOP = 1.1
@@ -34,8 +35,12 @@ SPLIT_SLOP = 1.1
 REDUCE_RAMPUP_LIMIT = 0.5
 
 
-def split_layout(profile: JobProfile, split_size: F64) -> tuple[F64, F64, F64, F64]:
+def split_layout(
+    profile: JobProfile | StackedProfiles, split_size: F64
+) -> tuple[F64, F64, F64, F64]:
     """``(full_per_file, full_split_bytes, tail_split_bytes, files)`` (new-API FileInputFormat)."""
+    if isinstance(profile, StackedProfiles):
+        return _stacked_split_layout(profile, split_size)
     files = float(profile.input_files)
     file_size = profile.input_bytes / files
     if not profile.input_splittable:
@@ -49,6 +54,21 @@ def split_layout(profile: JobProfile, split_size: F64) -> tuple[F64, F64, F64, F
     k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
     tail = file_size - k * split_size
     return k, np.minimum(split_size, file_size), tail, np.full_like(split_size, files)
+
+
+def _stacked_split_layout(profile: StackedProfiles, split_size: F64) -> tuple[F64, F64, F64, F64]:
+    """:func:`split_layout` with each row's own input (the same operations per row)."""
+    files = profile.input_files
+    file_size = profile.input_bytes / files
+    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
+    tail = file_size - k * split_size
+    full = np.minimum(split_size, file_size)
+    whole = ~profile.input_splittable
+    if whole.any():
+        k = np.where(whole, 0.0, k)
+        full = np.where(whole, file_size, full)
+        tail = np.where(whole, file_size, tail)
+    return k, full, tail, files.copy()
 
 
 def container_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.int64]) -> F64:
@@ -196,28 +216,60 @@ class JobPrediction:
         return int(self.job_ms.shape[0])
 
 
-def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -> JobPrediction:
-    """Predict job time, dataflow, total cost and resource use for every configuration."""
+def predict_job(
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    cluster: ClusterSpec,
+    *,
+    counters: bool = True,
+) -> JobPrediction:
+    """Predict job time, dataflow, total cost and resource use for every configuration.
+
+    ``profile`` is one job's, or :class:`~mrtune.costmodel.stacked.StackedProfiles` giving
+    each configuration its own job (a catalog in one call; same results row by row).
+    ``counters=False`` skips what only :attr:`JobPrediction.counters` reads (a search's
+    objectives need the times alone; the counters are then unavailable).
+    """
     n = len(batch)
-    if profile.map_only:
+    map_only = profile.map_only
+    if nonzero(map_only):
         batch = batch.take(slice(None))
-        object.__setattr__(batch, "num_reducers", np.zeros(n, dtype=np.int64))
+        reducers = np.zeros(n, dtype=np.int64)
+        if map_only is not True:
+            reducers = np.where(map_only, reducers, batch.num_reducers)
+        object.__setattr__(batch, "num_reducers", reducers)
     k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
     map_inputs = MapInputs.build(profile, batch)
     # Records per split: full splits hold rint(split / width); the tail split holds what the
     # file has left, so every file's records add up exactly (Hadoop's record readers hand
     # each record to the split where it starts).
-    cmp_in = profile.stats.input_compress_ratio if profile.input_compressed else 1.0
-    width = profile.stats.input_pair_width
-    file_recs = np.rint(profile.input_bytes / float(profile.input_files) / cmp_in / width)
+    stats = profile.stats
+    cmp_in = where(profile.input_compressed, stats.input_compress_ratio, 1.0)
+    width = stats.input_pair_width
+    n_files = profile.input_files
+    if not isinstance(n_files, np.ndarray):
+        n_files = float(n_files)
+    file_recs = np.rint(profile.input_bytes / n_files / cmp_in / width)
     full_recs = np.rint(full_bytes / cmp_in / width)
     tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
     ovl = cluster.spill_overlap
     mf = map_task(
-        profile, batch, full_bytes, inputs=map_inputs, input_records=full_recs, spill_overlap=ovl
+        profile,
+        batch,
+        full_bytes,
+        inputs=map_inputs,
+        input_records=full_recs,
+        spill_overlap=ovl,
+        counters=counters,
     )
     mt = map_task(
-        profile, batch, tail_bytes, inputs=map_inputs, input_records=tail_recs, spill_overlap=ovl
+        profile,
+        batch,
+        tail_bytes,
+        inputs=map_inputs,
+        input_records=tail_recs,
+        spill_overlap=ovl,
+        counters=counters,
     )
     n_full = k_full * files
     n_tail = files.copy()
@@ -242,6 +294,7 @@ def predict_job(profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec) -
         seg_raw,
         mf.final_pair_width,
         map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
+        counters=counters,
     )
 
     # ---- slots
@@ -359,22 +412,32 @@ EVALUATE_CHUNK = 4096
 
 
 def evaluate(
-    profile: JobProfile, batch: ConfigBatch, cluster: ClusterSpec, *, chunk: int = EVALUATE_CHUNK
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    cluster: ClusterSpec,
+    *,
+    chunk: int = EVALUATE_CHUNK,
 ) -> tuple[F64, F64]:
     """``(job_ms, container_gb_s)`` for every configuration: the optimizer's hot path.
 
     Same model as :func:`predict_job`, evaluated in cache-sized chunks and returning only the
-    two objectives, which is what searches over millions of configurations need.
+    two objectives, which is what searches over millions of configurations need (the
+    counters are not computed). ``profile`` may stack many jobs
+    (:class:`~mrtune.costmodel.stacked.StackedProfiles`, rows aligned with ``batch``).
     """
     n = len(batch)
+    stacked = isinstance(profile, StackedProfiles)
+    if stacked and len(profile) != n:
+        raise ValueError(f"{len(profile)} stacked profile rows for {n} configurations")
     if n <= chunk:
-        pred = predict_job(profile, batch, cluster)
+        pred = predict_job(profile, batch, cluster, counters=False)
         return pred.job_ms, pred.container_gb_s
     job = np.empty(n)
     gbs = np.empty(n)
     for start in range(0, n, chunk):
         part = slice(start, min(start + chunk, n))
-        pred = predict_job(profile, batch.take(part), cluster)
+        prof = profile.take(part) if stacked else profile
+        pred = predict_job(prof, batch.take(part), cluster, counters=False)
         job[part] = pred.job_ms
         gbs[part] = pred.container_gb_s
     return job, gbs

@@ -25,6 +25,7 @@ from mrtune.costmodel.codecs import codec_arrays
 from mrtune.costmodel.combiner import combined_records, combined_width_factor
 from mrtune.costmodel.merger import _spill_plan_float
 from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.stacked import StackedProfiles, nonzero, stacked_combined_records, where
 
 F64 = NDArray[np.float64]
 MB = float(2**20)
@@ -171,7 +172,7 @@ class MapInputs:
     eof_parts: F64
     chk_parts: F64
     index_bytes: F64
-    width: float
+    width: float | F64
     per_spill: F64
     combining: NDArray[np.bool_]
     any_combining: bool
@@ -186,7 +187,7 @@ class MapInputs:
     combine_min_spills: F64
 
     @classmethod
-    def build(cls, profile: JobProfile, batch: ConfigBatch) -> MapInputs:
+    def build(cls, profile: JobProfile | StackedProfiles, batch: ConfigBatch) -> MapInputs:
         st = profile.stats
         map_only = batch.num_reducers == 0
         any_map_only = bool(map_only.any())
@@ -196,7 +197,7 @@ class MapInputs:
         if any_map_only:
             combining = combining & ~map_only
         any_combining = bool(combining.any())
-        wfac = combined_width_factor(st) if profile.has_combiner else 1.0
+        wfac = where(profile.has_combiner, combined_width_factor(st), 1.0)
         w_spill = np.where(combining, width * wfac, width)
         ratio, comp_ns, uncomp_ns = codec_arrays(profile, batch.map_codec)
         index_bytes = INDEX_BYTES_PER_PARTITION * parts + INDEX_CHECKSUM_BYTES
@@ -292,13 +293,14 @@ def hidden_spill_ns(
 
 
 def map_task(
-    profile: JobProfile,
+    profile: JobProfile | StackedProfiles,
     batch: ConfigBatch,
     split_bytes: F64,
     *,
     inputs: MapInputs | None = None,
     input_records: F64 | None = None,
     spill_overlap: bool = False,
+    counters: bool = True,
 ) -> MapTaskResult:
     """Model one map task reading ``split_bytes`` (as stored) under each configuration.
 
@@ -311,52 +313,93 @@ def map_task(
     :func:`hidden_spill_ns`); the ``spill`` phase is then reported net of the spill time the
     map function hid (both its I/O and CPU parts, pro rata), less the share
     ``costs.spill_contention`` of the overlap that the two threads lose to each other.
+
+    ``counters=False`` leaves out what only the counters read (spilled and combined records,
+    local bytes written and read, the per-spill record count): those fields are ``None``.
+    A search needs the task time only (:func:`~mrtune.costmodel.job.evaluate`).
+
+    The steps follow the task's phases: :func:`_read_map`, :func:`_spill_dataflow`,
+    :func:`_spill_costs`, :func:`_merge`, and :func:`_map_result` assembles them.
     """
-    st, c = profile.stats, profile.costs
     n = len(batch)
     mi = inputs if inputs is not None else MapInputs.build(profile, batch)
     split_bytes = np.asarray(split_bytes, dtype=np.float64)
     if split_bytes.shape != (n,):
         split_bytes = np.broadcast_to(split_bytes, (n,))
-    map_only, parts = mi.map_only, mi.parts
-    combining, w_spill = mi.combining, mi.w_spill
-    ratio, comp_ns, uncomp_ns = mi.ratio, mi.comp_ns, mi.uncomp_ns
+    w = _MapWork(split_bytes)
+    _read_map(w, profile, batch, mi, input_records)
+    _spill_dataflow(w, profile, mi)
+    _spill_costs(w, profile, batch, mi, spill_overlap)
+    _merge(w, profile, mi, counters)
+    result = _map_result(w, profile, mi, n, spill_overlap, counters)
+    if mi.any_map_only:
+        _zero_map_only_rows(result, mi.map_only, w.out_recs)
+    return result
 
-    # ---- Read (reference §2.1)
-    if profile.input_compressed:
-        in_bytes = split_bytes / st.input_compress_ratio
-        read_cpu = split_bytes * c.input_uncompress
-    else:
+
+class _MapWork:
+    """The arrays one map task's steps hand each other (one attribute per quantity)."""
+
+    def __init__(self, split_bytes: F64) -> None:
+        self.split_bytes = split_bytes
+
+
+def _read_map(
+    w: _MapWork,
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    mi: MapInputs,
+    input_records: F64 | None,
+) -> None:
+    """Read (reference §2.1), Map (§2.2) and the map-only job's HDFS write (§2.2)."""
+    st, c = profile.stats, profile.costs
+    split_bytes = w.split_bytes
+    comp = profile.input_compressed
+    if not nonzero(comp):
         in_bytes = split_bytes  # ÷ 1.0
         read_cpu = None  # no decompression: zero
+    elif comp is True:
+        in_bytes = split_bytes / st.input_compress_ratio
+        read_cpu = split_bytes * c.input_uncompress
+    else:  # stacked jobs, some compressed: ÷ 1.0 and + 0.0 for the others
+        in_bytes = split_bytes / np.where(comp, st.input_compress_ratio, 1.0)
+        read_cpu = split_bytes * np.where(comp, c.input_uncompress, 0.0)
     if input_records is None:
-        in_recs = np.rint(in_bytes / st.input_pair_width)
+        w.in_recs = np.rint(in_bytes / st.input_pair_width)
     else:
-        in_recs = np.asarray(input_records, dtype=np.float64)
-    read_io = split_bytes * c.hdfs_read
-
-    # ---- Map (§2.2)
-    out_recs = np.rint(in_recs * st.map_pairs_sel)
-    out_bytes = out_recs * mi.width
-    map_cpu = in_recs * c.map_cpu
-
-    # ---- Map-only write (§2.2)
+        w.in_recs = np.asarray(input_records, dtype=np.float64)
+    w.read_cpu = read_cpu
+    w.read_io = split_bytes * c.hdfs_read
+    w.out_recs = np.rint(w.in_recs * st.map_pairs_sel)
+    w.out_bytes = w.out_recs * mi.width
+    w.map_cpu = w.in_recs * c.map_cpu
     if mi.any_map_only:
+        map_only = mi.map_only
         out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec)
-        hdfs_written_maponly = out_bytes * out_ratio
-        write_io = np.where(map_only, hdfs_written_maponly * c.hdfs_write, 0.0)
-        write_cpu = np.where(map_only, out_bytes * out_comp, 0.0)
-        hdfs_written = np.where(map_only, hdfs_written_maponly, 0.0)
+        hdfs_written_maponly = w.out_bytes * out_ratio
+        w.write_io = np.where(map_only, hdfs_written_maponly * c.hdfs_write, 0.0)
+        w.write_cpu = np.where(map_only, w.out_bytes * out_comp, 0.0)
+        w.hdfs_written = np.where(map_only, hdfs_written_maponly, 0.0)
     else:
-        write_io = write_cpu = None  # no map-only configuration: zero
-        hdfs_written = np.zeros(n)
+        w.write_io = w.write_cpu = None  # no map-only configuration: zero
+        w.hdfs_written = None
 
-    # ---- Collect and Spill (§2.3, §8.1)
-    per_spill = mi.per_spill
+
+def _combine(n_in: F64, n_raw: F64, profile: JobProfile | StackedProfiles) -> F64:
+    if isinstance(profile, StackedProfiles):
+        return stacked_combined_records(n_in, n_raw, profile)
+    return combined_records(n_in, n_raw, profile.stats)
+
+
+def _spill_dataflow(w: _MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> None:
+    """Collect and Spill's dataflow (§2.3, §8.1): spills, records and IFile bytes of the full
+    spills and of the last one, and the sort comparisons."""
+    c = profile.costs
+    out_recs, per_spill = w.out_recs, mi.per_spill
     no_spill = out_recs <= 0
     if mi.any_map_only:
-        no_spill |= map_only
-    any_no_spill = bool(no_spill.any())
+        no_spill |= mi.map_only
+    w.any_no_spill = any_no_spill = bool(no_spill.any())
     spills = np.ceil(out_recs / per_spill)
     if any_no_spill:
         spills = np.where(no_spill, 0.0, spills)
@@ -365,23 +408,23 @@ def map_task(
     if any_no_spill:
         r_last = np.where(spills > 0, r_last, 0.0)
     if mi.any_combining:
-        c_full = np.where(combining, combined_records(r_full, r_full, st), r_full)
-        c_last = np.where(combining, combined_records(r_last, r_last, st), r_last)
+        c_full = np.where(mi.combining, _combine(r_full, r_full, profile), r_full)
+        c_last = np.where(mi.combining, _combine(r_last, r_last, profile), r_last)
     else:
         c_full, c_last = r_full, r_last
-    w_rec, eof_parts, chk_parts = mi.w_rec, mi.eof_parts, mi.chk_parts
+    w_rec, eof_parts, chk_parts, ratio = mi.w_rec, mi.eof_parts, mi.chk_parts, mi.ratio
     # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
-    u_full = _fma(c_full, w_rec, eof_parts)
-    u_last = _fma(c_last, w_rec, eof_parts)
-    d_full = _fma(u_full, ratio, chk_parts)
-    d_last = _fma(u_last, ratio, chk_parts)
-    n_full = np.maximum(spills - 1, 0.0)
+    w.u_full = u_full = _fma(c_full, w_rec, eof_parts)
+    w.u_last = u_last = _fma(c_last, w_rec, eof_parts)
+    w.d_full = d_full = _fma(u_full, ratio, chk_parts)
+    w.d_last = d_last = _fma(u_last, ratio, chk_parts)
+    w.n_full = n_full = np.maximum(spills - 1, 0.0)
     spill_recs_written = _fma(n_full, c_full, c_last)
     spill_bytes_written = _fma(n_full, d_full, d_last)
     spill_u_written = _fma(n_full, u_full, u_last)
-    cmp_last = _comparisons(r_last, parts)
-    cmp_full = _comparisons(r_full, parts)
-    if c.sort_cache_slowdown:
+    cmp_last = _comparisons(r_last, mi.parts)
+    cmp_full = _comparisons(r_full, mi.parts)
+    if nonzero(c.sort_cache_slowdown):
         # a spill whose records and metadata outgrow the caches compares more slowly
         row = mi.width + METADATA_BYTES
         cmp_full = cmp_full * _cache_factor(
@@ -396,139 +439,177 @@ def map_task(
         spill_bytes_written = np.where(spills > 0, spill_bytes_written, 0.0)
         spill_u_written = np.where(spills > 0, spill_u_written, 0.0)
         sorted_cmp = np.where(spills > 0, sorted_cmp, 0.0)
+    w.spills, w.r_full, w.r_last, w.c_full, w.c_last = spills, r_full, r_last, c_full, c_last
+    w.spill_recs_written, w.spill_bytes_written = spill_recs_written, spill_bytes_written
+    w.spill_u_written, w.cmp_last, w.sorted_cmp = spill_u_written, cmp_last, sorted_cmp
+
+
+def _spill_costs(
+    w: _MapWork,
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    mi: MapInputs,
+    spill_overlap: bool,
+) -> None:
+    """Collect and Spill's costs (§2.3): CPU and I/O of all spills, the final spill alone,
+    and (``spill_overlap``) the share the map function hides."""
+    c = profile.costs
+    out_recs, spills = w.out_recs, w.spills
     collect_cpu = out_recs * (c.partition_cpu + c.serde_cpu)
     if mi.any_map_only:
-        collect_cpu = np.where(map_only, 0.0, collect_cpu)
-    spill_cpu = sorted_cmp * c.sort_cpu
+        collect_cpu = np.where(mi.map_only, 0.0, collect_cpu)
+    spill_cpu = w.sorted_cmp * c.sort_cpu
     if mi.any_combining:
         spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
-    spill_cpu += spill_u_written * comp_ns
-    spill_io = spill_bytes_written * c.local_write
-    if c.spill_file_ns:
+    spill_cpu += w.spill_u_written * mi.comp_ns
+    spill_io = w.spill_bytes_written * c.local_write
+    if nonzero(c.spill_file_ns):
         spill_io = spill_io + spills * c.spill_file_ns
     # the final spill alone (made by the map thread in flush): sort, combine, compress, write
-    last_ns = cmp_last * c.sort_cpu + d_last * c.local_write + c.spill_file_ns
+    last_ns = w.cmp_last * c.sort_cpu + w.d_last * c.local_write + c.spill_file_ns
     if mi.any_combining:
-        last_ns += r_last * c.combine_cpu * mi.combining_f
-    last_ns += u_last * comp_ns
-    if any_no_spill:
+        last_ns += w.r_last * c.combine_cpu * mi.combining_f
+    last_ns += w.u_last * mi.comp_ns
+    if w.any_no_spill:
         last_ns = np.where(spills > 0, last_ns, 0.0)
     hidden_ns: F64 | float = 0.0
     if spill_overlap:
-        work = read_io + map_cpu + collect_cpu
-        if read_cpu is not None:
-            work = work + read_cpu
+        work = w.read_io + w.map_cpu + collect_cpu
+        if w.read_cpu is not None:
+            work = work + w.read_cpu
         spill_ns = spill_cpu + spill_io
         hidden_ns = hidden_spill_ns(
             work,
             spill_ns,
             last_ns,
-            n_full,
-            r_full,
-            r_last,
+            w.n_full,
+            w.r_full,
+            w.r_last,
             out_recs,
             batch.spill_percent,
             c.spill_contention,
         )
-        keep = 1.0 - np.divide(hidden_ns, spill_ns, out=np.zeros(n), where=spill_ns > 0)
+        keep = 1.0 - np.divide(hidden_ns, spill_ns, out=np.zeros(len(batch)), where=spill_ns > 0)
         spill_cpu = spill_cpu * keep
         spill_io = spill_io * keep
+    w.collect_cpu, w.spill_cpu, w.spill_io = collect_cpu, spill_cpu, spill_io
+    w.last_ns, w.hidden_ns = last_ns, hidden_ns
 
-    # ---- Merge (§2.4, §3)
+
+def _merge(
+    w: _MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs, counters: bool
+) -> None:
+    """Merge (§2.4, §3): the spills merged into one output file by ``Merger``'s passes (the
+    plan of :func:`~mrtune.costmodel.merger._spill_plan_float`, computed once per task)."""
+    c = profile.costs
+    spills, out_recs = w.spills, w.out_recs
     passes, a, b = _spill_plan_float(spills, mi.sort_factor, mi.log_sort_factor)
     merging = spills > 1
     merging_f = merging.astype(np.float64)
-    inter_bytes = _fma(a, d_full, b * d_last)
-    inter_u = _fma(a, u_full, b * u_last)
-    inter_recs = _fma(a, c_full, b * c_last)  # 0 without merging (a = b = 0)
-    final_in_recs = spill_recs_written
-    final_in_bytes = spill_bytes_written
+    inter_bytes = _fma(a, w.d_full, b * w.d_last)
+    inter_u = _fma(a, w.u_full, b * w.u_last)
+    inter_recs = _fma(a, w.c_full, b * w.c_last)  # 0 without merging (a = b = 0)
+    final_in_recs = w.spill_recs_written
+    final_in_bytes = w.spill_bytes_written
+    comb_merge_f = None
     if mi.any_combining:
-        comb_merge = combining & merging & (spills >= mi.combine_min_spills)
+        comb_merge = mi.combining & merging & (spills >= mi.combine_min_spills)
         comb_merge_f = comb_merge.astype(np.float64)
         final_recs = np.where(
-            comb_merge, combined_records(final_in_recs, out_recs, st), final_in_recs
+            comb_merge, _combine(final_in_recs, out_recs, profile), final_in_recs
         )
     else:
         final_recs = final_in_recs
     # With one spill the final output is that spill (rename): the IFile formulas below give its
     # bytes exactly; only zero-spill rows need the explicit zeros.
-    final_u = _fma(final_recs, w_rec, eof_parts)
-    final_d = _fma(final_u, ratio, chk_parts)
-    if any_no_spill:
-        final_u = np.where(merging, final_u, spill_u_written)
-        final_d = np.where(merging, final_d, spill_bytes_written)
+    final_u = _fma(final_recs, mi.w_rec, mi.eof_parts)
+    final_d = _fma(final_u, mi.ratio, mi.chk_parts)
+    if w.any_no_spill:
+        final_u = np.where(merging, final_u, w.spill_u_written)
+        final_d = np.where(merging, final_d, final_in_bytes)
     # np.where(merging, x, 0.0) as x · merging for the finite, non-negative x below
     merge_read = (inter_bytes + final_in_bytes) * merging_f
     merge_written = (inter_bytes + final_d) * merging_f
     merge_written_u = (inter_u + final_u) * merging_f
     merged_recs = (inter_recs + final_in_recs) * merging_f
     merge_io = _fma(merge_read, c.local_read, merge_written * c.local_write)
-    if c.segment_seek_ns:
+    if nonzero(c.segment_seek_ns):
         # Each pass reads one segment per partition from each of its inputs: N spills, plus the
         # runs the intermediate passes wrote (passes - 1 of them).
-        merge_io = merge_io + (spills + passes - 1.0) * parts * c.segment_seek_ns * merging_f
+        merge_io = merge_io + (spills + passes - 1.0) * mi.parts * c.segment_seek_ns * merging_f
     merge_cpu = merged_recs * c.merge_cpu
     if mi.any_combining:
         merge_cpu += final_in_recs * c.combine_cpu * comb_merge_f
-    merge_cpu += merge_read * uncomp_ns
-    merge_cpu += merge_written_u * comp_ns
-    spilled = spill_recs_written + inter_recs + final_recs * merging_f
-    if mi.any_combining:
-        comb_in = out_recs * mi.combining_f + final_in_recs * comb_merge_f
-        comb_out = spill_recs_written * mi.combining_f + final_recs * comb_merge_f
-    else:
-        comb_in = np.zeros(n)
-        comb_out = np.zeros(n)
-    file_written = spill_bytes_written + merge_written + mi.index_bytes
+    merge_cpu += merge_read * mi.uncomp_ns
+    merge_cpu += merge_written_u * mi.comp_ns
+    w.passes, w.final_recs, w.final_u, w.final_d = passes, final_recs, final_u, final_d
+    w.merge_read, w.merge_io, w.merge_cpu = merge_read, merge_io, merge_cpu
+    if counters:
+        w.spilled = w.spill_recs_written + inter_recs + final_recs * merging_f
+        if mi.any_combining:
+            w.comb_in = out_recs * mi.combining_f + final_in_recs * comb_merge_f
+            w.comb_out = w.spill_recs_written * mi.combining_f + final_recs * comb_merge_f
+        else:
+            w.comb_in = w.comb_out = np.zeros(len(spills))
+        w.file_written = w.spill_bytes_written + merge_written + mi.index_bytes
 
+
+def _map_result(
+    w: _MapWork,
+    profile: JobProfile | StackedProfiles,
+    mi: MapInputs,
+    n: int,
+    spill_overlap: bool,
+    counters: bool,
+) -> MapTaskResult:
+    """The task's counters and phase times (ns → ms)."""
+    c = profile.costs
     phase_io = {
-        "read": read_io / NS_PER_MS,
+        "read": w.read_io / NS_PER_MS,
         "map": np.zeros(n),
         "collect": np.zeros(n),
-        "spill": spill_io / NS_PER_MS,
-        "merge": merge_io / NS_PER_MS,
-        "write": _ms(write_io, n),
+        "spill": w.spill_io / NS_PER_MS,
+        "merge": w.merge_io / NS_PER_MS,
+        "write": _ms(w.write_io, n),
     }
     phase_cpu = {
-        "read": _ms(read_cpu, n),
-        "map": map_cpu / NS_PER_MS,
-        "collect": collect_cpu / NS_PER_MS,
-        "spill": spill_cpu / NS_PER_MS,
-        "merge": merge_cpu / NS_PER_MS,
-        "write": _ms(write_cpu, n),
+        "read": _ms(w.read_cpu, n),
+        "map": w.map_cpu / NS_PER_MS,
+        "collect": w.collect_cpu / NS_PER_MS,
+        "spill": w.spill_cpu / NS_PER_MS,
+        "merge": w.merge_cpu / NS_PER_MS,
+        "write": _ms(w.write_cpu, n),
     }
-    records_full = r_full
-    if any_no_spill:
-        records_full = np.where(spills > 0, r_full, 0.0)
-    result = MapTaskResult(
-        hdfs_bytes_read=split_bytes.astype(np.float64),
-        input_records=in_recs,
-        output_records=out_recs,
-        output_bytes=out_bytes,
-        spills=spills,
-        records_per_full_spill=records_full,
-        records_in_last_spill=r_last,
-        spilled_records=spilled,
-        merge_passes=passes,
-        combine_input_records=comb_in,
-        combine_output_records=comb_out,
-        final_records=final_recs,
-        materialized_bytes=final_d,
-        final_uncompressed_bytes=final_u,
-        final_pair_width=w_spill.copy(),  # MapInputs is shared by the full and tail tasks
-        file_bytes_written=file_written,
-        file_bytes_read=merge_read,
+    records_full = w.r_full
+    if counters and w.any_no_spill:
+        records_full = np.where(w.spills > 0, w.r_full, 0.0)
+    hdfs_written = w.hdfs_written if w.hdfs_written is not None else np.zeros(n)
+    return MapTaskResult(
+        hdfs_bytes_read=w.split_bytes.astype(np.float64) if counters else w.split_bytes,
+        input_records=w.in_recs,
+        output_records=w.out_recs,
+        output_bytes=w.out_bytes,
+        spills=w.spills,
+        records_per_full_spill=records_full if counters else None,
+        records_in_last_spill=w.r_last,
+        spilled_records=w.spilled if counters else None,
+        merge_passes=w.passes,
+        combine_input_records=w.comb_in if counters else None,
+        combine_output_records=w.comb_out if counters else None,
+        final_records=w.final_recs,
+        materialized_bytes=w.final_d,
+        final_uncompressed_bytes=w.final_u,
+        # MapInputs is shared by the full and tail tasks
+        final_pair_width=mi.w_spill.copy() if counters else mi.w_spill,
+        file_bytes_written=w.file_written if counters else None,
+        file_bytes_read=w.merge_read,
         hdfs_bytes_written=hdfs_written,
         phase_io_ms=phase_io,
         phase_cpu_ms=phase_cpu,
         fixed_ms=c.setup_ms + c.cleanup_ms + c.task_overhead_ms,
-        last_spill_ms=last_ns / NS_PER_MS,
-        hidden_spill_ms=hidden_ns / NS_PER_MS if spill_overlap else 0.0,
+        last_spill_ms=w.last_ns / NS_PER_MS,
+        hidden_spill_ms=w.hidden_ns / NS_PER_MS if spill_overlap else 0.0,
     )
-    if mi.any_map_only:
-        _zero_map_only_rows(result, map_only, out_recs)
-    return result
 
 
 def _ms(ns: F64 | None, n: int) -> F64:
@@ -546,7 +627,8 @@ def _zero_map_only_rows(res: MapTaskResult, map_only: NDArray[np.bool_], out_rec
         "file_bytes_written",
         "file_bytes_read",
     ):
-        setattr(res, name, np.where(map_only, 0.0, getattr(res, name)))
+        if getattr(res, name) is not None:
+            setattr(res, name, np.where(map_only, 0.0, getattr(res, name)))
     res.final_records = np.where(map_only, out_recs, res.final_records)
     for phase in ("spill", "merge"):
         res.phase_io_ms[phase] = np.where(map_only, 0.0, res.phase_io_ms[phase])

@@ -37,6 +37,7 @@ from mrtune.costmodel.map_task import (
 )
 from mrtune.costmodel.merger import reduce_merge_rows
 from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.stacked import StackedProfiles, nonzero, stacked_combined_records, where
 
 F64 = NDArray[np.float64]
 INT_MAX = float(2**31 - 1)
@@ -94,7 +95,7 @@ class ReduceTaskResult:
 
 
 def reduce_task(
-    profile: JobProfile,
+    profile: JobProfile | StackedProfiles,
     batch: ConfigBatch,
     num_maps: F64,
     seg_records: F64,
@@ -102,35 +103,55 @@ def reduce_task(
     seg_width: F64,
     *,
     map_codecs: tuple[F64, F64, F64] | None = None,
+    counters: bool = True,
 ) -> ReduceTaskResult:
     """Model one reducer that fetches ``num_maps`` equal segments.
 
     ``seg_records`` records of ``seg_width`` serialized bytes per segment, standing for
     ``seg_raw_records`` raw map output records (for the combiner's distinct-keys law).
     ``map_codecs`` is :func:`~mrtune.costmodel.codecs.codec_arrays` of the batch's map-output codec,
-    when the caller already has it.
+    when the caller already has it. ``counters=False`` leaves out what only the counters read
+    (those fields are ``None``): a search needs the task time only.
+
+    Steps: :func:`_shuffle_memory` (the limits and where each segment goes),
+    :func:`_inmem_merges`, :func:`_final_merge_plan`, :func:`_reduce_dataflow`,
+    :func:`_reduce_costs`, and :func:`_reduce_result` assembles them.
     """
-    st, c = profile.stats, profile.costs
     n = len(batch)
     m = np.asarray(num_maps, dtype=np.float64)
     if m.shape != (n,):
         m = np.broadcast_to(m, (n,))
-    q = np.asarray(seg_records, dtype=np.float64)
-    q_raw = np.asarray(seg_raw_records, dtype=np.float64)
-    w = np.asarray(seg_width, dtype=np.float64)
-    ovh = st.ifile_record_overhead
-    h1 = batch.hadoop1
-    any_h1 = bool(h1.any())
+    w = _ReduceWork()
+    w.m = m
+    w.q = np.asarray(seg_records, dtype=np.float64)
+    w.q_raw = np.asarray(seg_raw_records, dtype=np.float64)
+    w.w = np.asarray(seg_width, dtype=np.float64)
     if map_codecs is None:
         map_codecs = codec_arrays(profile, batch.map_codec)
-    ratio, comp_ns, uncomp_ns = map_codecs
+    w.ratio, w.comp_ns, w.uncomp_ns = map_codecs
+    _shuffle_memory(w, profile, batch)
+    _inmem_merges(w, profile, batch)
+    _final_merge_plan(w, batch)
+    _reduce_dataflow(w, profile, batch, counters)
+    _reduce_costs(w, profile)
+    return _reduce_result(w, profile, n, counters)
 
+
+class _ReduceWork:
+    """The arrays one reduce task's steps hand each other (one attribute per quantity)."""
+
+
+def _shuffle_memory(
+    w: _ReduceWork, profile: JobProfile | StackedProfiles, batch: ConfigBatch
+) -> None:
+    """Segment sizes, the shuffle's memory limits (reference §7) and which segments are
+    fetched to memory."""
+    h1 = batch.hadoop1
+    w.any_h1 = any_h1 = bool(h1.any())
     # ifile_bytes / on_disk_bytes of one segment (one partition: one EOF marker, one checksum)
-    w_rec = w + ovh
-    seg_u = q * w_rec + IFILE_EOF_BYTES  # decompressed length (the fetch decision uses it)
-    seg_c = seg_u * ratio + IFILE_CHECKSUM_BYTES  # bytes shuffled and stored on disk
-
-    # ---- memory limits (reference §7)
+    w.w_rec = w.w + profile.stats.ifile_record_overhead
+    w.seg_u = seg_u = w.q * w.w_rec + IFILE_EOF_BYTES  # decompressed (the fetch decision)
+    w.seg_c = w.seg_u * w.ratio + IFILE_CHECKSUM_BYTES  # bytes shuffled and stored on disk
     # Hadoop 1 ReduceCopier: (int)min(total mem, Integer.MAX_VALUE); Hadoop 2/3: no cap on M.
     total_mem = batch.reduce_total_mem_bytes
     if any_h1:
@@ -145,184 +166,241 @@ def reduce_task(
     to_mem = seg_u <= single_limit
     if any_h1:
         to_mem = np.where(h1, seg_u < single_limit, to_mem)
-    to_mem &= m > 0
-    to_mem_f = to_mem.astype(np.float64)
-    not_mem_f = 1.0 - to_mem_f
+    to_mem &= w.m > 0
+    w.mem_limit, w.single_limit, w.merge_thr = mem_limit, single_limit, merge_thr
+    w.to_mem = to_mem
+    w.to_mem_f = to_mem.astype(np.float64)
+    w.not_mem_f = 1.0 - w.to_mem_f
 
-    # ---- in-memory merges during the shuffle
-    seg_u1 = np.maximum(seg_u, 1.0)
+
+def _inmem_merges(
+    w: _ReduceWork, profile: JobProfile | StackedProfiles, batch: ConfigBatch
+) -> None:
+    """In-memory merges during the shuffle (``MergeManagerImpl.InMemoryMerger``, combiner
+    applied) and the disk files the shuffle leaves."""
+    st = profile.stats
+    m, q, seg_u, merge_thr = w.m, w.q, w.seg_u, w.merge_thr
+    seg_u1 = w.seg_u1 = np.maximum(seg_u, 1.0)
     per_merge = np.maximum(np.ceil(merge_thr / seg_u1), 1.0)
-    if any_h1:
+    if w.any_h1:
         # Hadoop 1 ShuffleRamManager.reserve blocks while size + request > maxSize, so a merge
         # that ceil(T/u) segments would overflow starts with floor(T/u) of them.
-        fits = per_merge * seg_u <= mem_limit
+        fits = per_merge * seg_u <= w.mem_limit
         per_merge_h1 = np.maximum(np.where(fits, per_merge, np.floor(merge_thr / seg_u1)), 2.0)
         per_merge_h1 = np.where(
             batch.inmem_threshold > 0,
             np.minimum(per_merge_h1, batch.inmem_threshold),
             per_merge_h1,
         )
-        per_merge = np.where(h1, per_merge_h1, per_merge)
+        per_merge = np.where(batch.hadoop1, per_merge_h1, per_merge)
     # np.where(to_mem, x, 0.0) as x · to_mem for the finite x below
-    n_inmem = np.floor(m / per_merge) * to_mem_f
-    mem_left = (m - n_inmem * per_merge) * to_mem_f
-    combining = batch.use_combiner & profile.has_combiner
-    any_combining = bool(combining.any())
-    wfac = combined_width_factor(st) if profile.has_combiner else 1.0
-    mf_in = per_merge * q
-    if any_combining:
-        mf_recs = np.where(combining, combined_records(mf_in, per_merge * q_raw, st), mf_in)
-        mf_w = np.where(combining, w * wfac, w)
-        mf_u = mf_recs * (mf_w + ovh) + IFILE_EOF_BYTES
+    w.n_inmem = n_inmem = np.floor(m / per_merge) * w.to_mem_f
+    w.mem_left = (m - n_inmem * per_merge) * w.to_mem_f
+    w.combining = combining = batch.use_combiner & profile.has_combiner
+    w.any_combining = bool(combining.any())
+    wfac = where(profile.has_combiner, combined_width_factor(st), 1.0)
+    w.mf_in = mf_in = per_merge * q
+    if w.any_combining:
+        w.mf_recs = np.where(combining, _combine(mf_in, per_merge * w.q_raw, profile), mf_in)
+        w.mf_w = np.where(combining, w.w * wfac, w.w)
+        mf_u = w.mf_recs * (w.mf_w + st.ifile_record_overhead) + IFILE_EOF_BYTES
     else:
-        mf_recs, mf_w = mf_in, w
-        mf_u = mf_recs * w_rec + IFILE_EOF_BYTES
-    mf_d = mf_u * ratio + IFILE_CHECKSUM_BYTES
-
+        w.mf_recs, w.mf_w = mf_in, w.w
+        mf_u = w.mf_recs * w.w_rec + IFILE_EOF_BYTES
+    w.mf_u = mf_u
+    w.mf_d = mf_u * w.ratio + IFILE_CHECKSUM_BYTES
     # Disk files as the shuffle leaves them: in-memory merge outputs, or fetched segments.
-    files = np.where(to_mem, n_inmem, m)
-    file_d = np.where(to_mem, mf_d, seg_c)
-    file_u = np.where(to_mem, mf_u, seg_u)
-    file_r = np.where(to_mem, mf_recs, q)
+    to_mem = w.to_mem
+    w.files = np.where(to_mem, n_inmem, m)
+    w.file_d = np.where(to_mem, w.mf_d, w.seg_c)
+    w.file_u = np.where(to_mem, mf_u, seg_u)
+    w.file_r = np.where(to_mem, w.mf_recs, q)
 
-    # ---- final merge: eviction to reduce.input.buffer.percent (reference §7)
-    max_inmem_reduce = mem_limit * batch.reduce_input_pct
-    if any_h1:
+
+def _final_merge_plan(w: _ReduceWork, batch: ConfigBatch) -> None:
+    """The final merge: eviction to ``reduce.input.buffer.percent`` (reference §7), the
+    shuffle's on-disk merges and ``Merger``'s passes (closed forms in costmodel.merger).
+
+    Evicted segments stay in memory (first-pass segments of the final merge) iff F or more
+    files are on disk after the shuffle's merges (``MergeManagerImpl.finalMerge``);
+    otherwise they are merged to one disk file of their own.
+    """
+    max_inmem_reduce = w.mem_limit * batch.reduce_input_pct
+    if w.any_h1:
         max_inmem_reduce = np.where(
-            h1,
+            batch.hadoop1,
             np.minimum(batch.reduce_heap_bytes * batch.reduce_input_pct, INT_MAX),
             max_inmem_reduce,
         )
-    mem_bytes = mem_left * seg_u
+    mem_bytes = w.mem_left * w.seg_u
     evicted = np.where(
         mem_bytes > max_inmem_reduce,
-        np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / seg_u1), mem_left),
+        np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / w.seg_u1), w.mem_left),
         0.0,
     )
-    # On-disk merges during the shuffle, then Merger over the files left (reference §7;
-    # closed forms in costmodel.merger). Evicted segments stay in memory (first-pass segments
-    # of the final merge) iff F or more files are on disk after the shuffle's merges
-    # (MergeManagerImpl.finalMerge); otherwise they are merged to one disk file of their own.
-    f = np.maximum(batch.sort_factor.astype(np.float64), 2.0)  # io.sort.factor >= 2
-    sh_merges, sh_units, kept, passes, ird, iwm = reduce_merge_rows(files, f, evicted)
-    iwd, fdd, fdm = ird, files, iwm  # the first pass writes what it reads; the final reads all
-    ev_to_disk = (evicted > 0) & (kept == 0)
-    ev_f = ev_to_disk.astype(np.float64)
-    ev_recs = evicted * q
-    ev_u = ev_recs * w_rec + IFILE_EOF_BYTES
-    ev_d = ev_u * ratio + IFILE_CHECKSUM_BYTES
-    ev_d_disk = ev_d * ev_f
+    w.f = f = np.maximum(batch.sort_factor.astype(np.float64), 2.0)  # io.sort.factor >= 2
+    plan = reduce_merge_rows(w.files, f, evicted)
+    w.sh_merges, w.sh_units, kept, w.passes, w.ird, w.iwm = plan
+    # the first pass writes what it reads; the final reads all
+    w.iwd, w.fdd, w.fdm = w.ird, w.files, w.iwm
+    w.evicted = evicted
+    w.ev_to_disk = (evicted > 0) & (kept == 0)
+    w.ev_f = w.ev_to_disk.astype(np.float64)
+    w.ev_recs = evicted * w.q
+    w.ev_u = w.ev_recs * w.w_rec + IFILE_EOF_BYTES
+    ev_d = w.ev_u * w.ratio + IFILE_CHECKSUM_BYTES
+    w.ev_d_disk = ev_d * w.ev_f
 
-    # ---- records (the final merge's first pass reads no in-memory segment from disk: irm = 0)
-    in_records = n_inmem * mf_recs + mem_left * q + m * q * not_mem_f
-    disk_recs_shuffle = sh_units * file_r
-    disk_recs_final = (ird + fdd) * file_r + fdm * q + ev_recs * ev_f
-    spilled = disk_recs_shuffle + disk_recs_final
-    if any_combining:
-        comb_f = combining.astype(np.float64)
-        comb_in = n_inmem * mf_in * comb_f
-        comb_out = n_inmem * mf_recs * comb_f
+
+def _reduce_dataflow(
+    w: _ReduceWork, profile: JobProfile | StackedProfiles, batch: ConfigBatch, counters: bool
+) -> None:
+    """Records and bytes through the shuffle, the merges, reduce() and the write (§4.3,
+    §4.4); the final merge's first pass reads no in-memory segment from disk."""
+    st = profile.stats
+    m, q, file_d = w.m, w.q, w.file_d
+    w.in_records = w.n_inmem * w.mf_recs + w.mem_left * q + m * q * w.not_mem_f
+    if w.any_combining:
+        comb_f = w.combining.astype(np.float64)
+        w.comb_in = w.n_inmem * w.mf_in * comb_f
+        w.comb_out = w.n_inmem * w.mf_recs * comb_f if counters else None
     else:
-        comb_in = np.zeros(n)
-        comb_out = np.zeros(n)
+        w.comb_in = w.comb_out = None
+    w.fetched = fetched = m * w.seg_c
+    w.disk_fetch_bytes = fetched * w.not_mem_f
+    w.inmem_written_d = w.n_inmem * w.mf_d
+    w.sh_merge_d = w.sh_units * file_d
+    w.interm_d = w.ird * file_d
+    w.interm_wd = w.iwd * file_d + w.iwm * w.seg_c
+    w.final_disk_bytes = w.fdd * file_d + w.fdm * w.seg_c + w.ev_d_disk
+    red_in_bytes_u = w.in_records * w.mf_w
+    w.out_bytes = red_in_bytes_u * st.reduce_size_sel
+    out_ratio, w.out_comp, _ = codec_arrays(profile, batch.out_codec)
+    w.hdfs_written = w.out_bytes * out_ratio
+    if counters:
+        disk_recs_shuffle = w.sh_units * w.file_r
+        disk_recs_final = (w.ird + w.fdd) * w.file_r + w.fdm * q + w.ev_recs * w.ev_f
+        w.spilled = disk_recs_shuffle + disk_recs_final
+        w.file_written = (
+            w.disk_fetch_bytes + w.inmem_written_d + w.sh_merge_d + w.ev_d_disk + w.interm_wd
+        )
+        w.file_read = w.sh_merge_d + w.interm_d + w.final_disk_bytes
 
-    # ---- bytes
-    fetched = m * seg_c
-    disk_fetch_bytes = fetched * not_mem_f
-    inmem_written_d = n_inmem * mf_d
-    inmem_written_u = n_inmem * mf_u
-    sh_merge_d = sh_units * file_d
-    sh_merge_u = sh_units * file_u
-    interm_d = ird * file_d
-    interm_wd = iwd * file_d + iwm * seg_c
-    interm_wu = iwd * file_u + iwm * seg_u
-    final_disk_bytes = fdd * file_d + fdm * seg_c + ev_d_disk
-    file_written = disk_fetch_bytes + inmem_written_d + sh_merge_d + ev_d_disk + interm_wd
-    file_read = sh_merge_d + interm_d + final_disk_bytes
 
-    # ---- reduce function and output (§4.3, §4.4)
-    red_in_bytes_u = in_records * mf_w
-    out_recs = in_records * st.reduce_pairs_sel
-    out_bytes = red_in_bytes_u * st.reduce_size_sel
-    out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec)
-    hdfs_written = out_bytes * out_ratio
-
-    # ---- costs (ns)
-    shuffle_net = fetched * c.network
-    if c.fetch_ns:
-        shuffle_net = shuffle_net + m * c.fetch_ns
-    shuffle_cpu = fetched * uncomp_ns * to_mem_f
-    shuffle_cpu += n_inmem * mf_in * c.merge_cpu
-    if any_combining:
-        shuffle_cpu += comb_in * c.combine_cpu
-    shuffle_cpu += inmem_written_u * comp_ns
-    shuffle_cpu += sh_units * file_r * c.merge_cpu
+def _reduce_costs(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> None:
+    """The phases' network, CPU and I/O in ns (reference §4, §7)."""
+    c = profile.costs
+    m, comp_ns, uncomp_ns, file_r = w.m, w.comp_ns, w.uncomp_ns, w.file_r
+    sh_merge_d = w.sh_merge_d
+    w.shuffle_net = w.fetched * c.network
+    if nonzero(c.fetch_ns):
+        w.shuffle_net = w.shuffle_net + m * c.fetch_ns
+    shuffle_cpu = w.fetched * uncomp_ns * w.to_mem_f
+    shuffle_cpu += w.n_inmem * w.mf_in * c.merge_cpu
+    if w.any_combining:
+        shuffle_cpu += w.comb_in * c.combine_cpu
+    shuffle_cpu += w.n_inmem * w.mf_u * comp_ns
+    shuffle_cpu += w.sh_units * file_r * c.merge_cpu
     shuffle_cpu += sh_merge_d * uncomp_ns
-    shuffle_cpu += sh_merge_u * comp_ns
-    shuffle_io = (disk_fetch_bytes + inmem_written_d + sh_merge_d) * c.local_write + (
+    shuffle_cpu += w.sh_units * w.file_u * comp_ns
+    shuffle_io = (w.disk_fetch_bytes + w.inmem_written_d + sh_merge_d) * c.local_write + (
         sh_merge_d * c.local_read
     )
-    merge_io = ev_d_disk * c.local_write + interm_d * c.local_read + (interm_wd * c.local_write)
-    interm_written_recs = iwd * file_r + iwm * q
-    merge_cpu = (ev_recs * c.merge_cpu + ev_u * comp_ns) * ev_f
+    merge_io = (
+        w.ev_d_disk * c.local_write + w.interm_d * c.local_read + (w.interm_wd * c.local_write)
+    )
+    interm_written_recs = w.iwd * file_r + w.iwm * w.q
+    interm_wu = w.iwd * w.file_u + w.iwm * w.seg_u
+    merge_cpu = (w.ev_recs * c.merge_cpu + w.ev_u * comp_ns) * w.ev_f
     merge_cpu += interm_written_recs * c.merge_cpu
-    merge_cpu += interm_d * uncomp_ns
+    merge_cpu += w.interm_d * uncomp_ns
     merge_cpu += interm_wu * comp_ns
-    reduce_io = final_disk_bytes * c.local_read
-    if c.segment_seek_ns:
+    reduce_io = w.final_disk_bytes * c.local_read
+    if nonzero(c.segment_seek_ns):
         # Segments opened: F per on-disk merge during the shuffle, up to F per intermediate
         # pass of the final merge, and the final pass's disk segments (at most F).
-        shuffle_io = shuffle_io + sh_merges * f * c.segment_seek_ns
-        merge_io = merge_io + np.minimum((passes - 1.0).clip(0.0) * f, files) * c.segment_seek_ns
-        reduce_io = reduce_io + np.minimum(files + ev_f, f) * c.segment_seek_ns
+        f, files = w.f, w.files
+        shuffle_io = shuffle_io + w.sh_merges * f * c.segment_seek_ns
+        merge_io = merge_io + np.minimum((w.passes - 1.0).clip(0.0) * f, files) * c.segment_seek_ns
+        reduce_io = reduce_io + np.minimum(files + w.ev_f, f) * c.segment_seek_ns
     # The final merge streams into reduce(): its CPU is charged here unless the profile's
     # reduce cost factor was calibrated on the merge-and-reduce loop (Starfish, reference §4.3).
-    if c.reduce_includes_final_merge:
-        reduce_cpu = in_records * c.reduce_cpu
-    else:
-        reduce_cpu = in_records * (c.reduce_cpu + c.merge_cpu) + final_disk_bytes * uncomp_ns
-    write_io = hdfs_written * c.hdfs_write
-    write_cpu = out_bytes * out_comp
+    included = c.reduce_includes_final_merge
+    if included is True:
+        reduce_cpu = w.in_records * c.reduce_cpu
+    elif included is False:
+        reduce_cpu = w.in_records * (c.reduce_cpu + c.merge_cpu) + w.final_disk_bytes * uncomp_ns
+    else:  # stacked jobs: each row as its own profile says
+        reduce_cpu = np.where(
+            included,
+            w.in_records * c.reduce_cpu,
+            w.in_records * (c.reduce_cpu + c.merge_cpu) + w.final_disk_bytes * uncomp_ns,
+        )
+    w.write_io = w.hdfs_written * c.hdfs_write
+    w.write_cpu = w.out_bytes * w.out_comp
+    w.shuffle_io, w.shuffle_cpu, w.merge_io, w.merge_cpu = (
+        shuffle_io,
+        shuffle_cpu,
+        merge_io,
+        merge_cpu,
+    )
+    w.reduce_io, w.reduce_cpu = reduce_io, reduce_cpu
 
-    def ms(x: F64) -> F64:
-        return np.asarray(x, dtype=np.float64) / NS_PER_MS
 
+def _combine(n_in: F64, n_raw: F64, profile: JobProfile | StackedProfiles) -> F64:
+    if isinstance(profile, StackedProfiles):
+        return stacked_combined_records(n_in, n_raw, profile)
+    return combined_records(n_in, n_raw, profile.stats)
+
+
+def _ms(x: F64) -> F64:
+    return np.asarray(x, dtype=np.float64) / NS_PER_MS
+
+
+def _reduce_result(
+    w: _ReduceWork, profile: JobProfile | StackedProfiles, n: int, counters: bool
+) -> ReduceTaskResult:
+    """The task's counters and phase times (ns → ms); counters left out are ``None``."""
+    st, c = profile.stats, profile.costs
     zero = np.zeros(n)
+    comb_in = w.comb_in if w.comb_in is not None else zero
+    comb_out = w.comb_out if w.comb_out is not None else zero
+    in_records = w.in_records
     return ReduceTaskResult(
-        shuffle_bytes=fetched,
-        shuffled_maps=m.copy(),
-        fetches_to_memory=np.where(to_mem, m, 0.0),
-        fetches_to_disk=np.where(to_mem, 0.0, m),
-        inmem_merges=n_inmem,
-        shuffle_disk_merges=sh_merges,
-        evicted_segments=evicted,
-        evicted_merged_to_disk=ev_to_disk.astype(np.float64),
-        final_merge_passes=passes,
+        shuffle_bytes=w.fetched,
+        shuffled_maps=w.m.copy() if counters else w.m,
+        fetches_to_memory=np.where(w.to_mem, w.m, 0.0) if counters else None,
+        fetches_to_disk=np.where(w.to_mem, 0.0, w.m) if counters else None,
+        inmem_merges=w.n_inmem,
+        shuffle_disk_merges=w.sh_merges,
+        evicted_segments=w.evicted,
+        evicted_merged_to_disk=w.ev_to_disk.astype(np.float64) if counters else None,
+        final_merge_passes=w.passes,
         input_records=in_records,
-        input_groups=in_records / st.reduce_pairs_per_group,
-        output_records=out_recs,
-        output_bytes=out_bytes,
-        hdfs_bytes_written=hdfs_written,
-        spilled_records=spilled,
+        input_groups=in_records / st.reduce_pairs_per_group if counters else None,
+        output_records=in_records * st.reduce_pairs_sel if counters else None,
+        output_bytes=w.out_bytes,
+        hdfs_bytes_written=w.hdfs_written,
+        spilled_records=w.spilled if counters else None,
         combine_input_records=comb_in,
-        combine_output_records=comb_out,
-        file_bytes_written=file_written,
-        file_bytes_read=file_read,
-        memory_limit_bytes=mem_limit,
-        single_shuffle_limit_bytes=single_limit,
-        merge_threshold_bytes=merge_thr,
+        combine_output_records=comb_out if counters else None,
+        file_bytes_written=w.file_written if counters else None,
+        file_bytes_read=w.file_read if counters else None,
+        memory_limit_bytes=w.mem_limit,
+        single_shuffle_limit_bytes=w.single_limit,
+        merge_threshold_bytes=w.merge_thr,
         phase_io_ms={
-            "shuffle": ms(shuffle_io),
-            "merge": ms(merge_io),
-            "reduce": ms(reduce_io),
-            "write": ms(write_io),
+            "shuffle": _ms(w.shuffle_io),
+            "merge": _ms(w.merge_io),
+            "reduce": _ms(w.reduce_io),
+            "write": _ms(w.write_io),
         },
         phase_cpu_ms={
-            "shuffle": ms(shuffle_cpu),
-            "merge": ms(merge_cpu),
-            "reduce": ms(reduce_cpu),
-            "write": ms(write_cpu),
+            "shuffle": _ms(w.shuffle_cpu),
+            "merge": _ms(w.merge_cpu),
+            "reduce": _ms(w.reduce_cpu),
+            "write": _ms(w.write_cpu),
         },
-        phase_net_ms={"shuffle": ms(shuffle_net), "merge": zero, "reduce": zero, "write": zero},
+        phase_net_ms={"shuffle": _ms(w.shuffle_net), "merge": zero, "reduce": zero, "write": zero},
         fixed_ms=c.setup_ms + c.cleanup_ms + c.task_overhead_ms,
     )

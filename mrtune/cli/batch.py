@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -94,6 +95,7 @@ def render(report: Any) -> None:
     s = report.summary
     console.print(
         f"[bold]{s['jobs']:,}[/] jobs · [green]{s['tuned']:,} tuned[/] · "
+        f"{s.get('skipped', 0):,} skipped · "
         f"[red]{s['failed']:,} failed[/] · {s['changed']:,} with changes · "
         f"{report.computed:,} computed, {report.reused:,} reused · {report.wall_s:.1f} s · "
         f"{report.executor}"
@@ -133,12 +135,21 @@ def render(report: Any) -> None:
         totals = [(k, v) for k, v in cw.items() if k.startswith("total_")]
         for k, v in totals:
             console.print(f"  {k.replace('_', ' ')}: {v:,.2f}")
+    for what in ("failed", "skipped"):
+        by_reason = s.get(f"{what}_by_reason") or {}
+        if by_reason:
+            rt = Table(title=f"Jobs {what}, by reason")
+            rt.add_column("jobs", justify="right")
+            rt.add_column("reason", overflow="fold")
+            for reason, count in list(by_reason.items())[:10]:
+                rt.add_row(f"{count:,}", escape(reason))
+            console.print(rt)
     if s["failures"]:
         ft = Table(title=f"Failed jobs ({len(s['failures'])})")
         ft.add_column("job")
         ft.add_column("reason")
         for f in s["failures"][:10]:
-            ft.add_row(f["job_id"] or Path(f["key"]).name, f["reason"])
+            ft.add_row(escape(f["job_id"] or Path(f["key"]).name), escape(f["reason"]))
         console.print(ft)
         if len(s["failures"]) > 10:
             console.print(f"  … {len(s['failures']) - 10} more in summary.json")
@@ -203,6 +214,13 @@ def batch_cmd(
             "give either --workers (local pool) or --scheduler (Dask), not both",
             field="--workers/--scheduler",
         )
+    if outdir.exists() and not outdir.is_dir():
+        raise InputError(
+            "is a file, not a directory",
+            path=str(outdir),
+            field="-o/--outdir",
+            allowed="a directory (created if it does not exist)",
+        )
     settings = BatchSettings(
         cluster=ClusterSpec(num_nodes=nodes),
         objective=objective,
@@ -243,5 +261,23 @@ def batch_cmd(
             db=str(report.db_path),
         )
         emit_json(data)
-        return
-    render(report)
+    else:
+        render(report)
+    if not report.summary["tuned"]:
+        raise InputError(
+            "no job could be tuned, so no cluster-wide mapred-site.xml was written ("
+            + _reasons_line(report.summary)
+            + f"); per-job reasons in {report.outdir / 'jobs.csv'}",
+            path=", ".join(map(str, catalog)),
+        )
+
+
+def _reasons_line(s: dict[str, Any]) -> str:
+    """``N failed: k × reason, …; M skipped: …`` (the three most frequent reasons each)."""
+    parts = []
+    for what in ("failed", "skipped"):
+        by_reason = s.get(f"{what}_by_reason") or {}
+        if s.get(what):
+            top = ", ".join(f"{n:,} × {r}" for r, n in list(by_reason.items())[:3])
+            parts.append(f"{s[what]:,} {what}: {top}" if top else f"{s[what]:,} {what}")
+    return "; ".join(parts) or "the catalog has no jobs"

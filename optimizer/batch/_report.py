@@ -67,12 +67,23 @@ def public_record(r: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in r.items() if k not in {"best_encoded", "current_encoded"}}
 
 
+def count_reasons(results: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Jobs per reason (``reason_kind``: the reason without the job's particulars), most
+    frequent first."""
+    counts: dict[str, int] = {}
+    for r in results:
+        kind = r.get("reason_kind") or r.get("reason", "") or "unknown"
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def summarize(
     results: Sequence[dict[str, Any]], choice: ClusterChoice | None, objective: str
 ) -> dict[str, Any]:
     """Jobs tuned and failed, predicted hours saved, the settings that matter most."""
     tuned = [r for r in results if r["status"] == "tuned"]
-    failed = [r for r in results if r["status"] != "tuned"]
+    skipped = [r for r in results if r["status"] == "skipped"]
+    failed = [r for r in results if r["status"] not in {"tuned", "skipped"}]
     cur_h = sum(r["current_ms"] for r in tuned) / MS_PER_HOUR
     rec_h = sum(r["recommended_ms"] for r in tuned) / MS_PER_HOUR
     cur_gbs = sum(r["current_gb_s"] for r in tuned)
@@ -104,6 +115,9 @@ def summarize(
         "jobs": len(results),
         "tuned": len(tuned),
         "failed": len(failed),
+        "skipped": len(skipped),
+        "failed_by_reason": count_reasons(failed),
+        "skipped_by_reason": count_reasons(skipped),
         "changed": sum(1 for r in tuned if r.get("changes")),
         "map_only": sum(1 for r in tuned if r.get("map_only")),
         "predicted_hours_current": cur_h,
@@ -168,6 +182,11 @@ def write_outputs(
     p.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     files["summary"] = p
     p = outdir / "mapred-site.xml"
+    if not summary["tuned"]:
+        # Nothing was tuned: no cluster-wide file (a stale one from an earlier run of this
+        # output directory would claim settings this catalog did not support).
+        p.unlink(missing_ok=True)
+        return files
     unit = "GB·s" if summary["objective"] == "resources" else "ms"
     props = choice.properties() if choice is not None else {}
     header = "mrtune batch: cluster-wide settings for {} jobs (objective: {})".format(

@@ -89,6 +89,19 @@ def make_chunks(refs: Sequence[JobRef], workers: int) -> list[list[JobRef]]:
     return chunks
 
 
+def check_outdir(out: Path) -> None:
+    """Refuse an output path that exists and is not a directory (or lies under a file)."""
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise InputError(
+                    "is a file, not a directory" if p == out else f"{p} is a file",
+                    path=str(out),
+                    allowed="a directory (created if it does not exist)",
+                )
+            return
+
+
 def _results_hash(fingerprint: str, results: Sequence[dict[str, Any]]) -> str:
     h = hashlib.sha256(fingerprint.encode())
     for r in results:
@@ -130,6 +143,7 @@ def run_batch(
     """
     t0 = time.perf_counter()
     out = Path(outdir)
+    check_outdir(out)
     refs = discover(catalog)
     if not refs:
         raise InputError(

@@ -30,12 +30,14 @@ exhaustive strategy is measured by ``benchmarks/bench_batch.py --quality``.
 
 from __future__ import annotations
 
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
+from mrtune.costmodel.stacked import StackedProfiles
 from mrtune.search_spaces import SearchSpace, find_knob, knob_to_properties
 
 REDUCES = "mapreduce.job.reduces"
@@ -140,7 +142,12 @@ class BatchBuilder:
 
 
 class _Evaluator:
-    """Costs of knob-value matrices for one job (rows = configurations, columns = knobs)."""
+    """Costs of knob-value matrices for one job (rows = configurations, columns = knobs).
+
+    :meth:`prepare` splits a call in two, so that many jobs' calls can share one model call
+    (:func:`tune_jobs`): it returns the feasible rows' batch, and :meth:`finish` turns that
+    batch's objectives into the ``(cost, job_ms, gb_s)`` of every row.
+    """
 
     def __init__(self, space: SearchSpace, objective: str) -> None:
         self.space = space
@@ -149,18 +156,32 @@ class _Evaluator:
         self.evaluations = 0
         self.build = BatchBuilder(space)
 
-    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(cost, job_ms, gb_s)`` per row; ``inf`` for rows Hadoop would refuse."""
+    def prepare(self, x: np.ndarray) -> tuple[np.ndarray, ConfigBatch | None]:
+        """The rows Hadoop would accept and their batch (``None`` if there are none)."""
         vals = {n: x[:, j] for j, n in enumerate(self.names)}
         ok = self.space.feasible(vals) if self.names else np.ones(len(x), dtype=bool)
-        job = np.full(len(x), np.inf)
-        gbs = np.full(len(x), np.inf)
-        if ok.any():
-            sub = {n: v[ok] for n, v in vals.items()}
-            batch = self.build(sub)
-            job[ok], gbs[ok] = evaluate(self.space.profile, batch, self.space.cluster)
+        if not ok.any():
+            return ok, None
+        return ok, self.build({n: v[ok] for n, v in vals.items()})
+
+    def finish(
+        self, ok: np.ndarray, job_ok: np.ndarray | None, gbs_ok: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(cost, job_ms, gb_s)`` per row; ``inf`` for rows Hadoop would refuse."""
+        job = np.full(len(ok), np.inf)
+        gbs = np.full(len(ok), np.inf)
+        if job_ok is not None:
+            job[ok], gbs[ok] = job_ok, gbs_ok
             self.evaluations += int(ok.sum())
         return (gbs if self.resources else job), job, gbs
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(cost, job_ms, gb_s)`` per row, from one model call for this job alone."""
+        ok, batch = self.prepare(x)
+        if batch is None:
+            return self.finish(ok, None, None)
+        job, gbs = evaluate(self.space.profile, batch, self.space.cluster)
+        return self.finish(ok, job, gbs)
 
 
 def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
@@ -184,32 +205,45 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
     return grids
 
 
-def _moves(
-    x: np.ndarray, grids: list[np.ndarray], names: list[str]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every single-knob move from ``x`` and the joint moves of :data:`PLANES`; rows and the
-    knob index each row moves (-1 for a joint move)."""
-    parts = []
-    which = []
-    for j, g in enumerate(grids):
-        g = g[g != x[j]]
-        if len(g):
-            rows = np.repeat(x[None, :], len(g), axis=0)
-            rows[:, j] = g
-            parts.append(rows)
-            which.append(np.full(len(g), j))
-    for a, b in PLANES:
-        if a in names and b in names:
-            ja, jb = names.index(a), names.index(b)
-            va, vb = np.meshgrid(grids[ja], grids[jb], indexing="ij")
-            keep = (va.ravel() != x[ja]) & (vb.ravel() != x[jb])
-            rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
-            rows[:, ja] = va.ravel()[keep]
-            rows[:, jb] = vb.ravel()[keep]
-            parts.append(rows)
-            which.append(np.full(len(rows), -1))
-    if not parts:
-        return np.empty((0, len(x))), np.empty(0, dtype=np.int64)
+@dataclass(frozen=True)
+class _MoveGrid:
+    """A job's grids, laid out once for :func:`_moves`: every knob's values end to end (with
+    the knob each belongs to) and each plane's grid product."""
+
+    values: np.ndarray
+    knob: np.ndarray
+    planes: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
+
+    @classmethod
+    def of(cls, grids: list[np.ndarray], names: list[str]) -> _MoveGrid:
+        planes = []
+        for a, b in PLANES:
+            if a in names and b in names:
+                ja, jb = names.index(a), names.index(b)
+                va, vb = np.meshgrid(grids[ja], grids[jb], indexing="ij")
+                planes.append((ja, jb, va.ravel(), vb.ravel()))
+        if not grids:
+            return cls(np.empty(0), np.empty(0, dtype=np.int64), tuple(planes))
+        knob = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
+        return cls(np.concatenate(grids), knob, tuple(planes))
+
+
+def _moves(x: np.ndarray, grid: _MoveGrid) -> tuple[np.ndarray, np.ndarray]:
+    """Every single-knob move from ``x`` (each knob over its grid, in grid order) and the
+    joint moves of :data:`PLANES`; rows and the knob index each row moves (-1 for a joint
+    move)."""
+    move = grid.values != x[grid.knob]
+    which = [grid.knob[move]]
+    rows = np.repeat(x[None, :], len(which[0]), axis=0)
+    rows[np.arange(len(which[0])), which[0]] = grid.values[move]
+    parts = [rows]
+    for ja, jb, va, vb in grid.planes:
+        keep = (va != x[ja]) & (vb != x[jb])
+        rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
+        rows[:, ja] = va[keep]
+        rows[:, jb] = vb[keep]
+        parts.append(rows)
+        which.append(np.full(len(rows), -1))
     return np.concatenate(parts), np.concatenate(which)
 
 
@@ -237,6 +271,12 @@ def current_vector(space: SearchSpace) -> np.ndarray:
     return np.array([float(rep[n][0]) for n in space.names])
 
 
+#: What a tuning step asks for: the knob-value rows to cost; it is sent back their
+#: ``(cost, job_ms, gb_s)``.
+Costs = tuple[np.ndarray, np.ndarray, np.ndarray]
+Steps = Generator[np.ndarray, Costs, JobTuning]
+
+
 def tune_job(
     profile: JobProfile,
     base: HadoopConfig,
@@ -248,11 +288,109 @@ def tune_job(
 ) -> JobTuning:
     """Tune one job (module docstring): descent, vectorised pruning, marginal gains."""
     space = SearchSpace.for_job(profile, base, cluster)
-    names = space.names
     ev = _Evaluator(space, objective)
+    steps = _tune_steps(space, ev, min_gain, max_rounds)
+    try:
+        x = next(steps)
+        while True:
+            x = steps.send(ev(x))
+    except StopIteration as done:
+        return done.value
+
+
+def tune_jobs(
+    jobs: Sequence[tuple[JobProfile, HadoopConfig]],
+    cluster: ClusterSpec,
+    *,
+    objective: str = "time",
+    min_gain: float = MIN_GAIN,
+    max_rounds: int = 12,
+) -> list[JobTuning | Exception]:
+    """:func:`tune_job` for many jobs at once: the same steps for every job, each round's
+    candidates of all the jobs still descending costed in **one** stacked model call
+    (:class:`~mrtune.costmodel.stacked.StackedProfiles`), so numpy's fixed cost per call is
+    paid per round, not per job and round. Each job's result is the one :func:`tune_job`
+    gives (the model's rows do not depend on what they are stacked with); a job whose
+    tuning raises gets its exception in its place.
+    """
+    out: list[JobTuning | Exception] = [ValueError("not tuned")] * len(jobs)
+    active: dict[int, tuple[_Evaluator, Steps, np.ndarray]] = {}
+    for i, (profile, base) in enumerate(jobs):
+        try:
+            space = SearchSpace.for_job(profile, base, cluster)
+            ev = _Evaluator(space, objective)
+            steps = _tune_steps(space, ev, min_gain, max_rounds)
+            active[i] = (ev, steps, next(steps))
+        except StopIteration as done:
+            out[i] = done.value
+        except Exception as exc:  # noqa: BLE001 - this job's failure, the others go on
+            out[i] = exc
+    while active:
+        answers = _stacked_round(active, cluster)
+        for i, costs in answers.items():
+            ev, steps, _ = active[i]
+            try:
+                if isinstance(costs, Exception):
+                    raise costs
+                active[i] = (ev, steps, steps.send(costs))
+            except StopIteration as done:
+                out[i] = done.value
+                del active[i]
+            except Exception as exc:  # noqa: BLE001
+                out[i] = exc
+                del active[i]
+    return out
+
+
+def _stacked_round(
+    active: dict[int, tuple[_Evaluator, Steps, np.ndarray]], cluster: ClusterSpec
+) -> dict[int, Costs | Exception]:
+    """Every active job's requested rows, costed in one model call."""
+    answers: dict[int, Costs | Exception] = {}
+    pending: list[tuple[int, np.ndarray, ConfigBatch]] = []
+    for i, (ev, _, x) in active.items():
+        try:
+            ok, batch = ev.prepare(x)
+        except Exception as exc:  # noqa: BLE001
+            answers[i] = exc
+            continue
+        if batch is None:
+            answers[i] = ev.finish(ok, None, None)
+        else:
+            pending.append((i, ok, batch))
+    if not pending:
+        return answers
+    profiles = [active[i][0].space.profile for i, _, _ in pending]
+    sizes = [len(b) for _, _, b in pending]
+    try:
+        stacked = StackedProfiles.of(profiles, np.repeat(np.arange(len(sizes)), sizes))
+        job, gbs = evaluate(stacked, ConfigBatch.concat([b for _, _, b in pending]), cluster)
+        cuts = np.cumsum(sizes)[:-1]
+        parts = zip(np.split(job, cuts), np.split(gbs, cuts), strict=True)
+    except Exception:  # noqa: BLE001 - cost each job alone, so a failure stays its own
+        parts = None
+    for i, ok, batch in pending:
+        ev = active[i][0]
+        try:
+            if parts is None:
+                jb, gb = evaluate(ev.space.profile, batch, cluster)
+            else:
+                jb, gb = next(parts)
+            answers[i] = ev.finish(ok, jb, gb)
+        except Exception as exc:  # noqa: BLE001
+            answers[i] = exc
+    return answers
+
+
+def _tune_steps(space: SearchSpace, ev: _Evaluator, min_gain: float, max_rounds: int) -> Steps:
+    """The tuner (module docstring) as a generator: it yields each matrix of knob values to
+    cost and is sent back its costs, so that one job alone (:func:`tune_job`) or many in
+    lockstep (:func:`tune_jobs`) run the very same steps."""
+    names = space.names
     x0 = current_vector(space)
     grids = job_grids(space, x0)
-    c0, t0, g0 = ev(x0[None, :])
+    move_grid = _MoveGrid.of(grids, names)
+    c0, t0, g0 = yield x0[None, :]
     if not np.isfinite(c0[0]):
         raise ValueError("the job's current configuration is infeasible for the cost model")
     x, cx, tx, gx = x0.copy(), float(c0[0]), float(t0[0]), float(g0[0])
@@ -260,13 +398,13 @@ def tune_job(
     rounds = 0
     polished = False
     for rounds in range(1, max_rounds + 1):  # noqa: B007
-        cand, which = _moves(x, grids, names)
+        cand, which = _moves(x, move_grid)
         if combined is not None and not np.array_equal(combined, x):
             cand = np.concatenate([cand, combined[None, :]])
             which = np.concatenate([which, [-2]])
         if not len(cand):
             break
-        c, tj, gj = ev(cand)
+        c, tj, gj = yield cand
         i = int(np.argmin(c))
         if not c[i] < cx * (1.0 - 1e-9):
             if polished:
@@ -277,7 +415,7 @@ def tune_job(
             cand = np.concatenate(blocks) if blocks else np.empty((0, len(x)))
             if not len(cand):
                 break
-            c, tj, gj = ev(cand)
+            c, tj, gj = yield cand
             i = int(np.argmin(c))
             if not c[i] < cx * (1.0 - 1e-9):
                 break
@@ -293,8 +431,8 @@ def tune_job(
                 if c[k] < cx * (1.0 - 1e-9) and j != which[i]:
                     combined[j] = cand[k, j]
         x, cx, tx, gx = cand[i].copy(), float(c[i]), float(tj[i]), float(gj[i])
-    x, gains, tx, gx = _prune(
-        ev, x0, (float(c0[0]), float(t0[0]), float(g0[0])), x, (cx, tx, gx), min_gain
+    x, gains, tx, gx = yield from _prune(
+        names, x0, (float(c0[0]), float(t0[0]), float(g0[0])), x, (cx, tx, gx), min_gain
     )
     return JobTuning(
         knobs=names,
@@ -312,19 +450,18 @@ def tune_job(
 
 
 def _prune(
-    ev: _Evaluator,
+    names: list[str],
     x0: np.ndarray,
     at0: tuple[float, float, float],
     x: np.ndarray,
     at: tuple[float, float, float],
     min_gain: float,
-) -> tuple[np.ndarray, dict[str, float], float, float]:
+) -> Generator[np.ndarray, Costs, tuple[np.ndarray, dict[str, float], float, float]]:
     """Revert changes gaining < ``min_gain`` (module docstring, step 2).
 
     ``at0``/``at`` are (cost, job ms, GB·s) of ``x0``/``x``. Returns the pruned point, the
     marginal gain of each remaining change, and the point's job ms and GB·s.
     """
-    names = ev.names
     cx, tx, gx = at
     while True:
         changed = np.nonzero(x != x0)[0]
@@ -332,7 +469,7 @@ def _prune(
             return x, {}, tx, gx
         rev = np.repeat(x[None, :], len(changed), axis=0)
         rev[np.arange(len(changed)), changed] = x0[changed]
-        c, tj, gj = ev(rev)
+        c, tj, gj = yield rev
         gain = (c - cx) / max(cx, 1e-12)
         small = np.argsort(gain, kind="stable")
         small = small[gain[small] < min_gain]
@@ -347,7 +484,7 @@ def _prune(
         steps = np.repeat(x[None, :], len(small), axis=0)
         for m in range(len(small)):
             steps[m:, changed[small[m]]] = x0[changed[small[m]]]
-        cs, ts, gs = ev(steps)
+        cs, ts, gs = yield steps
         prev = np.concatenate([[cx], cs[:-1]])
         ok = (cs - prev) < min_gain * np.maximum(prev, 1e-12)
         take = int(np.argmin(ok)) if not ok.all() else len(ok)

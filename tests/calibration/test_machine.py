@@ -53,6 +53,7 @@ def test_benchmark_never_uses_the_matrix_inputs(machine_runs: list[RunRecord]) -
     assert {r.input.path for r in machine_runs}.isdisjoint(matrix_inputs)
 
 
+@pytest.mark.slow  # the module fixture `machine` fits the machine costs (~1 min of CPU)
 def test_machine_fit_reproduces_its_phases(machine: MachineCosts) -> None:
     """Every factor is finite and non-negative, each segment's mean is reproduced within 10%,
     and the three codecs of the benchmark get a measured CPU cost."""
@@ -69,6 +70,7 @@ def test_machine_fit_reproduces_its_phases(machine: MachineCosts) -> None:
     )
 
 
+@pytest.mark.slow  # the module fixture `machine` fits the machine costs (~1 min of CPU)
 def test_machine_file_round_trip_and_bad_files(machine: MachineCosts, tmp_path: Path) -> None:
     path = tmp_path / "m.json"
     machine.save(path)
@@ -80,6 +82,7 @@ def test_machine_file_round_trip_and_bad_files(machine: MachineCosts, tmp_path: 
         MachineCosts.load(tmp_path / "missing.json")
 
 
+@pytest.mark.slow  # the module fixture `machine` fits the machine costs (~1 min of CPU)
 def test_job_calibration_keeps_machine_factors_and_refits_its_own(machine: MachineCosts) -> None:
     """With a machine file, a job's one run moves its own code's costs freely; the machine's
     factors stay close to the benchmark's, and the run's phases are reproduced."""

@@ -39,15 +39,22 @@ def test_mixed_catalog_reports_bad_jobs_and_tunes_the_rest(catalog: Path, tmp_pa
     assert len(trunc) == 1 and "truncated" in failed[trunc[0]]
     bad = [r for r in results if r["status"] == "failed" and r["kind"] == "profile"]
     assert len(bad) == 1 and "input_bytes" in bad[0]["reason"]
-    # ... SWIM rows with no input are reported as such ...
-    swim_failed = [r for r in results if r["status"] == "failed" and r["kind"] == "swim"]
-    assert all("map_input_bytes is 0" in r["reason"] for r in swim_failed)
+    # ... SWIM rows with no input are skipped (not failed), with their reason counted ...
+    assert not [r for r in results if r["status"] == "failed" and r["kind"] == "swim"]
+    swim_skipped = [r for r in results if r["status"] == "skipped"]
+    assert all(r["kind"] == "swim" for r in swim_skipped)
+    assert all("zero input bytes" in r["reason"] for r in swim_skipped)
     lines = (catalog / "fb2010.tsv").read_text().splitlines()
     zero = sum(1 for line in lines if float(line.split("\t")[3]) == 0)
-    assert len(swim_failed) == zero
+    assert len(swim_skipped) == zero
+    assert s["skipped"] == zero
+    assert s["skipped_by_reason"] == ({"zero input bytes: nothing to tune": zero} if zero else {})
+    # ... the failures are counted by reason ...
+    assert sum(s["failed_by_reason"].values()) == s["failed"]
+    assert any("input_bytes" in k for k in s["failed_by_reason"])
     # ... and every other job is tuned, whatever its kind.
-    assert s["failed"] == 2 + zero
-    assert s["tuned"] == len(refs) - s["failed"]
+    assert s["failed"] == 2
+    assert s["tuned"] == len(refs) - s["failed"] - s["skipped"]
     tuned_jhist = {r["job_id"] for r in results if r["kind"] == "jhist" and r["status"] == "tuned"}
     assert tuned_jhist == {"job_1526555215992_0001", "job_1329348432655_0001"}
     for r in results:
@@ -57,7 +64,7 @@ def test_mixed_catalog_reports_bad_jobs_and_tunes_the_rest(catalog: Path, tmp_pa
     # Outputs: CSV row per job, a site file Hadoop can read, plots.
     rows = list(csv.DictReader((tmp_path / "out" / "jobs.csv").open()))
     assert len(rows) == len(refs)
-    assert {r["status"] for r in rows} == {"tuned", "failed"}
+    assert {r["status"] for r in rows} == {"tuned", "failed"} | ({"skipped"} if zero else set())
     props = parse_site_xml((tmp_path / "out" / "mapred-site.xml").read_text())
     assert props == s["cluster_wide"]["properties"]
     for name in ("mapreduce.job.reduces", "mapreduce.input.fileinputformat.split.maxsize"):

@@ -1,0 +1,228 @@
+"""Many jobs' profiles as arrays aligned with the configurations: a catalog in one model call.
+
+The model is vectorised over configurations (DESIGN decision 5), but one call evaluates one
+job; a batch of many small jobs then pays numpy's fixed cost per call once per job
+(issue 18: ~80% of the per-job tuner's model time). :class:`StackedProfiles` holds what the
+model reads from a :class:`~mrtune.costmodel.profile.JobProfile` (input layout, flags,
+dataflow statistics, cost factors, codec statistics) as ndarrays of shape (n,), row ``i``
+holding the values of the job configuration ``i`` belongs to, so jobs × candidates stack
+into one :class:`~mrtune.costmodel.batch.ConfigBatch` and one call of
+:func:`~mrtune.costmodel.job.predict_job` / :func:`~mrtune.costmodel.job.evaluate`.
+
+Every row is computed with the same floating-point operations, in the same order, as the
+per-job call would apply to it (a flag that is a Python ``bool`` for one job becomes a mask
+selecting between the same two values; a term a profile leaves at zero adds an exact zero),
+so stacked results equal per-job results bit for bit (``tests/costmodel/test_stacked.py``).
+The combiner's key law is transcendental (``np.power``, the Zipf table), so its rows are
+evaluated per distinct law with the law's parameters as scalars, as the per-job call does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from types import SimpleNamespace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mrtune.costmodel.combiner import combined_records
+from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
+from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
+
+F64 = NDArray[np.float64]
+_STATS = [name for name in DataflowStats.model_fields]
+_COSTS = [name for name in CostFactors.model_fields]
+#: Optional statistics: ``None`` becomes ``nan`` (no calibration point) or ``inf`` (no bound).
+_NONE_AS = {"combine_profiled_input_records": np.nan, "max_distinct_keys": np.inf}
+
+
+@dataclass(frozen=True)
+class _KeyLaw:
+    """One combiner key law (the distinct-keys curve of :func:`combined_records`) and the
+    rows that follow it."""
+
+    rows: NDArray[np.int64] | None  # None: every row
+    stats: DataflowStats
+
+
+@dataclass(frozen=True)
+class StackedProfiles:
+    """Profiles of many jobs, one row per configuration (module docstring).
+
+    ``job`` is the index (into the ``profiles`` given to :meth:`of`) of each row's job. The
+    attributes mirror :class:`JobProfile`'s: ``stats`` and ``costs`` are namespaces of
+    arrays with :class:`DataflowStats` and :class:`CostFactors` field names.
+    """
+
+    job: NDArray[np.int64]
+    input_bytes: F64
+    input_files: F64
+    input_splittable: NDArray[np.bool_]
+    input_compressed: NDArray[np.bool_]
+    has_combiner: NDArray[np.bool_]
+    map_only: NDArray[np.bool_]
+    stats: SimpleNamespace
+    costs: SimpleNamespace
+    codec_ratio: F64  # (jobs, codes)
+    codec_comp: F64
+    codec_uncomp: F64
+    key_laws: tuple[_KeyLaw, ...]
+
+    @classmethod
+    def of(cls, profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> StackedProfiles:
+        """Rows ``job[i]`` of ``profiles`` (e.g. ``np.repeat(np.arange(J), C)`` for J jobs
+        × C candidates each)."""
+        if not profiles:
+            raise ValueError("StackedProfiles needs at least one profile")
+        job = np.asarray(job, dtype=np.int64)
+
+        def col(values: list[object], fill: float = np.nan) -> F64:
+            arr = np.array([fill if v is None else v for v in values], dtype=np.float64)
+            return arr[job]
+
+        def flag(values: list[bool]) -> NDArray[np.bool_]:
+            return np.array(values, dtype=np.bool_)[job]
+
+        stats = {
+            f: col([getattr(p.stats, f) for p in profiles], _NONE_AS.get(f, np.nan))
+            for f in _STATS
+        }
+        stats["map_output_pair_width"] = col([p.stats.map_output_pair_width for p in profiles])
+        costs = {f: col([getattr(p.costs, f) for p in profiles]) for f in _COSTS}
+        costs["reduce_includes_final_merge"] = flag(
+            [p.costs.reduce_includes_final_merge for p in profiles]
+        )
+        ratio, comp, uncomp = _codec_tables(profiles)
+        return cls(
+            job=job,
+            input_bytes=col([p.input_bytes for p in profiles]),
+            input_files=col([float(p.input_files) for p in profiles]),
+            input_splittable=flag([p.input_splittable for p in profiles]),
+            input_compressed=flag([p.input_compressed for p in profiles]),
+            has_combiner=flag([p.has_combiner for p in profiles]),
+            map_only=flag([p.map_only for p in profiles]),
+            stats=SimpleNamespace(**stats),
+            costs=SimpleNamespace(**costs),
+            codec_ratio=ratio,
+            codec_comp=comp,
+            codec_uncomp=uncomp,
+            key_laws=_key_laws(profiles, job),
+        )
+
+    def __len__(self) -> int:
+        return int(self.job.shape[0])
+
+    def take(self, index: slice) -> StackedProfiles:
+        """The rows at ``index`` (a slice: what :func:`~mrtune.costmodel.job.evaluate`'s
+        chunks take)."""
+        rows = np.arange(len(self))[index]
+        laws = []
+        for law in self.key_laws:
+            if law.rows is None:
+                laws.append(law)
+                continue
+            keep = law.rows[(law.rows >= rows[0]) & (law.rows <= rows[-1])] - rows[0]
+            if len(keep):
+                laws.append(_KeyLaw(keep, law.stats))
+        data = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in {"key_laws", "stats", "costs"}
+        }
+        sliced = {k: (v if k.startswith("codec_") else v[index]) for k, v in data.items()}
+        return StackedProfiles(
+            **sliced,
+            stats=SimpleNamespace(**{k: v[index] for k, v in vars(self.stats).items()}),
+            costs=SimpleNamespace(**{k: v[index] for k, v in vars(self.costs).items()}),
+            key_laws=tuple(laws),
+        )
+
+    def codec_arrays(self, codes: NDArray[np.int64]) -> tuple[F64, F64, F64]:
+        """:func:`~mrtune.costmodel.codecs.codec_arrays` row by row (each row's own job)."""
+        return (
+            self.codec_ratio[self.job, codes],
+            self.codec_comp[self.job, codes],
+            self.codec_uncomp[self.job, codes],
+        )
+
+
+def _codec_tables(profiles: Sequence[JobProfile]) -> tuple[F64, F64, F64]:
+    n_codes = max(CODEC_NAMES_BY_CODE) + 1
+    ratio = np.ones((len(profiles), n_codes))
+    comp = np.zeros((len(profiles), n_codes))
+    uncomp = np.zeros((len(profiles), n_codes))
+    for j, p in enumerate(profiles):
+        for code, name in CODEC_NAMES_BY_CODE.items():
+            if code == 0:
+                continue
+            c = p.codec(name)
+            ratio[j, code] = c.ratio
+            comp[j, code] = c.compress_ns_per_byte
+            uncomp[j, code] = c.uncompress_ns_per_byte
+    return ratio, comp, uncomp
+
+
+def _law_key(stats: DataflowStats) -> tuple[object, ...]:
+    """What :func:`~mrtune.costmodel.combiner.combined_records` reads from the statistics."""
+    return (
+        stats.combine_pairs_sel,
+        stats.combine_profiled_input_records,
+        stats.combiner_heaps_beta,
+        stats.max_distinct_keys,
+        stats.key_vocabulary,
+        stats.key_zipf_exponent,
+        stats.key_law_scale,
+    )
+
+
+def _key_laws(profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> tuple[_KeyLaw, ...]:
+    """Rows grouped by combiner key law (jobs without a combiner need none)."""
+    groups: dict[tuple[object, ...], list[int]] = {}
+    first: dict[tuple[object, ...], DataflowStats] = {}
+    for j, p in enumerate(profiles):
+        if not p.has_combiner:
+            continue
+        key = _law_key(p.stats)
+        groups.setdefault(key, []).append(j)
+        first.setdefault(key, p.stats)
+    if len(groups) == 1 and all(p.has_combiner for p in profiles):
+        (key,) = groups
+        return (_KeyLaw(None, first[key]),)
+    laws = []
+    for key, jobs in groups.items():
+        rows = np.nonzero(np.isin(job, jobs))[0]
+        if len(rows):
+            laws.append(_KeyLaw(rows, first[key]))
+    return tuple(laws)
+
+
+def stacked_combined_records(n_in: F64, n_raw: F64, profiles: StackedProfiles) -> F64:
+    """:func:`~mrtune.costmodel.combiner.combined_records` with each row's own key law.
+
+    Rows of jobs without a combiner get their input back (the model only reads combined
+    counts where a combiner runs)."""
+    n_in = np.asarray(n_in, dtype=np.float64)
+    n_raw = np.asarray(n_raw, dtype=np.float64)
+    if len(profiles.key_laws) == 1 and profiles.key_laws[0].rows is None:
+        return combined_records(n_in, n_raw, profiles.key_laws[0].stats)
+    out = n_in.copy()
+    for law in profiles.key_laws:
+        out[law.rows] = combined_records(n_in[law.rows], n_raw[law.rows], law.stats)
+    return out
+
+
+def where(mask: object, a: object, b: object) -> object:
+    """``a if mask else b`` for one job's flag (a Python bool), ``np.where`` for a stacked
+    mask: the per-job path keeps its scalar, the stacked one selects per row."""
+    if mask is True or mask is False or isinstance(mask, np.bool_):
+        return a if mask else b
+    return np.where(mask, a, b)
+
+
+def nonzero(x: object) -> bool:
+    """Whether a cost term is non-zero for any row (a term that is zero everywhere is
+    skipped; where it is zero for some rows only, adding it adds an exact zero there)."""
+    if isinstance(x, np.ndarray):
+        return bool(x.any())
+    return bool(x)
