@@ -140,3 +140,33 @@ def _report(entries, output, format, base) -> None:
             f"{e['load_avg_1m']:.1f}", hist[:40],
         )  # fmt: skip
     console.print(table)
+
+
+def validate_histories(runs: Path, calibrate: str | None, format, output) -> None:
+    """``mrtune validate runs.jsonl`` for YARN runs: counters, waves, job time per run."""
+    import json
+
+    from mrtune.harness.yarn_fidelity import history_report, load_history_runs
+
+    report = history_report(load_history_runs(runs), calibrate)
+    if output is not None:
+        output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if format == OutputFormat.json:
+        emit_json(report)
+        return
+    table = Table(title=f"YARN histories, calibrated on {report['calibration']}")
+    for col in ("label", "records =", "waves p/m", "job s p/m", "error", "load"):
+        table.add_column(col, justify="left" if col == "label" else "right")
+    for r in report["runs"]:
+        p, m = r["predicted"], r["measured"]
+        table.add_row(
+            r["label"] + (" *" if r["calibration"] else ""),
+            f"{r['counters_equal']}/{r['counters']}",
+            f"{p['map_waves']}/{m['map_waves']}",
+            f"{p['job_ms'] / 1000:.1f}/{m['job_ms'] / 1000:.1f}",
+            f"{r['job_time_error']:+.1%}",
+            f"{r['load_avg']:.1f}" if r.get("load_avg") is not None else "-",
+        )
+    console.print(table)
+    for k, v in report["summary"].items():
+        console.print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}")

@@ -83,3 +83,26 @@ def test_hadoop_run_errors_are_one_line() -> None:
         app, ["hadoop-run", "--jar", "x.jar", "--class", "A", "--mode", "yarn", "--put", "bad"]
     )
     assert r.exit_code == 2 and "--put" in r.output
+
+
+def test_history_index_is_recognised_and_bad_lines_are_one_error(tmp_path: Path) -> None:
+    import json
+
+    import pytest
+
+    from mrtune.errors import InputError
+    from mrtune.harness.yarn_fidelity import is_history_index, load_history_runs
+
+    idx = tmp_path / "runs.jsonl"
+    idx.write_text(json.dumps({"label": "a", "mode": "yarn", "jhist": None}) + "\n")
+    assert is_history_index(idx)
+    with pytest.raises(InputError, match="no successful YARN run"):
+        load_history_runs(idx)
+    idx.write_text(
+        json.dumps({"label": "a", "mode": "yarn", "success": True, "jhist": "x.jhist"}) + "\n"
+    )
+    with pytest.raises(InputError, match="runs.jsonl:1"):
+        load_history_runs(idx)
+    other = tmp_path / "records.jsonl"
+    other.write_text(json.dumps({"run_id": "x"}) + "\n")
+    assert not is_history_index(other)

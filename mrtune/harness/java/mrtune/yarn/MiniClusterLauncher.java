@@ -64,6 +64,7 @@ public final class MiniClusterLauncher {
     long t0 = System.nanoTime();
     stopAll();
     out.put("stop_s", (System.nanoTime() - t0) / 1e9);
+    out.put("container_processes_killed", reapContainers(o.work));
     out.put("launcher_cpu_s", cpuSeconds());
     out.put("exit_code", rc);
     writeJson(new File(o.work, "launcher.json"), out);
@@ -114,6 +115,9 @@ public final class MiniClusterLauncher {
     c.setLong("dfs.namenode.fs-limits.min-block-size", Math.min(o.blockSize, 1L << 20));
     c.setInt("dfs.replication", o.replication);
     c.setInt("yarn.nodemanager.resource.memory-mb", o.nmMemoryMb);
+    // MiniYARNCluster gives each NodeManager this key's memory (default 4096 MiB), not the
+    // yarn.nodemanager.resource.memory-mb above: without it waves vanish.
+    c.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", o.nmMemoryMb);
     c.setInt("yarn.nodemanager.resource.cpu-vcores", o.nmVcores);
     c.set("yarn.app.mapreduce.am.staging-dir", "/staging");
     // MAPREDUCE-7449: the client puts <ADD_OPENS> in the AM and task command lines and the
@@ -228,6 +232,32 @@ public final class MiniClusterLauncher {
       dfs.shutdown(true);
       dfs = null;
     }
+  }
+
+  /**
+   * Container JVMs run under setsid (DefaultContainerExecutor), outside this JVM's process
+   * tree; the NodeManagers' stop signals them, but one may still be exiting. Wait up to 10 s
+   * for every process whose command line names the work folder, then kill what remains.
+   */
+  private static int reapContainers(File work) throws InterruptedException {
+    String key = work.getAbsolutePath();
+    long self = ProcessHandle.current().pid();
+    long deadline = System.currentTimeMillis() + 10_000;
+    List<ProcessHandle> left = new ArrayList<>();
+    do {
+      left.clear();
+      ProcessHandle.allProcesses()
+          .filter(h -> h.pid() != self)
+          .filter(h -> h.info().commandLine().map(c -> c.contains(key)).orElse(false))
+          .forEach(left::add);
+      if (!left.isEmpty()) {
+        Thread.sleep(200);
+      }
+    } while (!left.isEmpty() && System.currentTimeMillis() < deadline);
+    for (ProcessHandle h : left) {
+      h.destroyForcibly();
+    }
+    return left.size();
   }
 
   private static double cpuSeconds() {
