@@ -17,7 +17,13 @@ MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")
-def yarn_run(tmp_path_factory: pytest.TempPathFactory):
+def yarn_run():
+    """One run for the module. Its folder is our own mkdtemp, not pytest's numbered basetemp:
+    on a shared machine another session's pytest may prune /tmp/pytest-of-<user> meanwhile."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
     from mrtune.harness.compile import compile_jobs
     from mrtune.harness.datagen import write_records
     from mrtune.harness.jars import HadoopJars
@@ -26,7 +32,7 @@ def yarn_run(tmp_path_factory: pytest.TempPathFactory):
 
     mc = find_minicluster()
     jobs_jar = compile_jobs(HadoopJars("minicluster", mc.directory, tuple(mc.jars()), "3.5.0"))
-    base = tmp_path_factory.mktemp("yarn")
+    base = Path(tempfile.mkdtemp(prefix="mrtune-yarn-test-"))
     data = base / "in.dat"
     write_records(data, 20 * MIB)
     cluster = MiniCluster(block_size=2 * MIB)
@@ -44,7 +50,8 @@ def yarn_run(tmp_path_factory: pytest.TempPathFactory):
     run = run_on_minicluster(
         mc, jobs_jar, "mrtune.jobs.Driver", args, base / "run", cluster, {data: "/in/in.dat"}
     )
-    return run, cluster
+    yield run, cluster
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def test_run_succeeds_and_keeps_real_history(yarn_run) -> None:
