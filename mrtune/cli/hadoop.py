@@ -132,10 +132,13 @@ def hadoop_run(
 ) -> None:
     """Run a MapReduce job (a project job or any jar) on real Hadoop and record the run.
 
-    ``mrtune hadoop-run JOB`` runs a project job; ``mrtune hadoop-run --jar JOB.jar --class
-    MAIN [--label NAME] [--mode local|yarn] -- ARGS…`` runs any job. In yarn mode (and for any
-    --jar) every run's folder and one line of ``runs.jsonl`` go under --keep (default
-    ./mrtune-runs), the YARN ones with the .jhist and _conf.xml for `mrtune profile`.
+    mrtune hadoop-run JOB: a project job (wordcount, sort, selectivity).
+
+    mrtune hadoop-run --jar JOB.jar --class MAIN [--label NAME] [--mode local|yarn] -- ARGS
+
+    With --jar or --mode yarn: run folders and runs.jsonl under --keep (./mrtune-runs).
+
+    A YARN run keeps its .jhist and _conf.xml, for mrtune profile and mrtune validate.
     """
     positional = list(args or [])
     if jar is None and mode == Mode.local:
