@@ -70,7 +70,8 @@ COMMANDS: dict[str, CommandEntry] = {
         "validate", "Predict real Hadoop runs from one default run per job and measure the error."
     ),
     "hadoop-run": CommandEntry(
-        "hadoop", "Run one of the project's jobs on real Hadoop (local mode) and record the run."
+        "hadoop",
+        "Run a MapReduce job (a project job or any jar) on real Hadoop and record the run.",
     ),
     "hadoop-matrix": CommandEntry(
         "hadoop", "Run a matrix of real-Hadoop runs (resumable) and print per-label medians."

@@ -22,6 +22,13 @@ from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err
 from mrtune.errors import InputError
 
 
+class Mode(StrEnum):
+    """The two referees: LocalJobRunner and Hadoop's mini-cluster (HDFS + YARN + JHS)."""
+
+    local = "local"
+    yarn = "yarn"
+
+
 class JobName(StrEnum):
     """The project's Java jobs (``validation/java``)."""
 
@@ -67,7 +74,27 @@ app = typer.Typer()
 @app.command("hadoop-run")
 @cli_errors
 def hadoop_run(
-    job: Annotated[JobName, typer.Argument(help="Job to run.")],
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="JOB (wordcount, sort, selectivity) for the project's jobs; with --jar, the "
+            "job's own arguments (after --)."
+        ),
+    ] = None,
+    jar: Annotated[
+        Path | None, typer.Option("--jar", help="Any MapReduce job jar (as `hadoop jar`).")
+    ] = None,
+    main_class: Annotated[str | None, typer.Option("--class", help="Main class of --jar.")] = None,
+    label: Annotated[
+        str | None, typer.Option("--label", help="Name the runs are recorded under.")
+    ] = None,
+    mode: Annotated[
+        Mode, typer.Option("--mode", help="local: LocalJobRunner; yarn: Hadoop's mini-cluster.")
+    ] = Mode.local,
+    put: Annotated[
+        list[str] | None,
+        typer.Option("--put", help="yarn: LOCAL=HDFS path copied in before the job."),
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option(
@@ -87,6 +114,13 @@ def hadoop_run(
     ] = None,
     repeat: Annotated[int, typer.Option("--repeat", min=1, help="Number of runs.")] = 1,
     xmx: Annotated[int, typer.Option("--xmx", min=64, help="JVM max heap in MiB.")] = 2048,
+    nodemanagers: Annotated[int, typer.Option(min=1, help="yarn: NodeManagers.")] = 2,
+    nm_memory_mb: Annotated[int, typer.Option(min=256, help="yarn: memory per NM.")] = 1024,
+    nm_vcores: Annotated[int, typer.Option(min=1, help="yarn: vcores per NM.")] = 4,
+    container_mb: Annotated[int, typer.Option(min=128, help="yarn: task container.")] = 256,
+    block_mb: Annotated[float, typer.Option(min=0.0625, help="yarn: HDFS block MiB.")] = 4.0,
+    datanodes: Annotated[int, typer.Option(min=1, help="yarn: DataNodes.")] = 3,
+    replication: Annotated[int, typer.Option(min=1, help="yarn: HDFS replication.")] = 2,
     output: Annotated[
         Path | None,
         typer.Option("-o", "--output", help="Write the record (.json) or records (.jsonl) here."),
@@ -96,7 +130,72 @@ def hadoop_run(
     ] = None,
     format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
 ) -> None:
-    """Run one of the project's jobs on real Hadoop (local mode) and record the run."""
+    """Run a MapReduce job (a project job or any jar) on real Hadoop and record the run.
+
+    mrtune hadoop-run JOB: a project job (wordcount, sort, selectivity).
+
+    mrtune hadoop-run --jar JOB.jar --class MAIN [--label NAME] [--mode local|yarn] -- ARGS
+
+    With --jar or --mode yarn: run folders and runs.jsonl under --keep (./mrtune-runs).
+
+    A YARN run keeps its .jhist and _conf.xml, for mrtune profile and mrtune validate.
+    """
+    positional = list(args or [])
+    if jar is None and mode == Mode.local:
+        if len(positional) != 1 or positional[0] not in JobName.__members__:
+            raise InputError(
+                "give one project job, or --jar and --class",
+                field="JOB",
+                value=" ".join(positional) or None,
+                allowed=", ".join(JobName.__members__),
+            )
+        _run_project_local(
+            JobName(positional[0]), set_, input_mb, seed, jars, repeat, xmx, output, keep, format
+        )
+        return
+    from mrtune.cli._hadoop_any import run_any
+
+    run_any(
+        positional,
+        jar,
+        main_class,
+        label,
+        mode.value,
+        put,
+        set_,
+        input_mb,
+        seed,
+        jars,
+        repeat,
+        xmx,
+        output,
+        keep,
+        format,
+        dict(
+            nodemanagers=nodemanagers,
+            nm_memory_mb=nm_memory_mb,
+            nm_vcores=nm_vcores,
+            container_mb=container_mb,
+            block_mb=block_mb,
+            datanodes=datanodes,
+            replication=replication,
+        ),
+    )
+
+
+def _run_project_local(
+    job: JobName,
+    set_: list[str] | None,
+    input_mb: float,
+    seed: int,
+    jars: str | None,
+    repeat: int,
+    xmx: int,
+    output: Path | None,
+    keep: Path | None,
+    format: OutputFormat,
+) -> None:
+    """The project's job in local mode, recorded as RunRecords (the driver's report)."""
     from mrtune.harness.assemble import build_record
     from mrtune.harness.datagen import ensure_input, input_kind_for_job
     from mrtune.harness.jars import find_jars

@@ -209,7 +209,12 @@ app = typer.Typer()
 @cli_errors
 def validate(
     runs: Annotated[
-        Path, typer.Argument(exists=True, dir_okay=False, help="Run records (.jsonl/.json).")
+        Path,
+        typer.Argument(
+            exists=True,
+            dir_okay=False,
+            help="Run records (.jsonl/.json), or the runs.jsonl of `hadoop-run --mode yarn`.",
+        ),
     ],
     calibrate: Annotated[
         list[str] | None,
@@ -248,6 +253,13 @@ def validate(
     ] = None,
 ) -> None:
     """Predict real Hadoop runs from one default run per job and measure the error."""
+    from mrtune.harness.yarn_fidelity import is_history_index
+
+    if is_history_index(runs):  # `hadoop-run --mode yarn` runs: real .jhist/_conf.xml pairs
+        from mrtune.cli._hadoop_any import validate_histories
+
+        validate_histories(runs, (calibrate or [None])[0], format, output)
+        return
     from mrtune.calibration.fidelity import build_report
     from mrtune.calibration.machine_costs import MachineCosts
     from mrtune.cli._inputs import load_run_records

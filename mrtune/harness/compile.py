@@ -25,8 +25,13 @@ DRIVER_CLASS = "mrtune.jobs.Driver"
 
 
 def java_sources() -> list[Path]:
-    """Every ``.java`` file of the jobs, in a stable order."""
-    return sorted(JAVA_DIR.rglob("*.java"))
+    """Every ``.java`` file of the jobs, in a stable order.
+
+    ``mrtune/yarn`` (the mini-cluster launcher) is left out: it compiles against the
+    mini-cluster jars (:mod:`mrtune.harness.minicluster`), not the client jars.
+    """
+    yarn = JAVA_DIR / "mrtune" / "yarn"
+    return sorted(p for p in JAVA_DIR.rglob("*.java") if yarn not in p.parents)
 
 
 def source_hash(jars: HadoopJars) -> str:

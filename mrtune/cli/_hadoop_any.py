@@ -1,0 +1,172 @@
+"""``mrtune hadoop-run --jar … --class … [--mode local|yarn] -- ARGS``: any job, either referee.
+
+Kept apart from :mod:`mrtune.cli.hadoop` so that the project-job path stays as it was; the
+project's jobs in yarn mode come through here as ordinary (jar, class, args) entries.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from mrtune.cli.console import OutputFormat, console, emit_json, err_console
+from mrtune.errors import InputError
+
+MIB = 1 << 20
+
+
+def _split_puts(put: list[str] | None) -> dict[str, str]:
+    out = {}
+    for item in put or []:
+        local, sep, hdfs = item.partition("=")
+        if not sep or not local or not hdfs.startswith("/"):
+            raise InputError("--put wants LOCAL=/hdfs/path", field="--put", value=item)
+        if not Path(local).exists():
+            raise InputError("--put source not found", path=local)
+        out[str(Path(local).resolve())] = hdfs
+    return out
+
+
+def _cluster(opts: dict[str, Any]):
+    from mrtune.harness.yarn_run import MiniCluster
+
+    block = int(round(opts["block_mb"] * MIB))
+    if block % 512:
+        raise InputError(
+            "HDFS block size must be a multiple of 512 bytes", field="--block-mb", value=block
+        )
+    cmb = opts["container_mb"]
+    return MiniCluster(
+        datanodes=opts["datanodes"],
+        block_size=block,
+        replication=min(opts["replication"], opts["datanodes"]),
+        nodemanagers=opts["nodemanagers"],
+        nm_memory_mb=opts["nm_memory_mb"],
+        nm_vcores=opts["nm_vcores"],
+        map_memory_mb=cmb,
+        reduce_memory_mb=cmb,
+        task_heap_mb=max(64, int(cmb * 0.7)),
+    )
+
+
+def _project_spec(job: str, set_, input_mb, seed, label):
+    """A project job as an ordinary (jar, class, args) entry on the mini-cluster's jars."""
+    from mrtune.harness.any_job import JobSpec, project_job
+    from mrtune.harness.compile import DRIVER_CLASS, compile_jobs
+    from mrtune.harness.datagen import ensure_input, input_kind_for_job
+    from mrtune.harness.jars import HadoopJars
+    from mrtune.harness.minicluster import find_minicluster
+    from mrtune.harness.runner import check_settings, parse_set_options
+
+    settings = parse_set_options(set_ or [])
+    check_settings(settings)
+    mc = find_minicluster()
+    jobs_jar = compile_jobs(HadoopJars("minicluster", mc.directory, tuple(mc.jars())))
+    input_dir, _ = ensure_input(input_kind_for_job(job), input_mb, seed)
+    args = project_job(jobs_jar, job, settings, "/in", "/out")
+    return JobSpec(jobs_jar, DRIVER_CLASS, args, label or job, {str(input_dir): "/in"})
+
+
+def run_any(
+    positional, jar, main_class, label, mode, put, set_, input_mb, seed, jars, repeat, xmx,
+    output, keep, format, yarn_opts,
+) -> None:  # fmt: skip
+    """Run ``repeat`` times, append each run to ``<keep>/runs.jsonl``, print a table."""
+    from mrtune.harness.any_job import JobSpec, append_index, run_local, run_yarn
+
+    if jar is None:
+        if len(positional) != 1:
+            raise InputError("give one project job, or --jar and --class", field="JOB")
+        spec = _project_spec(positional[0], set_, input_mb, seed, label)
+    else:
+        if not main_class:
+            raise InputError("--jar needs --class (the job's main class)", field="--class")
+        if set_:
+            raise InputError("with --jar, pass -D settings among the job's own ARGS after --")
+        name = label or main_class.rsplit(".", 1)[-1].lower()
+        if not re.fullmatch(r"[\w.\-]+", name):
+            raise InputError("label may hold letters, digits, '.', '_' and '-'", value=name)
+        spec = JobSpec(Path(jar), main_class, positional, name, _split_puts(put))
+    if mode == "local" and spec.puts:
+        raise InputError("--put is for --mode yarn (local mode reads local paths)")
+    base = (keep or Path("mrtune-runs")).resolve()
+    cluster = _cluster(yarn_opts) if mode == "yarn" else None
+    hadoop = None
+    if mode == "local":
+        from mrtune.harness.jars import find_jars
+
+        hadoop = find_jars(jars)
+    entries = []
+    for i in range(repeat):
+        run_dir = base / spec.label / f"r{_next_repeat(base / spec.label) if i == 0 else i}"
+        if format == OutputFormat.text:
+            err_console.print(f"run {i + 1}/{repeat}: {spec.label} on {mode} …", highlight=False)
+        if mode == "yarn":
+            entry = run_yarn(spec, run_dir, cluster)
+        else:
+            entry = run_local(spec, run_dir, hadoop, xmx_mb=xmx)
+        entry["repeat"] = i
+        append_index(base / "runs.jsonl", entry)
+        entries.append(entry)
+        if not entry["success"]:
+            raise InputError(f"the job failed (exit {entry['exit_code']}); see {entry['log']}")
+    _report(entries, output, format, base)
+
+
+def _next_repeat(label_dir: Path) -> int:
+    taken = [int(p.name[1:]) for p in label_dir.glob("r*") if p.name[1:].isdigit()]
+    return max(taken, default=-1) + 1
+
+
+def _report(entries, output, format, base) -> None:
+    import json
+
+    if output is not None:
+        output.write_text(json.dumps(entries, indent=1), encoding="utf-8")
+    if format == OutputFormat.json:
+        emit_json(entries)
+        return
+    table = Table(title=f"recorded in {base / 'runs.jsonl'}")
+    for col in ("label", "mode", "exit", "wall s", "cpu s", "load", "history"):
+        table.add_column(col, justify="left" if col in ("label", "mode", "history") else "right")
+    for e in entries:
+        hist = Path(e["jhist"]).name if e.get("jhist") else Path(e["log"]).name
+        table.add_row(
+            e["label"], e["mode"], str(e["exit_code"]), f"{e['wall_s']:.1f}",
+            f"{e['cpu_s']:.1f}" if e.get("cpu_s") is not None else "-",
+            f"{e['load_avg_1m']:.1f}", hist[:40],
+        )  # fmt: skip
+    console.print(table)
+
+
+def validate_histories(runs: Path, calibrate: str | None, format, output) -> None:
+    """``mrtune validate runs.jsonl`` for YARN runs: counters, waves, job time per run."""
+    import json
+
+    from mrtune.harness.yarn_fidelity import history_report, load_history_runs
+
+    report = history_report(load_history_runs(runs), calibrate)
+    if output is not None:
+        output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if format == OutputFormat.json:
+        emit_json(report)
+        return
+    table = Table(title=f"YARN histories, calibrated on {report['calibration']}")
+    for col in ("label", "records =", "waves p/m", "job s p/m", "error", "load"):
+        table.add_column(col, justify="left" if col == "label" else "right")
+    for r in report["runs"]:
+        p, m = r["predicted"], r["measured"]
+        table.add_row(
+            r["label"] + (" *" if r["calibration"] else ""),
+            f"{r['counters_equal']}/{r['counters']}",
+            f"{p['map_waves']}/{m['map_waves']}",
+            f"{p['job_ms'] / 1000:.1f}/{m['job_ms'] / 1000:.1f}",
+            f"{r['job_time_error']:+.1%}",
+            f"{r['load_avg']:.1f}" if r.get("load_avg") is not None else "-",
+        )
+    console.print(table)
+    for k, v in report["summary"].items():
+        console.print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}")

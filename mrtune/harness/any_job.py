@@ -1,0 +1,166 @@
+"""Run ANY MapReduce job jar on either referee and record it under its own label (issue 21).
+
+A run is ``(jar, main class, arguments)``, as ``hadoop jar`` takes it. The project's jobs are
+ordinary entries of the same mechanism (:func:`project_job`: the compiled jobs jar, the
+``mrtune.jobs.Driver`` class, ``JOB -D k=v … INPUT OUTPUT``).
+
+* ``local``: one ``java`` process with the jar and the Hadoop client jars on its classpath and
+  a ``HADOOP_CONF_DIR``-like folder first on it (``core-site.xml``/``mapred-site.xml``: per-run
+  ``hadoop.tmp.dir`` and staging root, 50 ms client polls — real-hadoop.md, "Things that
+  bite"), ``JVM_PID`` exported (for CPU_MILLISECONDS), the harness's log4j2 layout; the record
+  keeps its ``job.log`` (local mode writes no ``.jhist``).
+* ``yarn``: :func:`mrtune.harness.yarn_run.run_on_minicluster`; the record keeps the
+  ``.jhist`` and ``_conf.xml``, which ``mrtune profile`` reads as any user's history.
+
+Each run appends one JSON line to ``<out>/runs.jsonl`` and keeps its folder at
+``<out>/<label>/r<repeat>``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shlex
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from mrtune.errors import InputError
+from mrtune.harness.compile import DRIVER_CLASS, LOG4J2_PROPERTIES
+from mrtune.harness.jars import HadoopJars
+
+LOCAL_SITE: dict[str, str] = {
+    "mapreduce.framework.name": "local",
+    "mapreduce.client.progressmonitor.pollinterval": "50",
+    "mapreduce.client.completion.pollinterval": "50",
+}
+
+
+@dataclass
+class JobSpec:
+    """What ``hadoop jar JAR MAIN ARGS…`` would run, and the label its runs go under."""
+
+    jar: Path
+    main_class: str
+    args: list[str]
+    label: str
+    puts: dict[str, str] = field(default_factory=dict)
+    """Local file/folder → HDFS path, copied in before a YARN run."""
+
+
+def project_job(
+    jobs_jar: Path, job: str, settings: dict[str, str], input_path: str, output_path: str
+) -> list[str]:
+    """The Driver arguments of one of the project's jobs: ``JOB -D k=v … IN OUT``."""
+    args = [job]
+    for k, v in settings.items():
+        args += ["-D", f"{k}={v}"]
+    return [*args, input_path, output_path]
+
+
+def _write_site(conf_dir: Path, props: dict[str, str]) -> None:
+    conf_dir.mkdir(parents=True, exist_ok=True)
+    body = "".join(
+        f"<property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
+        for k, v in props.items()
+    )
+    xml = f'<?xml version="1.0"?>\n<configuration>\n{body}</configuration>\n'
+    for site in ("core", "mapred"):
+        (conf_dir / f"{site}-site.xml").write_text(xml, encoding="utf-8")
+
+
+def run_local(
+    spec: JobSpec, run_dir: Path, jars: HadoopJars, xmx_mb: int = 2048, timeout_s: float = 1800
+) -> dict[str, Any]:
+    """Run the job in local mode (LocalJobRunner) in ``run_dir``; return its record."""
+    if not spec.jar.is_file():
+        raise InputError("job jar not found", path=str(spec.jar))
+    run_dir = run_dir.resolve()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    props = dict(LOCAL_SITE)
+    props["hadoop.tmp.dir"] = str(run_dir / "tmp")
+    props["mapreduce.jobtracker.staging.root.dir"] = str(run_dir / "staging")
+    _write_site(run_dir / "conf", props)
+    cp = os.pathsep.join([str(run_dir / "conf"), str(spec.jar.resolve()), jars.classpath_string()])
+    java = ["java", f"-Xmx{int(xmx_mb)}m", f"-Dlog4j2.configurationFile={LOG4J2_PROPERTIES}"]
+    java += [f"-Dmrtune.log.file={run_dir / 'job.log'}", "-cp", cp, spec.main_class, *spec.args]
+    command = ["bash", "-c", "export JVM_PID=$$; exec " + shlex.join(java)]
+    load = os.getloadavg()[0]
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started, t0 = time.time(), time.monotonic()
+    with open(run_dir / "client.log", "wb") as out:
+        proc = subprocess.Popen(command, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            rc = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return _entry(
+        spec, "local", run_dir, rc, time.monotonic() - t0, ru1, ru0, load, started, log="job.log"
+    )
+
+
+def run_yarn(spec: JobSpec, run_dir: Path, cluster=None, timeout_s: int = 900) -> dict[str, Any]:
+    """Run the job on a fresh mini-cluster; the record points at its ``.jhist``/``_conf.xml``."""
+    from mrtune.harness.minicluster import find_minicluster
+    from mrtune.harness.yarn_run import MiniCluster, run_on_minicluster
+
+    cluster = cluster or MiniCluster()
+    load = os.getloadavg()[0]
+    started = time.time()
+    puts = {Path(k): v for k, v in spec.puts.items()}
+    run = run_on_minicluster(
+        find_minicluster(), spec.jar, spec.main_class, spec.args, run_dir, cluster, puts, timeout_s
+    )
+    rec = _entry(spec, "yarn", run.run_dir, run.exit_code, run.wall_s, None, None, load, started)
+    rec.update(
+        cpu_s=round(run.children_cpu_s, 2),
+        jhist=str(run.jhist) if run.jhist else None,
+        conf_xml=str(run.conf_xml) if run.conf_xml else None,
+        cluster=asdict(cluster),
+        cluster_start_s=run.launcher.get("cluster_start_s"),
+        client_s=run.launcher.get("client_s"),
+        leftover_pids=run.leftover_pids,
+        success=run.success,
+    )
+    return rec
+
+
+def _entry(spec, mode, run_dir, rc, wall, ru1, ru0, load, started, log=None) -> dict[str, Any]:
+    cpu = None
+    if ru1 is not None:
+        cpu = round(ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime, 2)
+    return {
+        "label": spec.label,
+        "mode": mode,
+        "jar": str(spec.jar),
+        "main_class": spec.main_class,
+        "args": list(spec.args),
+        "run_dir": str(run_dir),
+        "exit_code": rc,
+        "success": rc == 0,
+        "started_at_ms": int(started * 1000),
+        "wall_s": round(wall, 2),
+        "cpu_s": cpu,
+        "load_avg_1m": round(load, 2),
+        "log": str(run_dir / log) if log else str(run_dir / "client.log"),
+    }
+
+
+def append_index(index: Path, entry: dict[str, Any]) -> None:
+    """Append one run to ``runs.jsonl`` (one JSON object a line)."""
+    index.parent.mkdir(parents=True, exist_ok=True)
+    with index.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+__all__ = ["DRIVER_CLASS", "JobSpec", "append_index", "project_job", "run_local", "run_yarn"]

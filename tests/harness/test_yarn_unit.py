@@ -1,0 +1,108 @@
+"""The YARN referee's pieces that need no Hadoop: options, command line, process sweep, waves."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mrtune.cli import app
+from mrtune.harness.minicluster import LAUNCHER_CLASS, POM, MiniClusterJars
+from mrtune.harness.yarn_check import cluster_spec, max_concurrent
+from mrtune.harness.yarn_run import MiniCluster, launcher_command, leftover_processes
+from mrtune.readers.history import AttemptRecord, JobHistory
+
+
+def test_pom_names_the_unshaded_minicluster_at_the_client_version() -> None:
+    text = POM.read_text()
+    assert "<artifactId>hadoop-minicluster</artifactId>" in text
+    assert "<hadoop.version>3.5.0</hadoop.version>" in text
+
+
+def test_cluster_settings_state_containers_and_json_histories() -> None:
+    s = MiniCluster(map_memory_mb=384, task_heap_mb=250).cluster_settings()
+    assert s["mapreduce.map.memory.mb"] == "384"
+    assert s["mapreduce.map.java.opts"] == "-Xmx250m"
+    assert s["mapreduce.jobhistory.jhist.format"] == "json"
+    assert s["mapreduce.map.speculative"] == "false"
+
+
+def test_launcher_command_carries_the_cluster(tmp_path: Path, monkeypatch) -> None:
+    import mrtune.harness.yarn_run as yr
+
+    monkeypatch.setattr(yr, "compile_launcher", lambda jars: tmp_path / "l.jar")
+    cmd = launcher_command(
+        MiniClusterJars(tmp_path),
+        MiniCluster(nodemanagers=3, block_size=1 << 20),
+        tmp_path / "run",
+        tmp_path / "job.jar",
+        "x.Main",
+        ["-D", "a=b", "/in", "/out"],
+        {tmp_path / "data": "/in"},
+        60,
+    )
+    assert LAUNCHER_CLASS in cmd
+    assert cmd[cmd.index("--nodemanagers") + 1] == "3"
+    assert cmd[cmd.index("--block-size") + 1] == str(1 << 20)
+    assert cmd[-5:] == ["--", "-D", "a=b", "/in", "/out"]
+    assert f"{tmp_path / 'data'}=/in" in cmd
+
+
+def test_leftover_processes_finds_a_process_working_in_the_run_dir(tmp_path: Path) -> None:
+    proc = subprocess.Popen(["sleep", "30"], cwd=tmp_path)
+    try:
+        time.sleep(0.1)
+        assert proc.pid in leftover_processes(tmp_path)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.pid not in leftover_processes(tmp_path)
+
+
+def _attempt(i: int, start: int, finish: int) -> AttemptRecord:
+    return AttemptRecord(f"a_m_{i}", f"t_m_{i}", "MAP", start, finish)
+
+
+def test_waves_from_the_timeline_and_from_container_packing() -> None:
+    h = JobHistory(source="x", source_format="jhist", total_maps=5)
+    h.attempts = [_attempt(0, 0, 10), _attempt(1, 0, 10), _attempt(2, 1, 9)]
+    h.attempts += [_attempt(3, 10, 20), _attempt(4, 11, 20)]
+    assert max_concurrent(h, "MAP") == 3  # a finish at 10 frees the slot a start at 10 takes
+    spec = cluster_spec(MiniCluster())
+    assert (spec.num_nodes, spec.node_memory_mb, spec.am_memory_mb) == (2, 1024, 512)
+
+
+def test_hadoop_run_errors_are_one_line() -> None:
+    r = CliRunner().invoke(app, ["hadoop-run"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    r = CliRunner().invoke(app, ["hadoop-run", "--jar", "nope.jar", "--", "a"])
+    assert r.exit_code == 2 and "--class" in r.output
+    r = CliRunner().invoke(
+        app, ["hadoop-run", "--jar", "x.jar", "--class", "A", "--mode", "yarn", "--put", "bad"]
+    )
+    assert r.exit_code == 2 and "--put" in r.output
+
+
+def test_history_index_is_recognised_and_bad_lines_are_one_error(tmp_path: Path) -> None:
+    import json
+
+    import pytest
+
+    from mrtune.errors import InputError
+    from mrtune.harness.yarn_fidelity import is_history_index, load_history_runs
+
+    idx = tmp_path / "runs.jsonl"
+    idx.write_text(json.dumps({"label": "a", "mode": "yarn", "jhist": None}) + "\n")
+    assert is_history_index(idx)
+    with pytest.raises(InputError, match="no successful YARN run"):
+        load_history_runs(idx)
+    idx.write_text(
+        json.dumps({"label": "a", "mode": "yarn", "success": True, "jhist": "x.jhist"}) + "\n"
+    )
+    with pytest.raises(InputError, match="runs.jsonl:1"):
+        load_history_runs(idx)
+    other = tmp_path / "records.jsonl"
+    other.write_text(json.dumps({"run_id": "x"}) + "\n")
+    assert not is_history_index(other)
