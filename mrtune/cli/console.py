@@ -8,9 +8,28 @@ from enum import StrEnum
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 
-console = Console()
-err_console = Console(stderr=True)
+
+class _Console(Console):
+    """A console whose tables wrap a long cell instead of cutting it to ``name…``.
+
+    In an 80-column terminal rich shrinks a wide table's columns and, by default, ends a cell
+    that no longer fits with an ellipsis: job names became ``line…``. Every table mrtune prints
+    folds such cells onto more lines instead, so no name or value is lost.
+    """
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        for obj in objects:
+            if isinstance(obj, Table):
+                for column in obj.columns:
+                    if column.overflow == "ellipsis" and not column.no_wrap:
+                        column.overflow = "fold"
+        super().print(*objects, **kwargs)
+
+
+console = _Console()
+err_console = _Console(stderr=True)
 
 
 class OutputFormat(StrEnum):

@@ -43,6 +43,8 @@ class SourceKind(StrEnum):
     run = "run"
 
 
+#: The unit each cost factor is shown in (CostFactors' field descriptions say the same in words);
+#: a factor not listed is ns per record. ``tests/cli`` checks every field has its unit here.
 COST_UNITS = {
     "hdfs_read": "ns/B",
     "hdfs_write": "ns/B",
@@ -50,10 +52,19 @@ COST_UNITS = {
     "local_write": "ns/B",
     "network": "ns/B",
     "input_uncompress": "ns/B",
+    "sort_cpu": "ns/comparison",
     "setup_ms": "ms",
     "cleanup_ms": "ms",
     "task_overhead_ms": "ms",
+    "spill_file_ns": "ns/spill",
+    "segment_seek_ns": "ns/segment",
+    "fetch_ns": "ns/fetch",
+    "spill_contention": "share",
+    "sort_cache_bytes": "B",
+    "sort_cache_slowdown": "share/doubling",
+    "reduce_includes_final_merge": "",
 }
+PER_RECORD = ("map_cpu", "reduce_cpu", "combine_cpu", "partition_cpu", "serde_cpu", "merge_cpu")
 MAP_PHASES = (("map", "map (start→mapFinish)"), ("sort", "sort/spill (→finish)"))
 REDUCE_PHASES = (
     ("shuffle", "shuffle (start→shuffleFinish)"),
@@ -214,7 +225,7 @@ def _costs_table(profile) -> Table:  # noqa: ANN001
     t.add_column("")
     t.add_column("how / why")
     for name, value in profile.costs.model_dump().items():
-        unit = COST_UNITS.get(name, "ns/rec")
+        unit = COST_UNITS.get(name, "ns/rec")  # PER_RECORD and codec columns
         head, why = _split_prov(profile.provenance_of(f"costs.{name}"))
         style = "green" if head == "measured" else "yellow"
         t.add_row(name, _fmt(value, unit), f"[{style}]{head}[/]", why)

@@ -146,6 +146,11 @@ def sweep_cmd(
 
 
 def _plot(rows: list[dict], knob, path: Path) -> None:  # noqa: ANN001
+    """Job time, then one map task's and one reduce task's phases, each on its own axes.
+
+    A map task and a reduce task are different tasks that run in different waves, so their
+    phase times are never stacked on each other: each side gets its own stacked panel.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -153,26 +158,33 @@ def _plot(rows: list[dict], knob, path: Path) -> None:  # noqa: ANN001
 
     categorical = knob.kind in {"categorical", "bool"}
     xs = list(range(len(rows))) if categorical else [float(r["value"]) for r in rows]
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
-    ax1.plot(xs, [r["job_ms"] / 1000 for r in rows], marker="o", label="job time")
-    ax1.set_ylabel("predicted job time (s)")
-    ax1.grid(alpha=0.3)
-    bottom = np.zeros(len(rows))
-    for side, phases in (("map", MAP_PHASES), ("reduce", REDUCE_PHASES)):
+    sides = [
+        (side, phases)
+        for side, phases in (("map", MAP_PHASES), ("reduce", REDUCE_PHASES))
+        if any(r[f"{side}_phases_ms"] for r in rows)
+    ]
+    fig, axes = plt.subplots(1 + len(sides), 1, figsize=(8, 3 + 2.6 * len(sides)), sharex=True)
+    ax_job = axes[0]
+    ax_job.plot(xs, [r["job_ms"] / 1000 for r in rows], marker="o", label="job time")
+    ax_job.set_ylabel("predicted job time (s)")
+    ax_job.legend(fontsize=8, loc="best")
+    ax_job.grid(alpha=0.3)
+    for ax, (side, phases) in zip(axes[1:], sides, strict=True):
+        bottom = np.zeros(len(rows))
         for ph in phases:
             ys = np.array([r[f"{side}_phases_ms"].get(ph, 0.0) / 1000 for r in rows])
             if ys.any():
-                ax2.fill_between(
-                    xs, bottom, bottom + ys, step=None, alpha=0.6, label=f"{side} {ph}"
-                )
+                ax.fill_between(xs, bottom, bottom + ys, alpha=0.6, label=ph)
                 bottom = bottom + ys
-    ax2.set_ylabel("task phase times (s, stacked)")
-    ax2.set_xlabel(knob.name)
-    ax2.legend(fontsize=7, ncol=3)
+        ax.set_ylabel(f"one {side} task (s, phases stacked)")
+        ax.legend(fontsize=7, ncol=3, loc="best", title=f"{side} phases", title_fontsize=7)
+        ax.grid(alpha=0.3)
+    unit = f" ({knob.unit})" if getattr(knob, "unit", "") else ""
+    axes[-1].set_xlabel(f"{knob.name}{unit}")
     if categorical:
-        ax2.set_xticks(xs, [str(r["value"]) for r in rows])
+        axes[-1].set_xticks(xs, [str(r["value"]) for r in rows])
     elif knob.log:
-        ax1.set_xscale("log")
+        ax_job.set_xscale("log")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

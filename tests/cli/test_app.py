@@ -113,3 +113,12 @@ def test_a_missing_extra_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if the extra were absent
     with pytest.raises(InputError, match=r"pip install 'mrtune\[distributed\]'"):
         DaskExecutor("tcp://127.0.0.1:1")
+
+
+def test_every_cost_factor_is_shown_with_its_unit() -> None:
+    """The profile table gives each cost factor its own unit (bytes are not ns/rec)."""
+    from mrtune.cli.profile import COST_UNITS, PER_RECORD
+    from mrtune.costmodel.profile import CostFactors
+
+    assert set(COST_UNITS) | set(PER_RECORD) == set(CostFactors.model_fields)
+    assert COST_UNITS["sort_cache_bytes"] == "B"
