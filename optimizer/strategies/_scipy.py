@@ -13,7 +13,6 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import optimize
 
 from mrtune.optimizer.strategies._base import (
     BaseStrategy,
@@ -90,6 +89,8 @@ class DifferentialEvolutionStrategy(BaseStrategy):
         n_trials: int,
         seed: int | None,
     ) -> SearchOutcome:
+        from scipy import optimize  # imported by the strategy that runs it (start-up time)
+
         d = len(space.knobs)
         track = _Tracker(space, objective)
         popsize = max(1, min(self.popsize, n_trials // (2 * d)))
@@ -139,6 +140,8 @@ class DualAnnealingStrategy(BaseStrategy):
         n_trials: int,
         seed: int | None,
     ) -> SearchOutcome:
+        from scipy import optimize  # imported by the strategy that runs it (start-up time)
+
         d = len(space.knobs)
         track = _Tracker(space, objective)
         x0 = space.to_unit(as_values([current_row(space)]))[0]
