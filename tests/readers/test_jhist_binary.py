@@ -188,3 +188,37 @@ def test_short_schema_sniffed(tmp_path: Path) -> None:
     f = tmp_path / "tiny.jhist"
     f.write_bytes(b"Avro-Binary\n" + json.dumps(schema).encode() + b"\n\x06\xff\xfe\xfd")
     assert sniff_format(f) == "jhist"
+
+
+#: A real binary history: Hadoop 3.5.0's MiniMRYarnCluster (mrtune.harness.yarn_run) before it
+#: set mapreduce.jobhistory.jhist.format=json — a 6-map, 2-reduce sort of 24 MiB.
+REAL_BINARY = Path(__file__).parent / "fixtures" / "yarn-sort-binary.jhist"
+
+
+def test_real_hadoop_binary_history() -> None:
+    h = load_jhist(REAL_BINARY)
+    assert (h.job_name, h.status, h.complete) == ("mrtune-sort", "SUCCEEDED", True)
+    assert (h.total_maps, h.total_reduces) == (6, 2)
+    assert len(h.successful("map")) == 6 and len(h.successful("reduce")) == 2
+    assert h.killed_attempts == 1 and h.failed_attempts == 0  # as the JSON reader counts it
+    assert h.total_counters["MAP_INPUT_RECORDS"] == h.total_counters["REDUCE_OUTPUT_RECORDS"]
+    assert h.total_counters["MAP_INPUT_RECORDS"] == 251658
+    assert not h.warnings
+
+
+def test_real_binary_equals_its_json_twin(tmp_path: Path) -> None:
+    """Decode the real binary file, write it as Avro-JSON lines, read both: same history."""
+    raw = REAL_BINARY.read_bytes()
+    start = raw.index(b"\n", raw.index(b"\n") + 1) + 1
+    schema_line = raw[raw.index(b"\n") + 1 : start - 1].decode()
+    schema = fastavro.parse_schema(json.loads(schema_line))
+    buf = io.BytesIO(raw[start:])
+    records = []
+    while buf.tell() < len(raw) - start:
+        records.append(fastavro.schemaless_reader(buf, schema, None))
+    out = io.StringIO()
+    fastavro.json_writer(out, schema, records)
+    twin = tmp_path / REAL_BINARY.name
+    twin.write_text(f"Avro-Json\n{schema_line}\n{out.getvalue()}\n", encoding="utf-8")
+    assert read_events(twin) == read_events(REAL_BINARY)
+    assert _history(twin) == _history(REAL_BINARY)
