@@ -38,9 +38,25 @@ def _payload_start(data: bytes, p: Path) -> int:
 
 
 def _parsed_schema(schema: Any, p: Path) -> Any:
-    """The fastavro form of the file's ``Event`` schema; a bad schema is one clear line."""
+    """The fastavro form of the file's ``Event`` schema; a bad schema is one clear line.
+
+    Hadoop's ``Event`` record (``Events.avpr``) has the fields ``type`` (the ``EventType``
+    enum) and ``event`` (a union of the event records); a schema without them cannot give
+    events, whatever its datums decode to.
+    """
     import fastavro
 
+    fields = schema.get("fields") if isinstance(schema, dict) else None
+    names = (
+        {f.get("name") for f in fields if isinstance(f, dict)}
+        if isinstance(fields, list)
+        else set()
+    )
+    if not {"type", "event"} <= names:
+        raise InputError(
+            "line 2 is not the schema of Hadoop's Event record (no 'type' and 'event' fields)",
+            path=str(p),
+        )
     try:
         return fastavro.parse_schema(schema)
     except Exception as exc:  # noqa: BLE001 - fastavro raises several types for bad schemas
@@ -81,9 +97,11 @@ def read_binary_events(path: str | Path, schema: Any) -> list[tuple[str, dict[st
             record = fastavro.schemaless_reader(buf, parsed, None)
         except Exception as exc:  # noqa: BLE001 - EOFError, IndexError, UnicodeDecodeError, …
             raise _corrupt(p, len(events), offset, exc) from None
-        if buf.tell() > end:  # a negative length made a read run past the payload
-            raise _corrupt(p, len(events), offset, EOFError())
-        if not isinstance(record, dict) or not isinstance(record.get("event"), dict | None):
-            raise _corrupt(p, len(events), offset, TypeError())
+        if not isinstance(record.get("event"), dict | None):
+            raise InputError(
+                f"event {len(events) + 1} (at byte {offset}) is not a record: the schema's "
+                "'event' field is not Hadoop's union of event records",
+                path=str(p),
+            )
         events.append((str(record.get("type")), dict(record.get("event") or {})))
     return events

@@ -174,7 +174,14 @@ def test_trailing_junk_refused(tmp_path: Path, qmc_binary) -> None:
 def test_bad_schema_line(tmp_path: Path, qmc_binary) -> None:
     data, start = qmc_binary
     msg = _refused(tmp_path, b'Avro-Binary\n{"type": "record"}\n' + data[start:])
+    assert "not the schema of Hadoop's Event record" in msg
+    event = {"type": "record", "name": "Event", "fields": [{"name": "type", "type": "int"}]}
+    event["fields"].append({"name": "event", "type": "bogus"})
+    msg = _refused(tmp_path, b"Avro-Binary\n" + json.dumps(event).encode() + b"\n\x02\x02")
     assert "not a valid Avro schema" in msg
+    event["fields"][1]["type"] = "int"
+    msg = _refused(tmp_path, b"Avro-Binary\n" + json.dumps(event).encode() + b"\n\x02\x02")
+    assert "event 1 (at byte" in msg and "is not a record" in msg
 
 
 def test_size_cap(tmp_path: Path, qmc_binary, monkeypatch) -> None:
