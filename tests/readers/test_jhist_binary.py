@@ -229,3 +229,29 @@ def test_real_binary_equals_its_json_twin(tmp_path: Path) -> None:
     twin.write_text(f"Avro-Json\n{schema_line}\n{out.getvalue()}\n", encoding="utf-8")
     assert read_events(twin) == read_events(REAL_BINARY)
     assert _history(twin) == _history(REAL_BINARY)
+
+
+def test_cli_profile_binary_same_as_json(tmp_path: Path, qmc_binary) -> None:
+    """``mrtune profile job.jhist`` on the binary twin prints the JSON twin's profile."""
+    from typer.testing import CliRunner
+
+    from mrtune.cli import app
+
+    runner = CliRunner()
+    binary = to_binary(QMC1, tmp_path)
+    conf = str(QMC1.parent / "job_1526555215992_0001_conf.xml")
+    outs = []
+    for path in (QMC1, binary):
+        result = runner.invoke(app, ["profile", str(path), "--conf", conf, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        outs.append(
+            result.stdout.replace(str(binary.parent) + "/", "").replace(str(QMC1.parent) + "/", "")
+        )
+    assert outs[0] == outs[1] and json.loads(outs[1])["job_id"] == "job_1526555215992_0001"
+    data, start = qmc_binary
+    cut = tmp_path / "cut.jhist"
+    cut.write_bytes(data[: (start + len(data)) // 2])
+    result = runner.invoke(app, ["profile", str(cut)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    (line,) = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert "truncated or corrupt binary job history" in line
