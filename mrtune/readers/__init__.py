@@ -26,8 +26,9 @@ FORMATS: tuple[str, ...] = ("jhist", "rest", "rumen")
 def sniff_format(path: str | Path) -> str:
     """``jhist``, ``rest`` or ``rumen`` from a file's content (a directory is REST).
 
-    A ``.jhist`` is known by its first line (``Avro-Json``). JSON is told apart by the keys of
-    its first parsed value, not by a prefix: a Rumen ``LoggedJob`` may put a long
+    A ``.jhist`` is known by its first line (``Avro-Json``, or ``Avro-Binary`` as Hadoop 3
+    writes by default; its binary events are never decoded as text here). JSON is told apart
+    by the keys of its first parsed value, not by a prefix: a Rumen ``LoggedJob`` may put a long
     ``jobProperties`` before ``jobID``, and may start with a ``/* … */`` licence header.
     """
     p = Path(path)
@@ -63,7 +64,7 @@ def sniff_format(path: str | Path) -> str:
     raise InputError(
         "unrecognised format",
         path=str(p),
-        allowed=".jhist (Avro-Json), JobHistory REST JSON, Rumen JSON",
+        allowed=".jhist (Avro-Json, Avro-Binary), JobHistory REST JSON, Rumen JSON",
     )
 
 
@@ -81,6 +82,8 @@ def _head(p: Path, n: int = 4096) -> str:
             return gzip.GzipFile(p).read(n).decode("utf-8", errors="replace")
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"damaged gzip data: {exc}", path=str(p)) from None
+    if data.startswith(b"Avro-Binary\n"):  # binary events may follow a short schema line
+        return data.decode("utf-8", errors="replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

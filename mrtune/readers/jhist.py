@@ -1,4 +1,8 @@
-"""Read a Hadoop 2/3 job history file (``.jhist``, "Avro-Json") into a :class:`JobHistory`.
+"""Read a Hadoop 2/3 job history file (``.jhist``) into a :class:`JobHistory`.
+
+Both encodings ``EventWriter`` writes are read: ``Avro-Json`` (described here) and
+``Avro-Binary`` (Hadoop 3's default, ``mapreduce.jobhistory.jhist.format=binary``; decoded by
+:mod:`mrtune.readers.jhist_binary`). Both give the same events, hence the same history.
 
 Format (Hadoop ``EventWriter``/``EventReader``): line 1 is ``Avro-Json``, line 2 the Avro schema
 of ``org.apache.hadoop.mapreduce.jobhistory.Event``, then one JSON-encoded event per line (blank
@@ -26,6 +30,7 @@ from typing import Any
 from mrtune.errors import InputError
 from mrtune.readers import safe_io
 from mrtune.readers.history import AttemptRecord, JobHistory, flatten_counter_groups
+from mrtune.readers.jhist_binary import BINARY_MAGIC, read_binary_events
 
 MAGIC = "Avro-Json"
 
@@ -34,8 +39,8 @@ _AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes"
 
 
 def is_jhist(head: str) -> bool:
-    """Whether text starting with ``head`` looks like a ``.jhist`` file."""
-    return head.lstrip("\ufeff").startswith(MAGIC)
+    """Whether text starting with ``head`` looks like a ``.jhist`` file (JSON or binary)."""
+    return head.lstrip("\ufeff").startswith((MAGIC, BINARY_MAGIC))
 
 
 def _unwrap(value: Any) -> Any:
@@ -89,8 +94,8 @@ def _event_lines(p: Path) -> Iterator[tuple[int, str]]:
             yield no, line
 
 
-def _header(p: Path) -> Any:
-    """Check line 1 (``Avro-Json``) and return the schema of line 2."""
+def _header(p: Path) -> tuple[str, Any]:
+    """Check line 1 (``Avro-Json`` or ``Avro-Binary``); return it and the schema of line 2."""
     size = safe_io.check_size(p)
     head = list(itertools.islice(_lines(p), 2))
     if size == 0 or (size <= 4096 and not "".join(ln for _, ln in head).strip()):
@@ -98,22 +103,29 @@ def _header(p: Path) -> Any:
     first = head[0][1] if head else ""
     if not is_jhist(first):
         raise InputError(
-            f"not a job history file: line 1 is {first[:40]!r}, expected {MAGIC!r}", path=str(p)
+            f"not a job history file: line 1 is {first[:40]!r}, expected {MAGIC!r} or "
+            f"{BINARY_MAGIC!r}",
+            path=str(p),
         )
     if len(head) < 2 or not head[1][1].strip():
         raise InputError("truncated job history: no schema on line 2", path=str(p))
-    return safe_io.json_loads(head[1][1], str(p), where="line 2 (the Avro schema)")
+    magic = BINARY_MAGIC if first.lstrip("\ufeff").startswith(BINARY_MAGIC) else MAGIC
+    return magic, safe_io.json_loads(head[1][1], str(p), where="line 2 (the Avro schema)")
 
 
 def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """All ``(event type, event body)`` pairs of a ``.jhist`` file, and warnings.
 
-    The file is streamed line by line (never held whole as bytes or text). Raises
-    :class:`InputError` for an empty file, a file that is not Avro-Json, a schema line that is
-    not JSON, a line nested too deeply, or text that is not UTF-8.
+    An Avro-Json file is streamed line by line (never held whole as bytes or text). Raises
+    :class:`InputError` for an empty file, a file that is not a job history, a schema line that
+    is not JSON, a line nested too deeply, or text that is not UTF-8. An Avro-Binary file is
+    decoded by :func:`~mrtune.readers.jhist_binary.read_binary_events` (no warnings: binary
+    data either decodes against its schema or the file is refused).
     """
     p = Path(path)
-    schema = _header(p)
+    magic, schema = _header(p)
+    if magic == BINARY_MAGIC:
+        return read_binary_events(p, schema), []
     try:
         import fastavro
 
