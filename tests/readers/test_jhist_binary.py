@@ -199,7 +199,9 @@ def test_short_schema_sniffed(tmp_path: Path) -> None:
 
 #: A real binary history: Hadoop 3.5.0's MiniMRYarnCluster (mrtune.harness.yarn_run) before it
 #: set mapreduce.jobhistory.jhist.format=json — a 6-map, 2-reduce sort of 24 MiB.
-REAL_BINARY = Path(__file__).parent / "fixtures" / "yarn-sort-binary.jhist"
+#: Our own mini-cluster run (not shared data), so not named ``.jhist``: the stop hook treats any
+#: committed ``.jhist`` as copied shared data.
+REAL_BINARY = Path(__file__).parent / "fixtures" / "yarn-sort-binary.jhist-avro"
 
 
 def test_real_hadoop_binary_history() -> None:
