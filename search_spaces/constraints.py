@@ -7,10 +7,13 @@ sample a unit cube, only ever proposes configurations Hadoop will accept.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from mrtune.search_spaces.knobs import CodecAvailability
 
 Values = dict[str, np.ndarray]
 
@@ -113,3 +116,104 @@ CONSTRAINTS: tuple[Constraint, ...] = (
         _container_repair,
     ),
 )
+
+
+# ---------------------------------------------------------------- task granularity
+#: Least shuffle data a reducer should get: Hive's ``hive.exec.reducers.bytes.per.reducer``
+#: default (256,000,000 bytes since Hive 0.14, HIVE-7158), the figure Hive divides a stage's
+#: input by to choose its reducer count. Fewer bytes per reducer buy seconds at the price of
+#: container start-up per task: the MapReduce tutorial's reducer advice (0.95 or 1.75 × nodes ×
+#: containers per node) is for jobs with data to fill them, and Dr. Elephant's Reducer Time
+#: heuristic flags many short reducers (num_tasks_severity 50/101/500/1000 with
+#: short_runtime_severity_in_min 10/4/2/1).
+MIN_REDUCE_BYTES = 256e6
+#: Least split as a share of the DFS block: the tutorial sizes maps by DFS blocks ("the number
+#: of maps is usually driven by the number of DFS blocks") and wants each map to run "at least
+#: a minute" because task set-up takes a while; Dr. Elephant's Mapper Time heuristic flags many
+#: short maps the same way as for reducers.
+MIN_SPLIT_BLOCK_SHARE = 0.5
+
+
+def max_reducers_for(shuffle_bytes: float) -> int:
+    """Most reducers the job's map output can keep busy (>= 1), at :data:`MIN_REDUCE_BYTES`."""
+    if not np.isfinite(shuffle_bytes) or shuffle_bytes <= 0:
+        return 1
+    return max(1, int(np.ceil(shuffle_bytes / MIN_REDUCE_BYTES)))
+
+
+def min_split_for(block_bytes: float) -> float:
+    """Smallest split the search offers: :data:`MIN_SPLIT_BLOCK_SHARE` of the DFS block."""
+    return MIN_SPLIT_BLOCK_SHARE * float(block_bytes)
+
+
+# ---------------------------------------------------------------- codecs the cluster can load
+Release = tuple[int, int, int]
+
+#: The release assumed when only the major version is known: the earliest of the line, so that
+#: no codec is offered that an older cluster of that line lacks (0.20 has no SnappyCodec, 2.0-2.8
+#: no ZStandardCodec, 3.0-3.3.0 need libhadoop for Snappy and Lz4).
+EARLIEST_RELEASE: dict[int, Release] = {1: (0, 20, 0), 2: (2, 0, 0), 3: (3, 0, 0)}
+
+
+def parse_release(raw: object, major: int) -> Release:
+    """``"2.7.3"`` → (2, 7, 3); the major's earliest release when ``raw`` gives no minor, or
+    names another major (a profile of one line read as another)."""
+    nums = [int(p) for p in re.findall(r"\d+", str(raw or ""))[:3]]
+    if len(nums) >= 2 and (nums[0] == major or (major == 1 and nums[0] == 0)):
+        return (nums + [0, 0])[:3]  # type: ignore[return-value]
+    return EARLIEST_RELEASE.get(major, (major, 0, 0))
+
+
+@dataclass(frozen=True)
+class CodecVerdict:
+    """Whether a codec may be offered, and why not (one line for the explanation)."""
+
+    codec: str
+    offered: bool
+    reason: str
+
+
+def codec_verdicts(
+    release: Release,
+    availability: dict[str, CodecAvailability],
+    *,
+    listed: set[str] | None,
+    in_use: set[str],
+    allow_native: bool,
+) -> list[CodecVerdict]:
+    """Each known codec's verdict for a cluster of ``release``.
+
+    A codec the job already runs with is offered (it loads there). Otherwise it must ship in
+    ``release``, appear in the cluster's ``io.compression.codecs`` when that list is known
+    (``listed``), and, when it needs ``libhadoop`` at that release, ``allow_native`` must be
+    given: the job would otherwise fail at its first spill (``ClassNotFoundException`` or
+    "native … library not available").
+    """
+    major = 1 if release[0] == 0 else release[0]
+    out = []
+    for name, av in availability.items():
+        since = av.since.get(major)
+        if name in in_use:
+            out.append(CodecVerdict(name, True, "the job already uses it"))
+        elif not av.bundled and (listed is None or name not in listed):
+            out.append(CodecVerdict(name, False, f"not listed by the cluster ({av.jira})"))
+        elif since is None or release < since:
+            first = "no release of this line" if since is None else ".".join(map(str, since))
+            out.append(CodecVerdict(name, False, f"not shipped before {first} ({av.jira})"))
+        elif listed is not None and av.bundled and name not in listed and name not in _CORE:
+            out.append(CodecVerdict(name, False, "not in the cluster's io.compression.codecs"))
+        elif (av.pure_java_since is None or release < av.pure_java_since) and not allow_native:
+            out.append(
+                CodecVerdict(
+                    name,
+                    False,
+                    f"needs the native library ({av.jira}); --allow-native-codecs offers it",
+                )
+            )
+        else:
+            out.append(CodecVerdict(name, True, "available"))
+    return out
+
+
+#: Codecs every Hadoop has in its core jar, with pure-Java streams: always offered.
+_CORE = frozenset({"default", "gzip", "bzip2"})

@@ -22,13 +22,32 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
-from mrtune.search_spaces.constraints import CONSTRAINTS, SORT_BUFFER_HEAP_SHARE
-from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
+from mrtune.costmodel.properties import codec_name
+from mrtune.search_spaces.constraints import (
+    CONSTRAINTS,
+    SORT_BUFFER_HEAP_SHARE,
+    CodecVerdict,
+    codec_verdicts,
+    max_reducers_for,
+    min_split_for,
+    parse_release,
+)
+from mrtune.search_spaces.knobs import (
+    CODEC_AVAILABILITY,
+    CODEC_ROLES,
+    KNOBS,
+    Knob,
+    Role,
+    find_knob,
+    knob_with_role,
+)
 
 Values = dict[str, np.ndarray]
 
-#: Codecs a Hadoop 1 cluster does not have.
-HADOOP1_MISSING_CODECS = {"lz4", "zstd"}
+#: ``profile.cluster_facts`` keys the CLI sets from ``--codecs`` / ``--allow-native-codecs``
+#: (they override the job conf's ``io.compression.codecs``).
+FACT_CODECS = "io.compression.codecs"
+FACT_NATIVE_CODECS = "native_codecs"
 
 
 @dataclass(frozen=True)
@@ -58,6 +77,8 @@ class SearchSpace:
     base: HadoopConfig
     cluster: ClusterSpec
     knobs: list[Knob] = field(default_factory=list)
+    #: Codecs the job's limits withhold, each "name: reason" (for explanations and lint).
+    withheld: list[str] = field(default_factory=list)
 
     @classmethod
     def for_job(
@@ -70,8 +91,15 @@ class SearchSpace:
         only: Iterable[str] | None = None,
         exclude: Iterable[str] = (),
         local_mode_honoured: bool = False,
+        codecs: Iterable[str] | None = None,
+        allow_native_codecs: bool | None = None,
     ) -> SearchSpace:
-        """Select the applicable knobs (see the module docstring)."""
+        """Select the applicable knobs (see the module docstring), within the job's limits.
+
+        ``codecs`` states the cluster's ``io.compression.codecs`` (default: the profile's
+        ``--codecs`` fact, else the job conf's list, else unknown); ``allow_native_codecs``
+        offers codecs that need ``libhadoop`` (default: the profile's fact, else no).
+        """
         cluster = cluster or ClusterSpec()
         wanted = {find_knob(n).name for n in only} if only is not None else None
         excluded = {find_knob(n).name for n in exclude}
@@ -91,13 +119,63 @@ class SearchSpace:
                 continue  # no modelled effect: searching it would only add noise
             if not job.admits(k):
                 continue
-            if k.kind == "categorical" and base.hadoop_version == 1:
-                # Hadoop 1 (0.20/1.x) ships no Lz4Codec or ZStandardCodec.
-                k = dataclasses.replace(
-                    k, choices=tuple(c for c in k.choices if c not in HADOOP1_MISSING_CODECS)
-                )
             knobs.append(k)
-        return cls(profile=profile, base=base, cluster=cluster, knobs=knobs)
+        space = cls(profile=profile, base=base, cluster=cluster, knobs=knobs)
+        verdicts = space._codec_verdicts(codecs, allow_native_codecs)
+        current = space.current_values()
+        space.knobs = [space._limited(k, verdicts, current) for k in knobs]
+        space.withheld = [f"{v.codec}: {v.reason}" for v in verdicts if not v.offered]
+        return space
+
+    # ------------------------------------------------------------------ limits
+    def _codec_verdicts(
+        self, codecs: Iterable[str] | None, allow_native: bool | None
+    ) -> list[CodecVerdict]:
+        """The codecs this cluster can load (see :func:`constraints.codec_verdicts`)."""
+        prof, b = self.profile, self.base
+        raw = (
+            ",".join(codecs)
+            if codecs is not None
+            else prof.cluster_facts.get(FACT_CODECS) or prof.source_properties.get(FACT_CODECS)
+        )
+        listed = None if raw is None else _codec_names(str(raw))
+        if allow_native is None:
+            allow_native = bool(float(prof.cluster_facts.get(FACT_NATIVE_CODECS, 0) or 0))
+        in_use = {b.map_output_codec} if b.map_output_compress else set()
+        in_use |= {b.output_codec} if b.output_compress else set()
+        release = parse_release(prof.cluster_facts.get("hadoop_version"), b.hadoop_version)
+        return codec_verdicts(
+            release, CODEC_AVAILABILITY, listed=listed, in_use=in_use, allow_native=allow_native
+        )
+
+    def _limited(self, k: Knob, verdicts: list[CodecVerdict], current: dict[str, object]) -> Knob:
+        """``k`` with its search range cut to this job's limits.
+
+        Codec knobs offer only codecs the cluster loads (plus the current one, which it ran
+        with); the reducer count stops at one reducer per :data:`MIN_REDUCE_BYTES` of map
+        output and the split size at :data:`MIN_SPLIT_BLOCK_SHARE` of the block (task
+        granularity, constraints.py). The current value stays scorable: :meth:`repair` clips
+        only to Hadoop's valid range, never to this search range.
+        """
+        if k.role in CODEC_ROLES:
+            ok = {v.codec for v in verdicts if v.offered}
+            now = current.get(k.name)
+            keep = tuple(c for c in k.choices if c == "none" or c in ok or c == now)
+            return dataclasses.replace(k, choices=keep)
+        if k.role == Role.reducers:
+            cap = max_reducers_for(self.map_output_bytes())
+            return _narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
+        if k.role == Role.split_size:
+            floor = max(k.low, min_split_for(self.base.dfs_blocksize))  # type: ignore[type-var]
+            return _narrowed(k, min(floor, k.high), k.high)  # type: ignore[type-var]
+        return k
+
+    def map_output_bytes(self) -> float:
+        """Uncompressed map output of the whole job, before any combiner: the reducers' work."""
+        prof = self.profile
+        st = prof.stats
+        raw = prof.input_bytes / (st.input_compress_ratio if prof.input_compressed else 1.0)
+        return float(raw * st.map_size_sel)
 
     # ------------------------------------------------------------------ values
     @property
@@ -215,9 +293,11 @@ class SearchSpace:
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
             extra = [np.ceil(need) + 1]
+        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
+        if knob.kind in {"int", "float"}:
+            base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
         if not extra:
             return base
-        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
         vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
         return np.unique(np.concatenate([base, vals[np.isfinite(vals)]]))
 
@@ -267,7 +347,9 @@ class SearchSpace:
                 cols.append((idx + 0.5) / len(k.choices))
             else:
                 lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]
-                if k.log and lo > 0:
+                if hi <= lo:
+                    cols.append(np.full_like(x, 0.5))
+                elif k.log and lo > 0:
                     cols.append(
                         (np.log(np.maximum(x, lo)) - math.log(lo)) / (math.log(hi) - math.log(lo))
                     )
@@ -286,6 +368,25 @@ class SearchSpace:
                 continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
+
+
+def _narrowed(k: Knob, low: float, high: float) -> Knob:
+    """``k`` searched in [low, high] only (its grid cut to match, the ends kept as grid points)."""
+    if (low, high) == (k.low, k.high):
+        return k
+    grid = tuple(g for g in k.grid if low <= g <= high) or (low, high)
+    return dataclasses.replace(k, low=low, high=high, grid=grid)
+
+
+def _codec_names(raw: str) -> set[str]:
+    """``io.compression.codecs`` (class names, commas) → short names; unknown classes dropped."""
+    out = set()
+    for part in raw.split(","):
+        try:
+            out.add(codec_name(part)) if part.strip() else None
+        except ValueError:
+            continue  # a codec mrtune does not model: it is never offered anyway
+    return out
 
 
 def _clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
