@@ -160,7 +160,8 @@ def parse_release(raw: object, major: int) -> Release:
     names another major (a profile of one line read as another)."""
     nums = [int(p) for p in re.findall(r"\d+", str(raw or ""))[:3]]
     if len(nums) >= 2 and (nums[0] == major or (major == 1 and nums[0] == 0)):
-        return (nums + [0, 0])[:3]  # type: ignore[return-value]
+        padded = (nums + [0, 0])[:3]
+        return (padded[0], padded[1], padded[2])
     return EARLIEST_RELEASE.get(major, (major, 0, 0))
 
 

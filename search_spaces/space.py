@@ -293,9 +293,10 @@ class SearchSpace:
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
             extra = [np.ceil(need) + 1]
+        if knob.kind not in {"int", "float"}:
+            return base
         lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
-        if knob.kind in {"int", "float"}:
-            base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
+        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
         if not extra:
             return base
         vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
