@@ -7,13 +7,17 @@ sample a unit cube, only ever proposes configurations Hadoop will accept.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from mrtune.search_spaces.knobs import CodecAvailability
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.properties import codec_name
+from mrtune.search_spaces.knobs import CODEC_AVAILABILITY, CodecAvailability, Knob
 
 Values = dict[str, np.ndarray]
 
@@ -218,3 +222,62 @@ def codec_verdicts(
 
 #: Codecs every Hadoop has in its core jar, with pure-Java streams: always offered.
 _CORE = frozenset({"default", "gzip", "bzip2"})
+
+
+#: ``profile.cluster_facts`` keys the CLI sets from ``--codecs`` / ``--allow-native-codecs``
+#: (they override the job conf's ``io.compression.codecs``).
+FACT_CODECS = "io.compression.codecs"
+FACT_NATIVE_CODECS = "native_codecs"
+
+
+def job_codec_verdicts(
+    profile: JobProfile,
+    base: HadoopConfig,
+    codecs: Iterable[str] | None,
+    allow_native: bool | None,
+) -> list[CodecVerdict]:
+    """:func:`codec_verdicts` for one job: its release (``cluster_facts["hadoop_version"]``),
+    the cluster's list (``codecs``, else the ``--codecs`` fact, else the job conf's
+    ``io.compression.codecs``, else unknown) and the codecs its configuration already uses."""
+    raw = (
+        ",".join(codecs)
+        if codecs is not None
+        else profile.cluster_facts.get(FACT_CODECS) or profile.source_properties.get(FACT_CODECS)
+    )
+    listed = None if raw is None else codec_names(str(raw))
+    if allow_native is None:
+        allow_native = bool(float(profile.cluster_facts.get(FACT_NATIVE_CODECS, 0) or 0))
+    in_use = {base.map_output_codec} if base.map_output_compress else set()
+    in_use |= {base.output_codec} if base.output_compress else set()
+    release = parse_release(profile.cluster_facts.get("hadoop_version"), base.hadoop_version)
+    return codec_verdicts(
+        release, CODEC_AVAILABILITY, listed=listed, in_use=in_use, allow_native=allow_native
+    )
+
+
+def codec_names(raw: str) -> set[str]:
+    """``io.compression.codecs`` (class names, commas) → short names; unknown classes dropped."""
+    out = set()
+    for part in (p.strip() for p in raw.split(",")):
+        if not part:
+            continue
+        try:
+            out.add(codec_name(part))
+        except ValueError:
+            continue  # a codec class mrtune does not model: never offered anyway
+    return out
+
+
+def map_output_bytes(profile: JobProfile) -> float:
+    """Uncompressed map output of the whole job, before any combiner: the reducers' work."""
+    st = profile.stats
+    raw = profile.input_bytes / (st.input_compress_ratio if profile.input_compressed else 1.0)
+    return float(raw * st.map_size_sel)
+
+
+def narrowed(k: Knob, low: float, high: float) -> Knob:
+    """``k`` searched in [low, high] only (its grid cut to match, the ends kept as grid points)."""
+    if (low, high) == (k.low, k.high):
+        return k
+    grid = tuple(g for g in k.grid if low <= g <= high) or (low, high)
+    return dataclasses.replace(k, low=low, high=high, grid=grid)

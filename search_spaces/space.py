@@ -22,32 +22,30 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
-from mrtune.costmodel.properties import codec_name
 from mrtune.search_spaces.constraints import (
     CONSTRAINTS,
+    FACT_CODECS,
+    FACT_NATIVE_CODECS,
     SORT_BUFFER_HEAP_SHARE,
     CodecVerdict,
-    codec_verdicts,
+    job_codec_verdicts,
+    map_output_bytes,
     max_reducers_for,
     min_split_for,
-    parse_release,
+    narrowed,
 )
-from mrtune.search_spaces.knobs import (
-    CODEC_AVAILABILITY,
-    CODEC_ROLES,
-    KNOBS,
-    Knob,
-    Role,
-    find_knob,
-    knob_with_role,
-)
+from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 
 Values = dict[str, np.ndarray]
 
-#: ``profile.cluster_facts`` keys the CLI sets from ``--codecs`` / ``--allow-native-codecs``
-#: (they override the job conf's ``io.compression.codecs``).
-FACT_CODECS = "io.compression.codecs"
-FACT_NATIVE_CODECS = "native_codecs"
+__all__ = [
+    "FACT_CODECS",
+    "FACT_NATIVE_CODECS",
+    "HEAP_OPTS",
+    "SearchSpace",
+    "knob_property_names",
+    "knob_to_properties",
+]
 
 
 @dataclass(frozen=True)
@@ -121,33 +119,13 @@ class SearchSpace:
                 continue
             knobs.append(k)
         space = cls(profile=profile, base=base, cluster=cluster, knobs=knobs)
-        verdicts = space._codec_verdicts(codecs, allow_native_codecs)
+        verdicts = job_codec_verdicts(profile, base, codecs, allow_native_codecs)
         current = space.current_values()
         space.knobs = [space._limited(k, verdicts, current) for k in knobs]
         space.withheld = [f"{v.codec}: {v.reason}" for v in verdicts if not v.offered]
         return space
 
     # ------------------------------------------------------------------ limits
-    def _codec_verdicts(
-        self, codecs: Iterable[str] | None, allow_native: bool | None
-    ) -> list[CodecVerdict]:
-        """The codecs this cluster can load (see :func:`constraints.codec_verdicts`)."""
-        prof, b = self.profile, self.base
-        raw = (
-            ",".join(codecs)
-            if codecs is not None
-            else prof.cluster_facts.get(FACT_CODECS) or prof.source_properties.get(FACT_CODECS)
-        )
-        listed = None if raw is None else _codec_names(str(raw))
-        if allow_native is None:
-            allow_native = bool(float(prof.cluster_facts.get(FACT_NATIVE_CODECS, 0) or 0))
-        in_use = {b.map_output_codec} if b.map_output_compress else set()
-        in_use |= {b.output_codec} if b.output_compress else set()
-        release = parse_release(prof.cluster_facts.get("hadoop_version"), b.hadoop_version)
-        return codec_verdicts(
-            release, CODEC_AVAILABILITY, listed=listed, in_use=in_use, allow_native=allow_native
-        )
-
     def _limited(self, k: Knob, verdicts: list[CodecVerdict], current: dict[str, object]) -> Knob:
         """``k`` with its search range cut to this job's limits.
 
@@ -164,18 +142,15 @@ class SearchSpace:
             return dataclasses.replace(k, choices=keep)
         if k.role == Role.reducers:
             cap = max_reducers_for(self.map_output_bytes())
-            return _narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
+            return narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
         if k.role == Role.split_size:
             floor = max(k.low, min_split_for(self.base.dfs_blocksize))  # type: ignore[type-var]
-            return _narrowed(k, min(floor, k.high), k.high)  # type: ignore[type-var]
+            return narrowed(k, min(floor, k.high), k.high)  # type: ignore[type-var]
         return k
 
     def map_output_bytes(self) -> float:
         """Uncompressed map output of the whole job, before any combiner: the reducers' work."""
-        prof = self.profile
-        st = prof.stats
-        raw = prof.input_bytes / (st.input_compress_ratio if prof.input_compressed else 1.0)
-        return float(raw * st.map_size_sel)
+        return map_output_bytes(self.profile)
 
     # ------------------------------------------------------------------ values
     @property
@@ -369,25 +344,6 @@ class SearchSpace:
                 continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
-
-
-def _narrowed(k: Knob, low: float, high: float) -> Knob:
-    """``k`` searched in [low, high] only (its grid cut to match, the ends kept as grid points)."""
-    if (low, high) == (k.low, k.high):
-        return k
-    grid = tuple(g for g in k.grid if low <= g <= high) or (low, high)
-    return dataclasses.replace(k, low=low, high=high, grid=grid)
-
-
-def _codec_names(raw: str) -> set[str]:
-    """``io.compression.codecs`` (class names, commas) → short names; unknown classes dropped."""
-    out = set()
-    for part in raw.split(","):
-        try:
-            out.add(codec_name(part)) if part.strip() else None
-        except ValueError:
-            continue  # a codec mrtune does not model: it is never offered anyway
-    return out
 
 
 def _clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
