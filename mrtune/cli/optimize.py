@@ -27,6 +27,8 @@ from mrtune.cli.console import (
     warn_calibration,
 )
 from mrtune.cli.whatif import short_value
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.objective import ObjectiveKind
@@ -261,8 +263,10 @@ def optimize_cmd(
     if output is not None:
         _write_output(rec, props, names, emit, output)
     plots = _plots(rec, plot)
+    withheld = _withheld_codecs(prof, base, spec, only, exclude)
     if fmt == OutputFormat.json:
         data = rec.to_json()
+        data["codecs_withheld"] = withheld
         data["properties"] = props
         data["d_flags"] = d_flags(props)
         data["hive"] = hive_set_lines(props)
@@ -272,6 +276,8 @@ def optimize_cmd(
         emit_json(data)
         return
     render(rec, where, names)
+    if withheld:
+        console.print(f"[dim]codecs not offered: {'; '.join(withheld)}[/]", highlight=False)
     if store is not None and rec.search.study is not None:
         console.print(
             f"study [cyan]{rec.search.study.study_name}[/] stored in {store}", highlight=False
@@ -280,6 +286,20 @@ def optimize_cmd(
         console.print(f"wrote {path}", highlight=False)
     if output is not None:
         console.print(f"wrote {output}")
+
+
+def _withheld_codecs(
+    prof: JobProfile, base: HadoopConfig, spec: ClusterSpec, only: list[str], exclude: list[str]
+) -> list[str]:
+    """Codecs the search did not offer and why ("zstd: not shipped before 2.9.0 …"), when
+    the search had a codec knob: the same rule :meth:`SearchSpace.for_job` applied."""
+    from mrtune.search_spaces.knobs import CODEC_ROLES
+    from mrtune.search_spaces.space import SearchSpace
+
+    space = SearchSpace.for_job(prof, base, spec, only=only or None, exclude=exclude)
+    if not any(k.role in CODEC_ROLES for k in space.knobs):
+        return []
+    return [w for w in space.withheld if not w.startswith(("lzo", "lzop"))]
 
 
 def _with_codec_facts(prof: JobProfile, codecs: str | None, allow_native: bool) -> JobProfile:
