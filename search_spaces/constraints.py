@@ -8,6 +8,7 @@ sample a unit cube, only ever proposes configurations Hadoop will accept.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -281,3 +282,19 @@ def narrowed(k: Knob, low: float, high: float) -> Knob:
         return k
     grid = tuple(g for g in k.grid if low <= g <= high) or (low, high)
     return dataclasses.replace(k, low=low, high=high, grid=grid)
+
+
+def clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
+    """Clip into the Hadoop-valid range (an open end moves inside by the smallest step)."""
+    lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
+    hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
+    if k.kind == "int":
+        lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
+    return np.clip(x, lo, hi)
+
+
+def within_valid(k: Knob, x: np.ndarray) -> np.ndarray:
+    """Mask of values inside the Hadoop-valid range (open ends excluded)."""
+    lo_ok = x > k.valid_low if k.valid_low_open else x >= k.valid_low
+    hi_ok = x < k.valid_high if k.valid_high_open else x <= k.valid_high
+    return lo_ok & hi_ok

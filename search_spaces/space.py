@@ -24,28 +24,19 @@ from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
 from mrtune.search_spaces.constraints import (
     CONSTRAINTS,
-    FACT_CODECS,
-    FACT_NATIVE_CODECS,
     SORT_BUFFER_HEAP_SHARE,
     CodecVerdict,
+    clip_valid,
     job_codec_verdicts,
     map_output_bytes,
     max_reducers_for,
     min_split_for,
     narrowed,
+    within_valid,
 )
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 
 Values = dict[str, np.ndarray]
-
-__all__ = [
-    "FACT_CODECS",
-    "FACT_NATIVE_CODECS",
-    "HEAP_OPTS",
-    "SearchSpace",
-    "knob_property_names",
-    "knob_to_properties",
-]
 
 
 @dataclass(frozen=True)
@@ -92,12 +83,8 @@ class SearchSpace:
         codecs: Iterable[str] | None = None,
         allow_native_codecs: bool | None = None,
     ) -> SearchSpace:
-        """Select the applicable knobs (see the module docstring), within the job's limits.
-
-        ``codecs`` states the cluster's ``io.compression.codecs`` (default: the profile's
-        ``--codecs`` fact, else the job conf's list, else unknown); ``allow_native_codecs``
-        offers codecs that need ``libhadoop`` (default: the profile's fact, else no).
-        """
+        """Select the applicable knobs (module docstring) within the job's limits: ``codecs``
+        and ``allow_native_codecs`` default to the profile's facts (constraints.py)."""
         cluster = cluster or ClusterSpec()
         wanted = {find_knob(n).name for n in only} if only is not None else None
         excluded = {find_knob(n).name for n in exclude}
@@ -187,7 +174,7 @@ class SearchSpace:
         v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
         for k in self.knobs:
             if k.name in v and k.kind in {"int", "float"}:
-                v[k.name] = _clip_valid(k, v[k.name])
+                v[k.name] = clip_valid(k, v[k.name])
                 if k.kind == "int":
                     v[k.name] = np.round(v[k.name])
         ctx = self.context()
@@ -205,7 +192,7 @@ class SearchSpace:
         ok = np.ones(len(next(iter(v.values()))), dtype=bool)
         for k in self.knobs:
             if k.name in v and k.kind in {"int", "float"}:
-                ok &= _within_valid(k, v[k.name])
+                ok &= within_valid(k, v[k.name])
         for c in CONSTRAINTS:
             ok &= c.check(v, ctx)
         return ok
@@ -344,21 +331,6 @@ class SearchSpace:
                 continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
-
-
-def _clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
-    """Clip into the Hadoop-valid range (an open end moves inside by the smallest step)."""
-    lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
-    hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
-    if k.kind == "int":
-        lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
-    return np.clip(x, lo, hi)
-
-
-def _within_valid(k: Knob, x: np.ndarray) -> np.ndarray:
-    lo_ok = x > k.valid_low if k.valid_low_open else x >= k.valid_low
-    hi_ok = x < k.valid_high if k.valid_high_open else x <= k.valid_high
-    return lo_ok & hi_ok
 
 
 #: The JVM options property whose ``-Xmx`` follows a container-memory knob.

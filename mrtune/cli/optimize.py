@@ -306,7 +306,7 @@ def _with_codec_facts(prof: JobProfile, codecs: str | None, allow_native: bool) 
     """The profile with ``--codecs`` / ``--allow-native-codecs`` stated as cluster facts, which
     :meth:`SearchSpace.for_job` reads before the job conf's ``io.compression.codecs``."""
     from mrtune.costmodel.properties import CODEC_CLASSES, codec_name
-    from mrtune.search_spaces.space import FACT_CODECS, FACT_NATIVE_CODECS
+    from mrtune.search_spaces.constraints import FACT_CODECS, FACT_NATIVE_CODECS
 
     facts = dict(prof.cluster_facts)
     if codecs is not None:
