@@ -7,10 +7,18 @@ sample a unit cube, only ever proposes configurations Hadoop will accept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
+
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.properties import codec_name
+from mrtune.search_spaces.knobs import CODEC_AVAILABILITY, CodecAvailability, Knob
 
 Values = dict[str, np.ndarray]
 
@@ -113,3 +121,180 @@ CONSTRAINTS: tuple[Constraint, ...] = (
         _container_repair,
     ),
 )
+
+
+# ---------------------------------------------------------------- task granularity
+#: Least shuffle data a reducer should get: Hive's ``hive.exec.reducers.bytes.per.reducer``
+#: default (256,000,000 bytes since Hive 0.14, HIVE-7158), the figure Hive divides a stage's
+#: input by to choose its reducer count. Fewer bytes per reducer buy seconds at the price of
+#: container start-up per task: the MapReduce tutorial's reducer advice (0.95 or 1.75 × nodes ×
+#: containers per node) is for jobs with data to fill them, and Dr. Elephant's Reducer Time
+#: heuristic flags many short reducers (num_tasks_severity 50/101/500/1000 with
+#: short_runtime_severity_in_min 10/4/2/1).
+MIN_REDUCE_BYTES = 256e6
+#: Least split as a share of the DFS block: the tutorial sizes maps by DFS blocks ("the number
+#: of maps is usually driven by the number of DFS blocks") and wants each map to run "at least
+#: a minute" because task set-up takes a while; Dr. Elephant's Mapper Time heuristic flags many
+#: short maps the same way as for reducers.
+MIN_SPLIT_BLOCK_SHARE = 0.5
+
+
+def max_reducers_for(shuffle_bytes: float) -> int:
+    """Most reducers the job's map output can keep busy (>= 1), at :data:`MIN_REDUCE_BYTES`."""
+    if not np.isfinite(shuffle_bytes) or shuffle_bytes <= 0:
+        return 1
+    return max(1, int(np.ceil(shuffle_bytes / MIN_REDUCE_BYTES)))
+
+
+def min_split_for(block_bytes: float) -> float:
+    """Smallest split the search offers: :data:`MIN_SPLIT_BLOCK_SHARE` of the DFS block."""
+    return MIN_SPLIT_BLOCK_SHARE * float(block_bytes)
+
+
+# ---------------------------------------------------------------- codecs the cluster can load
+Release = tuple[int, int, int]
+
+#: The release assumed when only the major version is known: the earliest of the line, so that
+#: no codec is offered that an older cluster of that line lacks (0.20 has no SnappyCodec, 2.0-2.8
+#: no ZStandardCodec, 3.0-3.3.0 need libhadoop for Snappy and Lz4).
+EARLIEST_RELEASE: dict[int, Release] = {1: (0, 20, 0), 2: (2, 0, 0), 3: (3, 0, 0)}
+
+
+def parse_release(raw: object, major: int) -> Release:
+    """``"2.7.3"`` → (2, 7, 3); the major's earliest release when ``raw`` gives no minor, or
+    names another major (a profile of one line read as another)."""
+    nums = [int(p) for p in re.findall(r"\d+", str(raw or ""))[:3]]
+    if len(nums) >= 2 and (nums[0] == major or (major == 1 and nums[0] == 0)):
+        padded = (nums + [0, 0])[:3]
+        return (padded[0], padded[1], padded[2])
+    return EARLIEST_RELEASE.get(major, (major, 0, 0))
+
+
+@dataclass(frozen=True)
+class CodecVerdict:
+    """Whether a codec may be offered, and why not (one line for the explanation)."""
+
+    codec: str
+    offered: bool
+    reason: str
+
+
+def codec_verdicts(
+    release: Release,
+    availability: dict[str, CodecAvailability],
+    *,
+    listed: set[str] | None,
+    in_use: set[str],
+    allow_native: bool,
+) -> list[CodecVerdict]:
+    """Each known codec's verdict for a cluster of ``release``.
+
+    A codec the job already runs with is offered (it loads there). Otherwise it must ship in
+    ``release``, appear in the cluster's ``io.compression.codecs`` when that list is known
+    (``listed``), and, when it needs ``libhadoop`` at that release, ``allow_native`` must be
+    given: the job would otherwise fail at its first spill (``ClassNotFoundException`` or
+    "native … library not available").
+    """
+    major = 1 if release[0] == 0 else release[0]
+    out = []
+    for name, av in availability.items():
+        since = av.since.get(major)
+        if name in in_use:
+            out.append(CodecVerdict(name, True, "the job already uses it"))
+        elif not av.bundled and (listed is None or name not in listed):
+            out.append(CodecVerdict(name, False, f"not listed by the cluster ({av.jira})"))
+        elif since is None or release < since:
+            first = "no release of this line" if since is None else ".".join(map(str, since))
+            out.append(CodecVerdict(name, False, f"not shipped before {first} ({av.jira})"))
+        elif listed is not None and av.bundled and name not in listed and name not in _CORE:
+            out.append(CodecVerdict(name, False, "not in the cluster's io.compression.codecs"))
+        elif (av.pure_java_since is None or release < av.pure_java_since) and not allow_native:
+            out.append(
+                CodecVerdict(
+                    name,
+                    False,
+                    f"needs the native library ({av.jira}); --allow-native-codecs offers it",
+                )
+            )
+        else:
+            out.append(CodecVerdict(name, True, "available"))
+    return out
+
+
+#: Codecs every Hadoop has in its core jar, with pure-Java streams: always offered.
+_CORE = frozenset({"default", "gzip", "bzip2"})
+
+
+#: ``profile.cluster_facts`` keys the CLI sets from ``--codecs`` / ``--allow-native-codecs``
+#: (they override the job conf's ``io.compression.codecs``).
+FACT_CODECS = "io.compression.codecs"
+FACT_NATIVE_CODECS = "native_codecs"
+
+
+def job_codec_verdicts(
+    profile: JobProfile,
+    base: HadoopConfig,
+    codecs: Iterable[str] | None,
+    allow_native: bool | None,
+) -> list[CodecVerdict]:
+    """:func:`codec_verdicts` for one job: its release (``cluster_facts["hadoop_version"]``),
+    the cluster's list (``codecs``, else the ``--codecs`` fact, else the job conf's
+    ``io.compression.codecs``, else unknown) and the codecs its configuration already uses."""
+    raw = (
+        ",".join(codecs)
+        if codecs is not None
+        else profile.cluster_facts.get(FACT_CODECS) or profile.source_properties.get(FACT_CODECS)
+    )
+    listed = None if raw is None else codec_names(str(raw))
+    if allow_native is None:
+        allow_native = bool(float(profile.cluster_facts.get(FACT_NATIVE_CODECS, 0) or 0))
+    in_use = {base.map_output_codec} if base.map_output_compress else set()
+    in_use |= {base.output_codec} if base.output_compress else set()
+    release = parse_release(profile.cluster_facts.get("hadoop_version"), base.hadoop_version)
+    return codec_verdicts(
+        release, CODEC_AVAILABILITY, listed=listed, in_use=in_use, allow_native=allow_native
+    )
+
+
+def codec_names(raw: str) -> set[str]:
+    """``io.compression.codecs`` (class names, commas) → short names; unknown classes dropped."""
+    out = set()
+    for part in (p.strip() for p in raw.split(",")):
+        if not part:
+            continue
+        try:
+            out.add(codec_name(part))
+        except ValueError:
+            continue  # a codec class mrtune does not model: never offered anyway
+    return out
+
+
+def map_output_bytes(profile: JobProfile) -> float:
+    """Uncompressed map output of the whole job, before any combiner: the reducers' work."""
+    st = profile.stats
+    raw = profile.input_bytes / (st.input_compress_ratio if profile.input_compressed else 1.0)
+    return float(raw * st.map_size_sel)
+
+
+def narrowed(k: Knob, low: float, high: float) -> Knob:
+    """``k`` searched in [low, high] only (its grid cut to match, the ends kept as grid points)."""
+    if (low, high) == (k.low, k.high):
+        return k
+    grid = tuple(g for g in k.grid if low <= g <= high) or (low, high)
+    return dataclasses.replace(k, low=low, high=high, grid=grid)
+
+
+def clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
+    """Clip into the Hadoop-valid range (an open end moves inside by the smallest step)."""
+    lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
+    hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
+    if k.kind == "int":
+        lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
+    return np.clip(x, lo, hi)
+
+
+def within_valid(k: Knob, x: np.ndarray) -> np.ndarray:
+    """Mask of values inside the Hadoop-valid range (open ends excluded)."""
+    lo_ok = x > k.valid_low if k.valid_low_open else x >= k.valid_low
+    hi_ok = x < k.valid_high if k.valid_high_open else x <= k.valid_high
+    return lo_ok & hi_ok

@@ -22,11 +22,15 @@ it agrees with ``HadoopConfig`` and with the property names Hadoop 1 and Hadoop 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mrtune.costmodel.properties import DEPRECATED_NAMES, STARFISH_USE_COMBINER
 from mrtune.search_spaces.knob import CODEC_ROLES, MEMORY_ROLES, Knob, Role, Side
 
 __all__ = [
+    "CODEC_AVAILABILITY",
     "CODEC_ROLES",
+    "CodecAvailability",
     "KNOBS",
     "KNOBS_BY_NAME",
     "MEMORY_ROLES",
@@ -181,3 +185,44 @@ def find_knob(name: str) -> Knob:
     close = difflib.get_close_matches(name, list(KNOBS_BY_NAME), n=3)
     hint = f"; closest: {', '.join(close)}" if close else ""
     raise KeyError(f"{name!r} is not a tunable setting{hint}")
+
+
+# ---------------------------------------------------------------- codec availability metadata
+@dataclass(frozen=True)
+class CodecAvailability:
+    """Which Hadoop releases ship a codec and whether it needs the native library.
+
+    ``since`` maps a Hadoop major version to its first release that has the codec class
+    (absent: no release of that line has it); ``pure_java_since`` is the first release whose
+    codec works without ``libhadoop`` (``None``: never). ``jira`` names the issues that say so.
+    """
+
+    since: dict[int, tuple[int, int, int]]
+    pure_java_since: tuple[int, int, int] | None
+    jira: str
+    bundled: bool = True  # shipped with Hadoop (hadoop-lzo is a separate GPL install)
+
+
+_ALWAYS = {1: (0, 0, 0), 2: (0, 0, 0), 3: (0, 0, 0)}
+
+#: Codec short name → availability. Sources (fix versions in the Apache JIRA):
+#: DefaultCodec/GzipCodec/BZip2Codec are in every release and fall back to java.util.zip and
+#: Hadoop's own CBZip2 streams without libhadoop. SnappyCodec: HADOOP-7206 (0.23.0, back-ported
+#: to 1.0.2), native ``libhadoop`` + ``libsnappy`` until HADOOP-17125 moved it to snappy-java in
+#: 3.3.1. Lz4Codec: HADOOP-7657 (0.23.1 → all of 2.x), native (lz4 compiled into libhadoop)
+#: until HADOOP-17292 moved it to lz4-java in 3.3.1; not in Hadoop 1. ZStandardCodec:
+#: HADOOP-13578 (2.9.0, 3.0.0-alpha2), always native (``libhadoop`` built with libzstd;
+#: ``ZStandardCodec.checkNativeCodeLoaded`` throws otherwise). hadoop-lzo's LzoCodec/LzopCodec
+#: are a separate GPL package with native liblzo2: only where the cluster lists them.
+CODEC_AVAILABILITY: dict[str, CodecAvailability] = {
+    "default": CodecAvailability(_ALWAYS, (0, 0, 0), "core codec"),
+    "gzip": CodecAvailability(_ALWAYS, (0, 0, 0), "core codec"),
+    "bzip2": CodecAvailability(_ALWAYS, (0, 0, 0), "core codec"),
+    "snappy": CodecAvailability(
+        {1: (1, 0, 2), 2: (0, 0, 0), 3: (0, 0, 0)}, (3, 3, 1), "HADOOP-7206, HADOOP-17125"
+    ),
+    "lz4": CodecAvailability({2: (0, 0, 0), 3: (0, 0, 0)}, (3, 3, 1), "HADOOP-7657, HADOOP-17292"),
+    "zstd": CodecAvailability({2: (2, 9, 0), 3: (0, 0, 0)}, None, "HADOOP-13578"),
+    "lzo": CodecAvailability(_ALWAYS, None, "hadoop-lzo (GPL, installed apart)", bundled=False),
+    "lzop": CodecAvailability(_ALWAYS, None, "hadoop-lzo (GPL, installed apart)", bundled=False),
+}

@@ -22,13 +22,21 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
-from mrtune.search_spaces.constraints import CONSTRAINTS, SORT_BUFFER_HEAP_SHARE
+from mrtune.search_spaces.constraints import (
+    CONSTRAINTS,
+    SORT_BUFFER_HEAP_SHARE,
+    CodecVerdict,
+    clip_valid,
+    job_codec_verdicts,
+    map_output_bytes,
+    max_reducers_for,
+    min_split_for,
+    narrowed,
+    within_valid,
+)
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 
 Values = dict[str, np.ndarray]
-
-#: Codecs a Hadoop 1 cluster does not have.
-HADOOP1_MISSING_CODECS = {"lz4", "zstd"}
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,8 @@ class SearchSpace:
     base: HadoopConfig
     cluster: ClusterSpec
     knobs: list[Knob] = field(default_factory=list)
+    #: Codecs the job's limits withhold, each "name: reason" (for explanations and lint).
+    withheld: list[str] = field(default_factory=list)
 
     @classmethod
     def for_job(
@@ -70,8 +80,11 @@ class SearchSpace:
         only: Iterable[str] | None = None,
         exclude: Iterable[str] = (),
         local_mode_honoured: bool = False,
+        codecs: Iterable[str] | None = None,
+        allow_native_codecs: bool | None = None,
     ) -> SearchSpace:
-        """Select the applicable knobs (see the module docstring)."""
+        """Select the applicable knobs (module docstring) within the job's limits: ``codecs``
+        and ``allow_native_codecs`` default to the profile's facts (constraints.py)."""
         cluster = cluster or ClusterSpec()
         wanted = {find_knob(n).name for n in only} if only is not None else None
         excluded = {find_knob(n).name for n in exclude}
@@ -91,13 +104,40 @@ class SearchSpace:
                 continue  # no modelled effect: searching it would only add noise
             if not job.admits(k):
                 continue
-            if k.kind == "categorical" and base.hadoop_version == 1:
-                # Hadoop 1 (0.20/1.x) ships no Lz4Codec or ZStandardCodec.
-                k = dataclasses.replace(
-                    k, choices=tuple(c for c in k.choices if c not in HADOOP1_MISSING_CODECS)
-                )
             knobs.append(k)
-        return cls(profile=profile, base=base, cluster=cluster, knobs=knobs)
+        space = cls(profile=profile, base=base, cluster=cluster, knobs=knobs)
+        verdicts = job_codec_verdicts(profile, base, codecs, allow_native_codecs)
+        current = space.current_values()
+        space.knobs = [space._limited(k, verdicts, current) for k in knobs]
+        space.withheld = [f"{v.codec}: {v.reason}" for v in verdicts if not v.offered]
+        return space
+
+    # ------------------------------------------------------------------ limits
+    def _limited(self, k: Knob, verdicts: list[CodecVerdict], current: dict[str, object]) -> Knob:
+        """``k`` with its search range cut to this job's limits.
+
+        Codec knobs offer only codecs the cluster loads (plus the current one, which it ran
+        with); the reducer count stops at one reducer per :data:`MIN_REDUCE_BYTES` of map
+        output and the split size at :data:`MIN_SPLIT_BLOCK_SHARE` of the block (task
+        granularity, constraints.py). The current value stays scorable: :meth:`repair` clips
+        only to Hadoop's valid range, never to this search range.
+        """
+        if k.role in CODEC_ROLES:
+            ok = {v.codec for v in verdicts if v.offered}
+            now = current.get(k.name)
+            keep = tuple(c for c in k.choices if c == "none" or c in ok or c == now)
+            return dataclasses.replace(k, choices=keep)
+        if k.role == Role.reducers:
+            cap = max_reducers_for(self.map_output_bytes())
+            return narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
+        if k.role == Role.split_size:
+            floor = max(k.low, min_split_for(self.base.dfs_blocksize))  # type: ignore[type-var]
+            return narrowed(k, min(floor, k.high), k.high)  # type: ignore[type-var]
+        return k
+
+    def map_output_bytes(self) -> float:
+        """Uncompressed map output of the whole job, before any combiner: the reducers' work."""
+        return map_output_bytes(self.profile)
 
     # ------------------------------------------------------------------ values
     @property
@@ -134,7 +174,7 @@ class SearchSpace:
         v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
         for k in self.knobs:
             if k.name in v and k.kind in {"int", "float"}:
-                v[k.name] = _clip_valid(k, v[k.name])
+                v[k.name] = clip_valid(k, v[k.name])
                 if k.kind == "int":
                     v[k.name] = np.round(v[k.name])
         ctx = self.context()
@@ -152,7 +192,7 @@ class SearchSpace:
         ok = np.ones(len(next(iter(v.values()))), dtype=bool)
         for k in self.knobs:
             if k.name in v and k.kind in {"int", "float"}:
-                ok &= _within_valid(k, v[k.name])
+                ok &= within_valid(k, v[k.name])
         for c in CONSTRAINTS:
             ok &= c.check(v, ctx)
         return ok
@@ -215,9 +255,12 @@ class SearchSpace:
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
             extra = [np.ceil(need) + 1]
-        if not extra:
+        if knob.kind not in {"int", "float"}:
             return base
         lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
+        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
+        if not extra:
+            return base
         vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
         return np.unique(np.concatenate([base, vals[np.isfinite(vals)]]))
 
@@ -267,7 +310,9 @@ class SearchSpace:
                 cols.append((idx + 0.5) / len(k.choices))
             else:
                 lo, hi = float(k.low), float(k.high)  # type: ignore[arg-type]
-                if k.log and lo > 0:
+                if hi <= lo:
+                    cols.append(np.full_like(x, 0.5))
+                elif k.log and lo > 0:
                     cols.append(
                         (np.log(np.maximum(x, lo)) - math.log(lo)) / (math.log(hi) - math.log(lo))
                     )
@@ -286,21 +331,6 @@ class SearchSpace:
                 continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
-
-
-def _clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
-    """Clip into the Hadoop-valid range (an open end moves inside by the smallest step)."""
-    lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
-    hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
-    if k.kind == "int":
-        lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
-    return np.clip(x, lo, hi)
-
-
-def _within_valid(k: Knob, x: np.ndarray) -> np.ndarray:
-    lo_ok = x > k.valid_low if k.valid_low_open else x >= k.valid_low
-    hi_ok = x < k.valid_high if k.valid_high_open else x <= k.valid_high
-    return lo_ok & hi_ok
 
 
 #: The JVM options property whose ``-Xmx`` follows a container-memory knob.

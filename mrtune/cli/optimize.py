@@ -27,6 +27,9 @@ from mrtune.cli.console import (
     warn_calibration,
 )
 from mrtune.cli.whatif import short_value
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.objective import ObjectiveKind
 from mrtune.optimizer.outputs import (
@@ -181,6 +184,17 @@ def optimize_cmd(
     allow_memory: bool = typer.Option(
         False, "--allow-memory", help="Also tune container memory (map/reduce memory.mb)."
     ),
+    codecs: str | None = typer.Option(
+        None,
+        "--codecs",
+        help="The cluster's codecs (io.compression.codecs: class or short names, commas); "
+        "default: the job conf's list.",
+    ),
+    allow_native_codecs: bool = typer.Option(
+        False,
+        "--allow-native-codecs",
+        help="Also offer codecs that need libhadoop (ZStandard; Snappy/Lz4 before 3.3.1).",
+    ),
     only: list[str] = typer.Option([], "--only", help="Tune only these settings."),
     exclude: list[str] = typer.Option([], "--exclude", help="Never change these settings."),
     output: Path | None = typer.Option(
@@ -214,6 +228,7 @@ def optimize_cmd(
     prof, base = load_job(profile, conf)
     warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
+    prof = _with_codec_facts(prof, codecs, allow_native_codecs)
     spec, where = build_cluster(prof, nodes, cluster, local)
     with search_status(name, objective) as progress:
         try:
@@ -248,8 +263,10 @@ def optimize_cmd(
     if output is not None:
         _write_output(rec, props, names, emit, output)
     plots = _plots(rec, plot)
+    withheld = _withheld_codecs(prof, base, spec, only, exclude)
     if fmt == OutputFormat.json:
         data = rec.to_json()
+        data["codecs_withheld"] = withheld
         data["properties"] = props
         data["d_flags"] = d_flags(props)
         data["hive"] = hive_set_lines(props)
@@ -259,6 +276,8 @@ def optimize_cmd(
         emit_json(data)
         return
     render(rec, where, names)
+    if withheld:
+        console.print(f"[dim]codecs not offered: {'; '.join(withheld)}[/]", highlight=False)
     if store is not None and rec.search.study is not None:
         console.print(
             f"study [cyan]{rec.search.study.study_name}[/] stored in {store}", highlight=False
@@ -267,6 +286,47 @@ def optimize_cmd(
         console.print(f"wrote {path}", highlight=False)
     if output is not None:
         console.print(f"wrote {output}")
+
+
+def _withheld_codecs(
+    prof: JobProfile, base: HadoopConfig, spec: ClusterSpec, only: list[str], exclude: list[str]
+) -> list[str]:
+    """Codecs the search did not offer and why ("zstd: not shipped before 2.9.0 …"), when
+    the search had a codec knob: the same rule :meth:`SearchSpace.for_job` applied."""
+    from mrtune.search_spaces.knobs import CODEC_ROLES
+    from mrtune.search_spaces.space import SearchSpace
+
+    space = SearchSpace.for_job(prof, base, spec, only=only or None, exclude=exclude)
+    if not any(k.role in CODEC_ROLES for k in space.knobs):
+        return []
+    return [w for w in space.withheld if not w.startswith(("lzo", "lzop"))]
+
+
+def _with_codec_facts(prof: JobProfile, codecs: str | None, allow_native: bool) -> JobProfile:
+    """The profile with ``--codecs`` / ``--allow-native-codecs`` stated as cluster facts, which
+    :meth:`SearchSpace.for_job` reads before the job conf's ``io.compression.codecs``."""
+    from mrtune.costmodel.properties import CODEC_CLASSES, codec_name
+    from mrtune.search_spaces.constraints import FACT_CODECS, FACT_NATIVE_CODECS
+
+    facts = dict(prof.cluster_facts)
+    if codecs is not None:
+        names = []
+        for part in (p.strip() for p in codecs.split(",")):
+            if not part:
+                continue
+            try:
+                names.append(CODEC_CLASSES[codec_name(part)])
+            except ValueError:
+                raise InputError(
+                    "unknown compression codec",
+                    field="--codecs",
+                    value=part,
+                    allowed=", ".join(c for c in CODEC_CLASSES if c != "unknown"),
+                ) from None
+        facts[FACT_CODECS] = ",".join(names)
+    if allow_native:
+        facts[FACT_NATIVE_CODECS] = 1.0
+    return prof.model_copy(update={"cluster_facts": facts})
 
 
 def _study_json(rec: Recommendation, store: str | None) -> dict[str, object] | None:
