@@ -408,5 +408,6 @@ def format_property_value(field: str, value: Any) -> str:
     if is_codec_field(field):
         return CODEC_CLASSES[value]
     if isinstance(value, float):
-        return f"{value:g}"
+        short = f"{value:g}"  # 6 significant digits would change what was scored (issue 14)
+        return short if float(short) == value else repr(value)
     return str(value)
