@@ -45,6 +45,11 @@ def unknown_properties(changes: Mapping[str, Any]) -> list[str]:
     out = []
     for key in changes:
         try:
+            find_knob(key)  # a knob's own aliases too (starfish.use.combiner)
+            continue
+        except KeyError:
+            pass
+        try:
             check_property_name(key)
         except ValueError:
             out.append(key)

@@ -202,8 +202,9 @@ def whatif_cmd(
 def _refuse_unknown(changes: dict[str, str]) -> None:
     """One line for the first ``--set`` property the model does not read (closest names)."""
     from mrtune.costmodel.config import check_property_name
+    from mrtune.optimizer.whatif import unknown_properties
 
-    for key in changes:
+    for key in unknown_properties(changes):
         try:
             check_property_name(key)
         except ValueError as exc:
