@@ -44,8 +44,9 @@ def check_property_name(name: str) -> None:
     known = {f.alias for f in fields.values() if f.alias} | set(fields) | set(DEPRECATED_NAMES)
     if name.strip() in known or name == "hadoop_version":
         return
-    close = difflib.get_close_matches(name, sorted(k for k in known if "." in k), n=1)
-    hint = f"did you mean {close[0]}? " if close else ""
+    close = difflib.get_close_matches(name, sorted(k for k in known if "." in k), n=3)
+    also = f" (or {', '.join(close[1:])})" if len(close) > 1 else ""
+    hint = f"did you mean {close[0]}{also}? " if close else ""
     raise ValueError(
         f"{name} is not a setting the model reads, so changing it cannot change a prediction; "
         f"{hint}allowed: the properties listed by `mrtune schema config`"
@@ -408,5 +409,6 @@ def format_property_value(field: str, value: Any) -> str:
     if is_codec_field(field):
         return CODEC_CLASSES[value]
     if isinstance(value, float):
-        return f"{value:g}"
+        short = f"{value:g}"  # 6 significant digits would change what was scored (issue 14)
+        return short if float(short) == value else repr(value)
     return str(value)

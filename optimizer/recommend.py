@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.errors import InputError
 from mrtune.optimizer.objective import Objective, ObjectiveKind, ProgressHook
+from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
 from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
@@ -226,6 +228,14 @@ def recommend(
     strategy keeps its study (``None`` = in memory); ``progress`` is called as configurations
     are evaluated (:class:`~mrtune.optimizer.objective.Objective`).
     """
+    for name in only or ():
+        if not find_knob(name).site_property:
+            raise InputError(
+                f"{name} is set by the job's code (Job.setCombinerClass), which no site file "
+                "or -D flag overrides, so it cannot be recommended",
+                field="--only",
+                value=name,
+            )
     chosen_by = "requested" if strategy is not None else f"default for objective {objective}"
     strategy = resolve_strategy(strategy, str(objective))
     space = SearchSpace.for_job(
@@ -316,9 +326,7 @@ def recommend(
             )
         )
     changes.sort(key=lambda c: -c.gain_fraction)
-    base_props = base.to_properties()
-    new_props = config.to_properties()
-    props = {k: v for k, v in new_props.items() if base_props.get(k) != v}
+    props = changed_properties(base, config)  # raises rather than write ≠ scored
     return Recommendation(
         job_id=profile.job_id,
         objective=str(objective),

@@ -39,17 +39,44 @@ def parse_setting(text: str) -> tuple[str, str]:
     return key, value
 
 
+def unknown_properties(changes: Mapping[str, Any]) -> list[str]:
+    """The names in ``changes`` that are no property the model reads (typos, or settings the
+    model has no term for), in order."""
+    out = []
+    for key in changes:
+        try:
+            find_knob(key)  # a knob's own aliases too (starfish.use.combiner)
+            continue
+        except KeyError:
+            pass
+        try:
+            check_property_name(key)
+        except ValueError:
+            out.append(key)
+    return out
+
+
 def apply_changes(
-    base: HadoopConfig, changes: Mapping[str, Any], profile: JobProfile | None = None
+    base: HadoopConfig,
+    changes: Mapping[str, Any],
+    profile: JobProfile | None = None,
+    *,
+    allow_unknown: bool = False,
 ) -> HadoopConfig:
     """``base`` with ``changes`` applied, each validated against the knob registry's range.
 
     Tunable settings are checked by their :class:`~mrtune.search_spaces.Knob` (the message names the
     allowed range); any other Hadoop property is passed to :class:`HadoopConfig` validation.
-    Codec knobs accept ``none`` (turn compression off) or a codec name.
+    Codec knobs accept ``none`` (turn compression off) or a codec name. A property the model does
+    not read raises ``ValueError`` naming the closest known ones (a typo must not become a
+    silent no-op change); ``allow_unknown`` passes it through instead: it cannot move the
+    prediction, and :func:`what_if` lists it as such.
     """
     props: dict[str, Any] = {}
+    skip = set(unknown_properties(changes)) if allow_unknown else set()
     for key, raw in changes.items():
+        if key in skip:
+            continue
         try:
             knob = find_knob(key)
         except KeyError:
@@ -151,19 +178,30 @@ def what_if(
     *,
     input_bytes: float | None = None,
     new_cluster: ClusterSpec | None = None,
+    allow_unknown: bool = False,
 ) -> dict[str, Any]:
-    """Answer one what-if question: current vs changed (configuration, input size, cluster)."""
-    proposed = apply_changes(base, changes or {}, profile)
+    """Answer one what-if question: current vs changed (configuration, cluster) at one size.
+
+    With ``input_bytes`` both the current and the changed configuration are predicted at that
+    size, so the comparison isolates the change (comparing the profiled size with the new one
+    would report the growth of the input as the change's effect); the current configuration at
+    the profiled size is returned as ``profiled``, for context. ``allow_unknown``: see
+    :func:`apply_changes`; the names passed through are listed under ``not_modelled``.
+    """
+    changes = changes or {}
+    proposed = apply_changes(base, changes, profile, allow_unknown=allow_unknown)
     (new_cluster or cluster).check_fits(proposed)  # containers YARN would refuse: one line
     new_profile = profile
     if input_bytes is not None:
         new_profile = profile.model_copy(update={"input_bytes": float(input_bytes)})
     scen = [
-        Scenario("current", profile, base, cluster),
+        Scenario("current", new_profile, base, cluster),
         Scenario("what-if", new_profile, proposed, new_cluster or cluster),
     ]
+    if input_bytes is not None:
+        scen.append(Scenario("profiled", profile, base, cluster))
     rows = evaluate_scenarios(scen)
-    cur, new = rows
+    cur, new = rows[:2]
     changed = {
         k: {"from": v, "to": proposed.to_properties().get(k)}
         for k, v in base.to_properties().items()
@@ -175,7 +213,13 @@ def what_if(
     return {
         "job_id": profile.job_id,
         "changes": changed,
-        "input_bytes": {"current": profile.input_bytes, "what-if": new_profile.input_bytes},
+        "input_bytes": {
+            "profiled": profile.input_bytes,
+            "current": new_profile.input_bytes,
+            "what-if": new_profile.input_bytes,
+        },
+        "profiled": rows[2] if input_bytes is not None else None,
+        "not_modelled": unknown_properties(changes) if allow_unknown else [],
         "cluster": {
             "current": cluster.model_dump(),
             "what-if": (new_cluster or cluster).model_dump(),

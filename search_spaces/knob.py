@@ -107,7 +107,12 @@ class Knob:
     ``needs_combiner`` acts only when the job has a combiner; ``modelled`` the cost model gives
     it an effect (otherwise it is never searched by default); ``local_mode_ignored``
     LocalJobRunner ignores it; ``companion`` the second property the knob writes (a codec's
-    on/off switch, the split's minimum size); ``unit`` how values are shown (``bytes``, ``MB``).
+    on/off switch, the split's minimum size); ``unit`` how values are shown (``bytes``, ``MB``);
+    ``site_property`` a configuration file or ``-D`` flag can set it. The combiner cannot: the
+    job's driver sets it (``Job.setCombinerClass`` writes ``mapreduce.job.combine.class`` into
+    the job conf at submission, over ``mapred-site.xml``, and an empty value is no class), so the
+    optimizer never offers it (a change Hadoop cannot take as a property is not offered); what-if
+    questions and explicit ``only`` lists may still ask about it.
     """
 
     name: str
@@ -126,6 +131,7 @@ class Knob:
     local_mode_ignored: bool = False
     companion: str | None = None
     unit: Literal["", "MB", "bytes"] = ""
+    site_property: bool = True
     choices: tuple[str, ...] = ()
     field: str = dataclasses.field(init=False)
     kind: Kind = dataclasses.field(init=False)

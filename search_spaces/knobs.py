@@ -80,7 +80,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob(
         "mapreduce.job.combine.class", "use_combiner", "map",
         "run the job's combiner (only where the job has one)",
-        role=Role.combiner, needs_reduce=True, needs_combiner=True,
+        role=Role.combiner, needs_reduce=True, needs_combiner=True, site_property=False,
     ),
     Knob(
         "mapreduce.map.output.compress.codec", "map_codec", "map",

@@ -1,7 +1,8 @@
 """``SearchSpace``: the knobs that apply to one job, their encoding, and batch construction.
 
 Which knobs apply depends on the job and the mode: a map-only job has no reduce-side knobs, the
-combiner switch exists only where the job has a combiner, ``io.sort.record.percent`` only in
+combiner switch exists only where the job has a combiner and is asked for by name (no
+configuration file can switch a driver's combiner off: :attr:`Knob.site_property`), ``io.sort.record.percent`` only in
 Hadoop 1, container sizes only when the user allows memory changes. Every numeric strategy sees
 the space as a unit cube (:meth:`SearchSpace.from_unit`), the exhaustive strategy as a grid, and
 all of them turn values into a :class:`~mrtune.costmodel.batch.ConfigBatch` through
@@ -102,6 +103,8 @@ class SearchSpace:
                 continue  # container sizes change the cluster's packing: only when allowed
             if wanted is None and not k.modelled:
                 continue  # no modelled effect: searching it would only add noise
+            if wanted is None and not k.site_property:
+                continue  # the job's code sets it (the combiner): no file can write it
             if not job.admits(k):
                 continue
             knobs.append(k)

@@ -142,7 +142,9 @@ def _write_output(
         "flags": lambda: d_flags(props) + "\n",
         "hive": lambda: hive_set_lines(props) + "\n",
         "pig": lambda: pig_set_lines(props) + "\n",
-        "json": lambda: __import__("json").dumps(rec.to_json(), indent=2) + "\n",
+        "json": lambda: (
+            __import__("json").dumps({**rec.to_json(), "properties": props}, indent=2) + "\n"
+        ),
     }[emit]()
     output.write_text(text, encoding="utf-8")
 

@@ -62,10 +62,13 @@ def render_whatif(result: dict[str, Any]) -> None:
         for k, v in result["changes"].items():
             a, b = (short_value(x) for x in (v["from"], v["to"]))
             console.print(f"  [cyan]{k}[/]: {a} → [bold]{b}[/]", soft_wrap=True)
-    if result["input_bytes"]["current"] != result["input_bytes"]["what-if"]:
+    for name in result.get("not_modelled", []):
+        console.print(f"  [yellow]{name}[/]: passed through; the model does not read it")
+    sizes, profiled = result["input_bytes"], result.get("profiled")
+    if profiled is not None:
         console.print(
-            f"  input: {format_bytes(result['input_bytes']['current'])} → "
-            f"[bold]{format_bytes(result['input_bytes']['what-if'])}[/]"
+            f"  input: [bold]{format_bytes(sizes['what-if'])}[/] in both columns; profiled "
+            f"{format_bytes(sizes['profiled'])} ({format_ms(profiled['job_ms'])} as configured)"
         )
     t = Table(title=f"What if — {result['job_id']}", show_lines=False)
     t.add_column("")
@@ -132,6 +135,12 @@ def whatif_cmd(
     timeline: Path | None = typer.Option(
         None, "--timeline", help="Write a Gantt PNG of the what-if job (task simulation)."
     ),
+    allow_unknown: bool = typer.Option(
+        False,
+        "--allow-unknown",
+        help="Pass through a --set property the model does not read (it cannot move the "
+        "prediction) instead of refusing it.",
+    ),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
     strict: bool = strict_option(),
 ) -> None:
@@ -143,8 +152,19 @@ def whatif_cmd(
     size = None
     if input_size is not None:
         size = with_input_size(prof, input_size).input_bytes  # unit, range and volume checks
+    changes = _changes(set_)
+    if not allow_unknown:
+        _refuse_unknown(changes)
     try:
-        result = what_if(prof, base, spec, _changes(set_), input_bytes=size, new_cluster=new_spec)
+        result = what_if(
+            prof,
+            base,
+            spec,
+            changes,
+            input_bytes=size,
+            new_cluster=new_spec,
+            allow_unknown=allow_unknown,
+        )
     except ValueError as exc:
         if isinstance(exc, InputError):
             raise
@@ -158,7 +178,9 @@ def whatif_cmd(
 
         new_prof = prof if size is None else prof.model_copy(update={"input_bytes": size})
         sched = simulate_schedule(
-            new_prof, apply_changes(base, _changes(set_), prof), new_spec or spec
+            new_prof,
+            apply_changes(base, changes, prof, allow_unknown=allow_unknown),
+            new_spec or spec,
         )
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
         result["simulated_job_ms"] = sched.job_ms
@@ -175,6 +197,20 @@ def whatif_cmd(
             f"task-by-task simulation: {result['simulated_job_ms'] / 1000:,.1f} s; "
             f"wrote {timeline}"
         )
+
+
+def _refuse_unknown(changes: dict[str, str]) -> None:
+    """One line for the first ``--set`` property the model does not read (closest names)."""
+    from mrtune.costmodel.config import check_property_name
+    from mrtune.optimizer.whatif import unknown_properties
+
+    for key in unknown_properties(changes):
+        try:
+            check_property_name(key)
+        except ValueError as exc:
+            raise InputError(
+                f"{exc} (--allow-unknown passes it through)", field="--set", value=key
+            ) from None
 
 
 def _first(exc: Exception) -> str:

@@ -47,7 +47,9 @@ def test_whatif_input_size_and_cluster() -> None:
         input_bytes=SPILLY.input_bytes * 4,
         new_cluster=ClusterSpec(num_nodes=40),
     )
-    assert r["what_if"]["num_maps"] == 4 * r["current"]["num_maps"]
+    # Both columns at the new size (the change is the cluster); the profiled size for context.
+    assert r["what_if"]["num_maps"] == r["current"]["num_maps"] == 4 * r["profiled"]["num_maps"]
+    assert r["input_bytes"]["profiled"] == SPILLY.input_bytes
     assert r["what_if"]["map_slots"] > r["current"]["map_slots"]
 
 
