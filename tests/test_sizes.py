@@ -91,6 +91,8 @@ LONG_MODULES: dict[str, str] = {
     "optimizer/strategies/_optuna.py": "the four Optuna strategies (TPE, CMA-ES, NSGA-II, "
     "grid) over one shared trial adapter",
     "optimizer/workflow_tuning.py": "debt: workflow tuning's candidates, search and report",
+    "search_spaces/space.py": "the search space of one job: ranges, job-aware grids, repair, "
+    "feasibility and the unit-cube mapping the strategies share",
 }
 
 
