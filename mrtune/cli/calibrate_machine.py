@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
 
 #: Cost factors shown in the table, with their unit.
 _UNITS = {
@@ -60,7 +60,8 @@ def calibrate_machine(
     from mrtune.costmodel.profile import CODEC_PRIORS, CostFactors
 
     ok = [r for r in load_run_records(runs, need_success=True) if r.success]
-    machine = fit_machine_from_runs(ok, source=f"{runs.name}, {len(ok)} runs")
+    with working(f"fitting the machine's cost factors on {len(ok)} runs"):
+        machine = fit_machine_from_runs(ok, source=f"{runs.name}, {len(ok)} runs")
     machine.save(output)
     if format == OutputFormat.json:
         emit_json(machine.model_dump(mode="json"))

@@ -32,6 +32,17 @@ console = _Console()
 err_console = _Console(stderr=True)
 
 
+def working(message: str) -> Any:
+    """A spinner on stderr while a step that can take seconds runs (nothing when not a TTY).
+
+    Every command whose work can exceed ~2 s shows one, so a user never waits on a silent
+    terminal; stdout (tables, JSON) is untouched.
+    """
+    from rich.markup import escape
+
+    return err_console.status(escape(message), spinner="dots")
+
+
 class OutputFormat(StrEnum):
     """How a command prints its result: rich tables for people, JSON for scripts."""
 

@@ -20,7 +20,7 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
 from mrtune.costmodel.regression import (
     ALGORITHMS,
     DERIVED_DRIVERS,
@@ -316,14 +316,15 @@ def fit(
         export_csv.write_text(rows_to_csv(rows), encoding="utf-8")
         files["csv"] = str(export_csv)
     try:
-        result = fit_phases(
-            observations,
-            forms,
-            alpha=alpha,
-            folds=folds,
-            seed=seed,
-            algorithms=ALGORITHMS if compare else ("linear",),
-        )
+        with working(f"fitting phase models ({folds}-fold cross-validation)"):
+            result = fit_phases(
+                observations,
+                forms,
+                alpha=alpha,
+                folds=folds,
+                seed=seed,
+                algorithms=ALGORITHMS if compare else ("linear",),
+            )
     except RegressionDataError as exc:
         raise InputError(str(exc), path=sources, field=exc.field, value=exc.value) from None
     model = result.to_model(name, description=f"fitted on {sources}")

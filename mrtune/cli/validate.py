@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
 
 
 def finite(obj: Any) -> Any:
@@ -266,13 +266,14 @@ def validate(
 
     records = load_run_records(runs, need_success=True)
 
-    report = build_report(
-        records,
-        calibrate or (),
-        measure_codecs=measure_codecs,
-        times=times,
-        machine=MachineCosts.load(machine) if machine is not None else None,
-    )
+    with working(f"calibrating and predicting {len(records)} runs"):
+        report = build_report(
+            records,
+            calibrate or (),
+            measure_codecs=measure_codecs,
+            times=times,
+            machine=MachineCosts.load(machine) if machine is not None else None,
+        )
     data = finite(report.to_json())
     if output is not None:
         output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

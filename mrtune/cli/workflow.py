@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json
+from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
 from mrtune.errors import InputError
 from mrtune.optimizer.workflow_tuning import (
     ExtrapolationResult,
@@ -456,7 +456,10 @@ def workflow(
     odr = order.value if order else None
     ev = evaluate_workflow(spec, estimate=est, order=odr)
     baseline = extrapolation_baseline(spec, estimate=est, order=odr)
-    tuning = tune_workflow(spec, estimate=est, order=odr) if optimize else None
+    tuning = None
+    if optimize:
+        with working("tuning each job's settings for the workflow's makespan"):
+            tuning = tune_workflow(spec, estimate=est, order=odr)
     if plot is not None:
         panels = [(f"{m} model", ev, m) for m in models]
         if tuning is not None:
