@@ -128,6 +128,12 @@ def _int(v: Any) -> int | None:
     return safe_io.to_long(v)
 
 
+def _text(value: Any) -> str | None:
+    """A REST string field (container id, host, rack) or ``None``: a JSON list, object or
+    number where the REST API writes a string is ignored, never carried into the history."""
+    return value if isinstance(value, str) and value else None
+
+
 def _as_list(container: Any, key: str) -> list[dict[str, Any]]:
     if isinstance(container, dict):
         items = container.get(key)
@@ -241,9 +247,9 @@ def history_from_payloads(
                 shuffle_finish_ms=_int(a.get("shuffleFinishTime")) or None,
                 sort_finish_ms=_int(a.get("mergeFinishTime")) or None,
                 counters=attempt_counters.get(aid) or task_counters.get(task_id, {}),
-                container_id=a.get("assignedContainerId"),
-                host=a.get("nodeHttpAddress"),
-                rack=str(a["rack"]) if a.get("rack") else None,
+                container_id=_text(a.get("assignedContainerId")),
+                host=_text(a.get("nodeHttpAddress")),
+                rack=_text(a.get("rack")),
             )
         )
     # Tasks whose attempts were not saved: use the task's own times (they include the wait

@@ -219,10 +219,30 @@ def parse_log(
         _dispatch(st, line, counter_names)
     maps = sorted(st.maps.values(), key=lambda a: (a.task_index, a.attempt_id))
     reduces = sorted(st.reduces.values(), key=lambda a: (a.task_index, a.attempt_id))
+    _check_times([*maps, *reduces])
     _mark_concurrency(maps)
     _mark_concurrency(reduces)
     _file_deltas([*maps, *reduces])
     return maps, reduces
+
+
+def _check_times(attempts: Sequence[TaskAttemptBase]) -> None:
+    """An attempt that is done before it starts, or a spill that ends before it begins, means
+    the log's timestamps are damaged: one clear error, never a negative duration."""
+    for a in attempts:
+        if (a.duration_ms or 0) < 0:
+            raise InputError(
+                "the log's timestamps are out of order (done before started)",
+                field=a.attempt_id,
+                value=f"{a.duration_ms} ms",
+            )
+        for s in getattr(a, "spills", ()) or ():
+            if (s.duration_ms or 0) < 0:
+                raise InputError(
+                    "the log's timestamps are out of order (a spill ends before it starts)",
+                    field=a.attempt_id,
+                    value=f"{s.duration_ms} ms",
+                )
 
 
 def _mark_concurrency(attempts: Sequence[TaskAttemptBase]) -> None:
