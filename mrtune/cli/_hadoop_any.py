@@ -155,18 +155,28 @@ def validate_histories(runs: Path, calibrate: str | None, format, output) -> Non
         emit_json(report)
         return
     table = Table(title=f"YARN histories, calibrated on {report['calibration']}")
-    for col in ("label", "records =", "waves p/m", "job s p/m", "error", "load"):
+    cols = ("label", "rec =", "waves", "job s p/m", "error", "map", "shuf.", "load")
+    for col in cols:
         table.add_column(col, justify="left" if col == "label" else "right")
     for r in report["runs"]:
-        p, m = r["predicted"], r["measured"]
+        p, m, pe = r["predicted"], r["measured"], r.get("phase_errors", {})
         table.add_row(
             r["label"] + (" *" if r["calibration"] else ""),
             f"{r['counters_equal']}/{r['counters']}",
             f"{p['map_waves']}/{m['map_waves']}",
             f"{p['job_ms'] / 1000:.1f}/{m['job_ms'] / 1000:.1f}",
-            f"{r['job_time_error']:+.1%}",
+            f"{r['job_time_error']:+.0%}",
+            _pct(pe.get("map_task")),
+            _pct(pe.get("shuffle_tail")),
             f"{r['load_avg']:.1f}" if r.get("load_avg") is not None else "-",
         )
     console.print(table)
-    for k, v in report["summary"].items():
-        console.print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}")
+    console.print("* calibration run; map task and shuffle tail: time error, model vs history")
+    for name, summary in [("all", report["summary"]), *report.get("groups", {}).items()]:
+        console.print(f"[bold]{name}[/bold]")
+        for k, v in summary.items():
+            console.print(f"  {k}: {v:.3f}" if isinstance(v, float) else f"  {k}: {v}")
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or x != x else f"{x:+.0%}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -259,9 +260,15 @@ def hadoop_matrix(
     work_dir: Annotated[
         Path | None, typer.Option("--work-dir", help="Where run folders (logs) are kept.")
     ] = None,
+    mode: Annotated[
+        Mode, typer.Option("--mode", help="local: LocalJobRunner; yarn: one mini-cluster.")
+    ] = Mode.local,
     format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
 ) -> None:
     """Run a matrix of real-Hadoop runs (resumable) and print per-label medians."""
+    if mode == Mode.yarn:
+        _yarn_matrix(matrix, output, work_dir, only, format)
+        return
     from mrtune.harness.jars import find_jars
     from mrtune.harness.matrix import load_matrix, run_matrix
     from mrtune.harness.summary import summarize
@@ -284,6 +291,34 @@ def hadoop_matrix(
         emit_json(rows)
         return
     console.print(_runs_table(rows, f"{spec.name}: medians over repeats"))
+
+
+def _yarn_matrix(matrix: Path, output: Path, work_dir, only, format) -> None:
+    """``hadoop-matrix --mode yarn``: every run on one mini-cluster, real histories kept."""
+    from mrtune.harness.jars import default_cache_dir
+    from mrtune.harness.yarn_matrix import load_yarn_matrix, run_yarn_matrix
+
+    spec = load_yarn_matrix(matrix)
+    if only:
+        spec.runs = [r for r in spec.runs if only in r.label]
+        spec.grids = []
+        if not spec.runs:
+            raise InputError("no run label contains this text", field="--only", value=only)
+    work = work_dir or default_cache_dir() / "runs" / f"{spec.name}-{int(time.time())}"
+    entries = run_yarn_matrix(
+        spec,
+        work,
+        output,
+        progress=(lambda s: err_console.print(s, highlight=False))
+        if format == OutputFormat.text
+        else None,
+    )
+    if format == OutputFormat.json:
+        emit_json(entries)
+        return
+    ok = sum(e["success"] for e in entries)
+    console.print(f"{ok} of {len(entries)} YARN runs succeeded; index: {output}")
+    console.print(f"report: mrtune validate {output}")
 
 
 @app.command("hadoop-summary")

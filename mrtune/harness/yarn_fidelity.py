@@ -9,8 +9,12 @@ its ``_conf.xml``) on its own cluster, so nothing a run is judged on was fitted 
 :mod:`mrtune.calibration.fidelity`, the calibration run's job-time residual (client, AM and
 scheduling overhead the task model does not hold) is added to every prediction.
 
-Figures: record counters equal, map waves equal, job time error (median, p90) and the
-Spearman correlation of predicted and measured job times, over the runs not fitted.
+Runs of several jobs (a YARN matrix, :mod:`mrtune.harness.yarn_matrix`) are grouped by their
+``job`` and each group is calibrated on its own ``<job>-default`` run.
+
+Figures: record counters equal, map waves equal, per-phase times (:data:`PHASES`), job time
+error (median, p90) and the Spearman correlation of predicted and measured job times, over
+the runs not fitted.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class HistoryRun:
     conf_xml: Path
     cluster: MiniCluster
     load_avg: float | None = None
+    group: str = ""
+    """The job the run belongs to: runs are calibrated within their group."""
 
 
 def is_history_index(path: Path) -> bool:
@@ -69,6 +75,7 @@ def load_history_runs(path: Path) -> list[HistoryRun]:
                 Path(e["conf_xml"]),
                 MiniCluster(**e["cluster"]),
                 e.get("load_avg_1m"),
+                str(e.get("job") or ""),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise InputError(f"not a hadoop-run entry ({exc})", path=f"{path}:{n}") from None
@@ -85,34 +92,109 @@ def _job_ms(jhist: Path) -> float:
     return float((h.finish_ms or 0) - (h.launch_ms or h.submit_ms or 0))
 
 
+#: Phases compared per run (ms): the mean map attempt; the map stage (first attempt start →
+#: last map finish); the shuffle's tail after the last map (what a reduce still waits for
+#: once every map is done: with slow-start the rest of its copy overlaps the maps); and the
+#: reduce's merge and reduce phases (ReduceAttemptFinishedEvent's shuffle/sort finish times).
+PHASES = ("map_task", "map_stage", "shuffle_tail", "merge", "reduce")
+
+
+def measured_phases(jhist: Path) -> dict[str, float]:
+    """The :data:`PHASES` of one history, from its successful attempts."""
+    h = load_history(jhist)
+    maps = [a for a in h.attempts if str(a.kind).upper().endswith("MAP")]
+    reds = [a for a in h.attempts if str(a.kind).upper().endswith("REDUCE")]
+    nan = math.nan
+    if not maps:
+        return dict.fromkeys(PHASES, nan)
+    first = min(a.start_ms for a in h.attempts)
+    last_map = max(a.finish_ms for a in maps)
+    out = {
+        "map_task": statistics.fmean(a.finish_ms - a.start_ms for a in maps),
+        "map_stage": float(last_map - first),
+    }
+    parts = [
+        (a.shuffle_finish_ms - max(a.start_ms, last_map), a.sort_finish_ms - a.shuffle_finish_ms,
+         a.finish_ms - a.sort_finish_ms)
+        for a in reds
+        if a.shuffle_finish_ms and a.sort_finish_ms
+    ]  # fmt: skip
+    for i, name in enumerate(("shuffle_tail", "merge", "reduce")):
+        out[name] = statistics.fmean(p[i] for p in parts) if parts else nan
+    return out
+
+
 def _predict(profile, run: HistoryRun) -> dict[str, Any]:
     _, own = build_statistics(load_history(run.jhist), load_conf(run.conf_xml))
     cfg = own if own is not None else profile_config(profile)
     pred = predict_job(profile, ConfigBatch.from_configs([cfg]), cluster_spec(run.cluster))
     out = {k: float(pred.counters[k][0]) for k in RECORD_COUNTERS if k in pred.counters}
     out.update(map_waves=int(pred.map_waves[0]), job_ms=float(pred.job_ms[0]))
+    full, tail = pred.map_full, pred.map_tail
+    n_full, n_tail = float(pred.num_full_maps[0]), float(pred.num_tail_maps[0])
+    map_ms = (n_full * float(full.task_ms[0]) + n_tail * float(tail.task_ms[0])) / max(
+        1.0, n_full + n_tail
+    )
+    red = {k: float(v[0]) for k, v in pred.reduce.phase_ms.items()}
+    has_red = float(pred.num_reducers[0]) > 0
+    out["phases"] = {
+        "map_task": map_ms,
+        "map_stage": float(pred.map_stage_ms[0]),
+        "shuffle_tail": float(pred.shuffle_end_ms[0] - pred.map_stage_ms[0]) if has_red else 0.0,
+        "merge": red.get("merge", 0.0),
+        "reduce": red.get("reduce", 0.0) + red.get("write", 0.0),
+    }
     return out
 
 
+def _group_label(runs: list[HistoryRun], group: str, calibrate: str | None) -> str:
+    labels = [r.label for r in runs if r.group == group]
+    if calibrate and calibrate in labels:
+        return calibrate
+    want = f"{group}-default" if group else None
+    return next((x for x in labels if x == want or x.endswith("-default")), labels[0])
+
+
 def history_report(runs: list[HistoryRun], calibrate: str | None = None) -> dict[str, Any]:
-    """Calibrate on ``calibrate`` (default: a label ending ``-default``, else the first)."""
-    labels = [r.label for r in runs]
-    cal_label = calibrate or next((x for x in labels if x.endswith("-default")), labels[0])
-    cal = next((r for r in runs if r.label == cal_label), None)
-    if cal is None:
-        raise InputError("no run with this label", field="--calibrate", value=cal_label)
+    """Calibrate each job group on ``calibrate`` (default: its ``-default`` run, else its
+    first run) and predict every run of the group from that one profile."""
+    groups = list(dict.fromkeys(r.group for r in runs))
+    if calibrate and not any(r.label == calibrate for r in runs):
+        raise InputError("no run with this label", field="--calibrate", value=calibrate)
+    rows: list[dict[str, Any]] = []
+    cal_labels = []
+    for g in groups:
+        members = [r for r in runs if r.group == g]
+        cal_label = _group_label(runs, g, calibrate)
+        cal_labels.append(cal_label)
+        cal = next(r for r in members if r.label == cal_label)
+        rows += _group_rows(members, cal)
+    out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": _summary(rows)}
+    if len(groups) > 1:
+        out["groups"] = {g: _summary([r for r in rows if r["job"] == g]) for g in groups}
+    return out
+
+
+def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, Any]]:
     profile = load_profile_source(cal.jhist, cal.conf_xml)
     overhead = _job_ms(cal.jhist) - _predict(profile, cal)["job_ms"]
     rows = []
-    for run in runs:
+    for run in members:
         meas = measured_figures(load_history(run.jhist))
         meas["job_ms"] = _job_ms(run.jhist)
+        meas["phases"] = measured_phases(run.jhist)
         pred = _predict(profile, run)
         pred["job_ms"] += overhead
-        equal = [k for k in RECORD_COUNTERS if meas.get(k) is not None and pred.get(k) == meas[k]]
+        # the model's counts are floats (a distinct-key law, a codec ratio): equal = same count
+        equal = [
+            k
+            for k in RECORD_COUNTERS
+            if meas.get(k) is not None and k in pred and round(pred[k]) == round(meas[k])
+        ]
         rows.append(
             {
                 "label": run.label,
+                "job": run.group,
                 "calibration": run is cal,
                 "load_avg": run.load_avg,
                 "measured": meas,
@@ -123,9 +205,13 @@ def history_report(runs: list[HistoryRun], calibrate: str | None = None) -> dict
                 "job_time_error": (pred["job_ms"] - meas["job_ms"]) / meas["job_ms"]
                 if meas["job_ms"] > 0
                 else math.nan,
+                "phase_errors": {
+                    k: (pred["phases"][k] - m) / m if m and m > 0 else math.nan
+                    for k, m in meas["phases"].items()
+                },
             }
         )
-    return {"calibration": cal_label, "runs": rows, "summary": _summary(rows)}
+    return rows
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -140,6 +226,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if errs:
         out["job_time_median_error"] = statistics.median(errs)
         out["job_time_p90_error"] = errs[min(len(errs) - 1, math.ceil(0.9 * len(errs)) - 1)]
+    for k in PHASES:
+        perr = sorted(
+            abs(r["phase_errors"][k]) for r in held if not math.isnan(r["phase_errors"][k])
+        )
+        if perr:
+            out[f"{k}_median_error"] = statistics.median(perr)
+            out[f"{k}_p90_error"] = perr[min(len(perr) - 1, math.ceil(0.9 * len(perr)) - 1)]
     if len(held) >= 3:
         from scipy.stats import spearmanr
 

@@ -106,11 +106,13 @@ class YarnRun:
 
 
 def leftover_processes(run_dir: Path) -> list[int]:
-    """Pids of live processes whose command line or working folder is inside ``run_dir``."""
+    """Pids of live processes whose command line or working folder is inside ``run_dir``
+    (never this process or its ancestors)."""
     key = str(run_dir.resolve())
+    spared = _ancestors()
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+        if not entry.name.isdigit() or int(entry.name) in spared:
             continue
         try:
             cmdline = (
@@ -122,6 +124,20 @@ def leftover_processes(run_dir: Path) -> list[int]:
         if key in cmdline or cwd == key or cwd.startswith(key + os.sep):
             found.append(int(entry.name))
     return sorted(found)
+
+
+def _ancestors() -> set[int]:
+    """This process and its ancestors: the shell or driver that started a run may name the
+    run folder on its own command line, and must not be taken for a leftover container."""
+    out, pid = set(), os.getpid()
+    while pid > 1 and pid not in out:
+        out.add(pid)
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            pid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return out
 
 
 def _kill(pids: list[int]) -> None:
@@ -141,8 +157,9 @@ def launcher_command(
     args: list[str],
     puts: dict[Path, str],
     timeout_s: int,
+    jobs_file: Path | None = None,
 ) -> list[str]:
-    """The ``java`` command line of the launcher for one job."""
+    """The ``java`` command line of the launcher: one job, or every line of ``jobs_file``."""
     launcher = compile_launcher(jars)
     cmd = ["java", "-Xmx1g", f"-Dlog4j.configuration=file:{LOG4J_PROPERTIES}"]
     cmd += ["-cp", f"{launcher}{os.pathsep}{jars.classpath_string()}", LAUNCHER_CLASS]
@@ -155,8 +172,10 @@ def launcher_command(
         cmd += ["--conf", f"{k}={v}"]
     for local, hdfs in puts.items():
         cmd += ["--put", f"{Path(local).resolve()}={hdfs}"]
-    cmd += ["--job-jar", str(Path(job_jar).resolve()), "--main", main_class, "--", *args]
-    return cmd
+    cmd += ["--job-jar", str(Path(job_jar).resolve())]
+    if jobs_file is not None:
+        return cmd + ["--jobs", str(Path(jobs_file).resolve())]
+    return cmd + ["--main", main_class, "--", *args]
 
 
 def run_on_minicluster(

@@ -8,8 +8,12 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -35,10 +39,18 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * MiniClusterLauncher --work DIR [--datanodes 3] [--block-size BYTES] [--replication 2]
  *     [--nodemanagers 2] [--nm-memory-mb 1024] [--nm-vcores 2] [--conf k=v]...
  *     [--put LOCAL=HDFS]... [--client-opts "-Xmx256m"] [--timeout-s 900]
- *     --job-jar JAR --main CLASS -- JOB ARGS...
+ *     --job-jar JAR (--main CLASS -- JOB ARGS... | --jobs FILE)
  * </pre>
  *
  * Writes {@code DIR/launcher.json} (timings, exit code, the copied histories).
+ *
+ * <p>{@code --jobs FILE} runs many jobs on ONE cluster, one after another: a fidelity matrix
+ * would otherwise pay the cluster's start (tens of seconds of CPU) once per run. Each line of
+ * the file is {@code LABEL TAB MAIN-CLASS TAB ARG TAB ARG...}; job {@code LABEL} logs to
+ * {@code DIR/jobs/LABEL/client.log}, its history pair is copied to {@code DIR/jobs/LABEL/} and
+ * its figures are written to {@code DIR/jobs/LABEL/job.json} as soon as it ends, so a reader
+ * can follow progress and an interrupted matrix keeps what finished. A failed job does not stop
+ * the others.
  */
 public final class MiniClusterLauncher {
   private MiniClusterLauncher() {}
@@ -93,16 +105,57 @@ public final class MiniClusterLauncher {
       fs.copyFromLocalFile(false, true, new Path(p[0]), new Path(p[1]));
     }
     writeClientConf(live, conf);
+    if (o.jobsFile != null) {
+      return runJobs(o, conf, fs, live, out);
+    }
     long t1 = System.nanoTime();
-    int rc = runClient(o, conf);
+    int rc = runClient(o, o.mainClass, o.jobArgs, conf, o.work, new File(o.work, "client.log"));
     out.put("client_s", (System.nanoTime() - t1) / 1e9);
     out.put("client_exit_code", rc);
-    List<String> copied = copyHistories(fs, live, history);
+    List<String> copied = copyHistories(fs, live, history, new HashSet<>());
     out.put("histories", copied);
     if (rc == 0 && copied.isEmpty()) {
       throw new IOException("the job succeeded but no .jhist reached the history done dirs");
     }
     return rc;
+  }
+
+  /** The {@code --jobs} mode: every line of the file, in order, on this one cluster. */
+  private static int runJobs(
+      Options o, File conf, FileSystem fs, Configuration live, Map<String, Object> out)
+      throws Exception {
+    List<String> lines = Files.readAllLines(o.jobsFile.toPath(), StandardCharsets.UTF_8);
+    Set<String> seen = new HashSet<>();
+    int failed = 0;
+    int done = 0;
+    for (String line : lines) {
+      if (line.isBlank()) {
+        continue;
+      }
+      String[] f = line.split("\t", -1);
+      if (f.length < 2 || !f[0].matches("[\\w.\\-]+")) {
+        throw new IllegalArgumentException("bad --jobs line (LABEL TAB CLASS TAB ARGS): " + line);
+      }
+      File dir = new File(new File(o.work, "jobs"), f[0]);
+      dir.mkdirs();
+      Map<String, Object> job = new TreeMap<>();
+      job.put("label", f[0]);
+      job.put("load_avg_1m", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+      job.put("started_at_ms", System.currentTimeMillis());
+      long t0 = System.nanoTime();
+      int rc = runClient(o, f[1], Arrays.asList(f).subList(2, f.length), conf, dir,
+          new File(dir, "client.log"));
+      job.put("client_s", (System.nanoTime() - t0) / 1e9);
+      job.put("exit_code", rc);
+      List<String> copied = rc == 0 ? copyHistories(fs, live, dir, seen) : new ArrayList<>();
+      job.put("histories", copied);
+      writeJson(new File(dir, "job.json"), job);
+      failed += (rc == 0 && !copied.isEmpty()) ? 0 : 1;
+      done++;
+    }
+    out.put("jobs_run", done);
+    out.put("jobs_failed", failed);
+    return 0;
   }
 
   /** Cluster settings: per-run folders (nothing shared across runs), stated NM resources. */
@@ -153,7 +206,9 @@ public final class MiniClusterLauncher {
     }
   }
 
-  private static int runClient(Options o, File confDir) throws Exception {
+  private static int runClient(
+      Options o, String mainClass, List<String> args, File confDir, File cwd, File log)
+      throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
     for (String opt : o.clientOpts.trim().split("\\s+")) {
@@ -164,10 +219,10 @@ public final class MiniClusterLauncher {
     cmd.add("-cp");
     cmd.add(confDir.getAbsolutePath() + File.pathSeparator + o.jobJar + File.pathSeparator
         + System.getProperty("java.class.path"));
-    cmd.add(o.mainClass);
-    cmd.addAll(o.jobArgs);
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(o.work);
-    pb.redirectErrorStream(true).redirectOutput(new File(o.work, "client.log"));
+    cmd.add(mainClass);
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd);
+    pb.redirectErrorStream(true).redirectOutput(log);
     client = pb.start();
     if (!client.waitFor(o.timeoutSeconds, TimeUnit.SECONDS)) {
       client.destroyForcibly().waitFor();
@@ -179,8 +234,11 @@ public final class MiniClusterLauncher {
   /**
    * The AM's JobHistoryEventHandler moves the files to done_intermediate at job end, and the
    * JobHistory server moves them on to done; look in both, waiting briefly for the move.
+   * {@code seen} holds the file names already taken by earlier jobs on this cluster, so each
+   * job gets its own pair and only its own.
    */
-  private static List<String> copyHistories(FileSystem fs, Configuration live, File target)
+  private static List<String> copyHistories(
+      FileSystem fs, Configuration live, File target, Set<String> seen)
       throws IOException, InterruptedException {
     String staging = live.get("yarn.app.mapreduce.am.staging-dir", "/staging");
     String[] roots = {
@@ -201,7 +259,7 @@ public final class MiniClusterLauncher {
           String n = p.getName();
           boolean wanted = n.endsWith(".jhist") || n.endsWith("_conf.xml");
           File dst = new File(target, n);
-          if (wanted && !dst.exists()) {
+          if (wanted && !dst.exists() && !seen.contains(n)) {
             fs.copyToLocalFile(p, new Path(dst.getAbsolutePath()));
             copied.add(dst.getAbsolutePath());
           }
@@ -210,12 +268,15 @@ public final class MiniClusterLauncher {
       boolean haveJhist = copied.stream().anyMatch(s -> s.endsWith(".jhist"));
       boolean haveConf = copied.stream().anyMatch(s -> s.endsWith("_conf.xml"));
       if (!(haveJhist && haveConf)) {
-        copied.clear();
-        for (File f : target.listFiles()) {
-          Files.delete(f.toPath());
+        for (String c : copied) {
+          Files.delete(new File(c).toPath());
         }
+        copied.clear();
         Thread.sleep(250);
       }
+    }
+    for (String c : copied) {
+      seen.add(new File(c).getName());
     }
     return copied;
   }
@@ -237,17 +298,24 @@ public final class MiniClusterLauncher {
   /**
    * Container JVMs run under setsid (DefaultContainerExecutor), outside this JVM's process
    * tree; the NodeManagers' stop signals them, but one may still be exiting. Wait up to 10 s
-   * for every process whose command line names the work folder, then kill what remains.
+   * for every process whose command line names the work folder (other than this JVM and its
+   * ancestors), then kill what remains.
    */
   private static int reapContainers(File work) throws InterruptedException {
     String key = work.getAbsolutePath();
-    long self = ProcessHandle.current().pid();
+    // Never this JVM nor its ancestors: the command that started the launcher (a Python
+    // driver, a shell) may well name the work folder on its own command line.
+    Set<Long> spared = new HashSet<>();
+    for (Optional<ProcessHandle> h = Optional.of(ProcessHandle.current()); h.isPresent();
+        h = h.get().parent()) {
+      spared.add(h.get().pid());
+    }
     long deadline = System.currentTimeMillis() + 10_000;
     List<ProcessHandle> left = new ArrayList<>();
     do {
       left.clear();
       ProcessHandle.allProcesses()
-          .filter(h -> h.pid() != self)
+          .filter(h -> !spared.contains(h.pid()))
           .filter(h -> h.info().commandLine().map(c -> c.contains(key)).orElse(false))
           .forEach(left::add);
       if (!left.isEmpty()) {

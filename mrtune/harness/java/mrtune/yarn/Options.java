@@ -18,6 +18,8 @@ final class Options {
   String clientOpts = "-Xmx256m";
   String jobJar;
   String mainClass;
+  /** A file of jobs to run one after another on the same cluster (see MiniClusterLauncher). */
+  File jobsFile;
   final List<String[]> conf = new ArrayList<>();
   final List<String[]> puts = new ArrayList<>();
   final List<String> jobArgs = new ArrayList<>();
@@ -45,13 +47,15 @@ final class Options {
           case "--client-opts": o.clientOpts = v; break;
           case "--job-jar": o.jobJar = v; break;
           case "--main": o.mainClass = v; break;
+          case "--jobs": o.jobsFile = new File(v).getAbsoluteFile(); break;
           case "--conf": o.conf.add(pair(k, v)); break;
           case "--put": o.puts.add(pair(k, v)); break;
           default: throw new IllegalArgumentException("unknown option " + k);
         }
       }
-      if (o.work == null || o.jobJar == null || o.mainClass == null) {
-        throw new IllegalArgumentException("--work, --job-jar and --main are required");
+      if (o.work == null || o.jobJar == null || (o.mainClass == null) == (o.jobsFile == null)) {
+        throw new IllegalArgumentException(
+            "--work, --job-jar and one of --main or --jobs are required");
       }
     } catch (ArrayIndexOutOfBoundsException e) {
       usage("option " + a[i - 1] + " needs a value");
