@@ -147,6 +147,19 @@ def _predict(profile, run: HistoryRun) -> dict[str, Any]:
     return out
 
 
+def _container_start(run: HistoryRun) -> dict[str, float]:
+    """Per-container JVM start and task init (:mod:`mrtune.harness.container_start`), when
+    the launcher's work folder with the NodeManagers' logs is still there."""
+    from mrtune.harness.container_start import container_starts
+
+    h = load_history(run.jhist)
+    for work in (run.jhist.parent, run.jhist.parent.parent, run.jhist.parent.parent.parent):
+        found = container_starts(h, work)
+        if found:
+            return found
+    return {}
+
+
 def _group_label(runs: list[HistoryRun], group: str, calibrate: str | None) -> str:
     labels = [r.label for r in runs if r.group == group]
     if calibrate and calibrate in labels:
@@ -183,6 +196,7 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
         meas = measured_figures(load_history(run.jhist))
         meas["job_ms"] = _job_ms(run.jhist)
         meas["phases"] = measured_phases(run.jhist)
+        meas["container_start"] = _container_start(run)
         pred = _predict(profile, run)
         pred["job_ms"] += overhead
         # the model's counts are floats (a distinct-key law, a codec ratio): equal = same count
@@ -233,6 +247,12 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if perr:
             out[f"{k}_median_error"] = statistics.median(perr)
             out[f"{k}_p90_error"] = perr[min(len(perr) - 1, math.ceil(0.9 * len(perr)) - 1)]
+    starts: dict[str, list[float]] = {}
+    for r in rows:
+        for k, v in r["measured"].get("container_start", {}).items():
+            starts.setdefault(k, []).append(v)
+    for k, v in sorted(starts.items()):
+        out[f"container_{k}_median"] = statistics.median(v)
     if len(held) >= 3:
         from scipy.stats import spearmanr
 
