@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from mrtune.cli._confidence import render_change_table, render_prediction_intervals
 from mrtune.cli._inputs import (
     ClusterOpt,
     ConfOpt,
@@ -31,6 +32,7 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
+from mrtune.optimizer.confidence import SAMPLES
 from mrtune.optimizer.objective import ObjectiveKind
 from mrtune.optimizer.outputs import (
     NameStyle,
@@ -56,7 +58,7 @@ from mrtune.optimizer.units import format_ms
 IN_MEMORY = {"", "none", "memory", ":memory:"}
 
 
-def render(rec: Recommendation, where: str, names: NameStyle) -> None:
+def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool = False) -> None:
     console.print(f"job {rec.job_id} · cluster: {where}")
     chosen = "" if rec.strategy_chosen_by == "requested" else f" ({rec.strategy_chosen_by})"
     console.print(
@@ -74,17 +76,39 @@ def render(rec: Recommendation, where: str, names: NameStyle) -> None:
     ):
         t.add_row(label, format_ms(s["job_ms"]), f"{s['container_gb_s']:,.1f}")
     console.print(t)
-    if rec.no_change:
+    data = rec.to_json()
+    render_prediction_intervals(data)
+    if rec.no_change and not rec.withheld:
         console.print(
             "[bold green]no change recommended[/]: no setting gains 1% or more over the "
             "current configuration"
         )
         return
-    console.print(
-        f"gain: [bold]{rec.gain_vs_current:.1%}[/] vs current, "
-        f"{rec.gain_vs_defaults:.1%} vs Hadoop defaults"
-    )
-    console.print("[bold]Changes[/] (each gain measured by reverting that change alone):")
+    if not rec.no_change:
+        console.print(
+            f"gain: [bold]{rec.gain_vs_current:.1%}[/] vs current, "
+            f"{rec.gain_vs_defaults:.1%} vs Hadoop defaults"
+        )
+    _render_changes(rec, data, include_low)
+    if rec.no_change:
+        console.print(
+            "[bold yellow]nothing written[/]: every change is low-confidence "
+            "(--include-low-confidence writes them)"
+        )
+        return
+    console.print("[dim]-D flags:[/]")
+    console.print(d_flags(rename(rec.properties, names)), soft_wrap=True, highlight=False)
+
+
+def _render_changes(rec: Recommendation, data: dict[str, object], include_low: bool) -> None:
+    """The change table with intervals and confidence (when assessed), then each written
+    change's effects on the phases and the dataflow."""
+    if rec.evidence is not None:
+        render_change_table(data, include_low)  # type: ignore[arg-type]
+        head = "Effects (each measured by reverting that change alone):"
+    else:
+        head = "[bold]Changes[/] (each gain measured by reverting that change alone):"
+    console.print(head)
     for c in rec.changes:
         console.print(
             f"  • [cyan]{c.name}[/] {short_value(c.current)} → [bold]{short_value(c.recommended)}"
@@ -92,8 +116,6 @@ def render(rec: Recommendation, where: str, names: NameStyle) -> None:
             highlight=False,
         )
         console.print(f"      {', '.join(c.effects)}", highlight=False, style="dim")
-    console.print("[dim]-D flags:[/]")
-    console.print(d_flags(rename(rec.properties, names)), soft_wrap=True, highlight=False)
 
 
 app = typer.Typer()
@@ -166,7 +188,24 @@ def optimize_cmd(
         help="Search budget (trials); default: the strategy's own (tpe 32, de 3000, …).",
     ),
     objective: ObjectiveKind = typer.Option(
-        ObjectiveKind.time, "--objective", help="time, resources (GB·s) or pareto"
+        ObjectiveKind.robust,
+        "--objective",
+        help="robust (p90 of the job time over the evidence samples), time (point "
+        "prediction), resources (GB·s) or pareto",
+    ),
+    include_low_confidence: bool = typer.Option(
+        False,
+        "--include-low-confidence",
+        help="Also write changes marked low-confidence (resting on defaulted cost factors, "
+        "with no sure gain, or far outside the observed settings).",
+    ),
+    samples: int = typer.Option(
+        SAMPLES,
+        "--samples",
+        min=8,
+        max=4096,
+        help="Evidence samples (bootstrap of the observed tasks × priors of the defaulted "
+        "cost factors) behind every interval.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     storage: str | None = typer.Option(
@@ -252,6 +291,9 @@ def optimize_cmd(
                 exclude=exclude,
                 local_mode_honoured=local,
                 progress=progress,
+                confidence=True,
+                include_low_confidence=include_low_confidence,
+                samples=samples,
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
@@ -277,7 +319,7 @@ def optimize_cmd(
         data["plots"] = [str(p) for p in plots]
         emit_json(data)
         return
-    render(rec, where, names)
+    render(rec, where, names, include_low_confidence)
     if withheld:
         console.print(f"[dim]codecs not offered: {'; '.join(withheld)}[/]", highlight=False)
     if store is not None and rec.search.study is not None:
