@@ -254,9 +254,11 @@ def gather_evidence(
     samples: int = SAMPLES,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    priors: bool = True,
 ) -> Evidence:
     """Draw ``samples`` profiles from the evidence (module doc). ``cfg``: the configuration the
-    observed attempts ran with (what the refit needs)."""
+    observed attempts ran with (what the refit needs). ``priors=False`` holds the defaulted
+    factors at their values: the spread of the measured ones alone (the bootstrap)."""
     from mrtune.calibration.resample import refit_resamples
 
     measured = [f for f in PRIORS if is_measured(profile, f)]
@@ -273,7 +275,7 @@ def gather_evidence(
             if not profile.observed
             else "the refits of the observed attempts failed: measured factors held"
         )
-    draws = _prior_draws(defaulted, samples, seed)
+    draws = _prior_draws(defaulted, samples, seed) if priors else {}
     base = profile.costs.model_dump()
     out = []
     for i in range(samples):
@@ -288,7 +290,7 @@ def gather_evidence(
         point=profile,
         samples=out,
         measured=measured,
-        defaulted=defaulted,
+        defaulted=defaulted if priors else [],
         n_observed=len(profile.observed),
         n_refits=len({id(r) for r in ratios}),
         seed=seed,

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
+from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from mrtune.cli.console import console
 from mrtune.optimizer.confidence import LEVEL
@@ -14,107 +18,123 @@ from mrtune.optimizer.units import format_ms
 
 #: property prefixes dropped in the change table (the full names are in the -D flags / XML)
 _PREFIXES = ("mapreduce.", "mapred.")
-_PCT = f"p{LEVEL[0]:.0f}–p{LEVEL[1]:.0f}"
+PCT = f"p{LEVEL[0]:.0f}–p{LEVEL[1]:.0f}"
 
 
 def _short(name: str) -> str:
+    """The property without ``mapreduce.``, and only its last two parts when still long (the
+    full name follows in the change's details)."""
     for p in _PREFIXES:
         if name.startswith(p):
-            return name[len(p) :]
-    return name
+            name = name[len(p) :]
+            break
+    return name if len(name) <= 22 else "…" + ".".join(name.split(".")[-2:])
 
 
 def ratio(x: float) -> str:
-    return f"×{x:.3g}" if x < 100 else f"×{x:,.0f}"
+    if abs(x - 1) < 0.01:
+        return f"×{x:.3f}"  # ×1.004 is a gain, ×0.998 none: two decimals would hide which
+    if x < 10:
+        return f"×{x:.2f}"
+    return f"×{x:.1f}" if x < 100 else f"×{x:,.0f}"
 
 
 def span(iv: dict[str, float] | Any, fmt: Any = ratio) -> str:
     lo, hi = (iv["low"], iv["high"]) if isinstance(iv, dict) else (iv.low, iv.high)
+    if fmt is ratio and (abs(lo - 1) < 0.01 or abs(hi - 1) < 0.01) and max(lo, hi) < 10:
+        return f"×{lo:.3f}–×{hi:.3f}"  # the same precision on both sides of 1
     return f"{fmt(lo)}–{fmt(hi)}"
 
 
+def time_span(data: dict[str, Any], key: str) -> str:
+    """The ``p10–p90`` cell of ``current_ms`` / ``recommended_ms`` ('' without intervals)."""
+    conf = data.get("confidence")
+    return span(conf["intervals"][key], format_ms) if conf else ""
+
+
 def render_prediction_intervals(data: dict[str, Any]) -> None:
-    """The job time and speedup intervals of a recommendation (``Recommendation.to_json``)."""
+    """The speedup's interval and how the evidence was sampled (``Recommendation.to_json``)."""
     conf = data.get("confidence")
     if not conf:
         return
     iv = conf["intervals"]
-    t = Table(title=f"Predicted job time, {_PCT} of the evidence samples", title_style="")
-    t.add_column("")
-    t.add_column("point", justify="right")
-    t.add_column(_PCT, justify="right")
-    t.add_row("current", format_ms(iv["current_ms"]["point"]), span(iv["current_ms"], format_ms))
-    t.add_row(
-        "recommended",
-        format_ms(iv["recommended_ms"]["point"]),
-        span(iv["recommended_ms"], format_ms),
-    )
-    t.add_row(
-        "speedup",
-        ratio(iv["speedup"]["point"]),
-        span(iv["speedup"]),
-        style="bold",
-        end_section=True,
-    )
+    sp = iv["speedup"]
+    line = f"speedup [bold]{ratio(sp['point'])}[/] ({PCT} {span(sp)})"
     if "speedup_with_withheld" in iv:
         w = iv["speedup_with_withheld"]
-        t.add_row("with withheld", ratio(w["point"]), span(w), style="dim")
-    console.print(t)
+        n = len(data.get("withheld_changes", []))
+        line += f"; with the {n} withheld change(s) {ratio(w['point'])} ({span(w)})"
+    console.print(line, highlight=False)
     ev = conf["evidence"]
     measured = ", ".join(ev["measured_factors"]) or "none"
-    console.print(
-        f"[dim]evidence: {ev['method']}; measured: {measured}[/]",
-        highlight=False,
-    )
+    console.print(f"[dim]evidence: {ev['method']}; measured: {measured}[/]", highlight=False)
     for note in ev["notes"]:
         console.print(f"[dim]  {note}[/]", highlight=False)
 
 
 def render_change_table(data: dict[str, Any], include_low: bool) -> None:
-    """Every change (written or withheld): gain with interval, confidence, what it rests on;
-    then why each low-confidence one is low."""
+    """Every change (written or withheld): gain with interval and confidence in a table, then
+    per change what its gain rests on, why it is low-confidence, and its effects."""
     changes = data["changes"] + data.get("withheld_changes", [])
     if not changes or "confidence" not in changes[0]:
         return
     t = Table(
-        title="Changes: gain = job time without the change ÷ with it",
-        title_style="",
-        show_lines=False,
+        title="Changes (gain = job time without the change ÷ with it)",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
     )
-    t.add_column("setting", overflow="fold", ratio=3)
-    t.add_column("from → to", overflow="fold", ratio=2)
+    t.add_column("setting", no_wrap=True)
+    t.add_column("from → to", overflow="fold")
     t.add_column("gain", justify="right", no_wrap=True)
-    t.add_column(_PCT, justify="right", no_wrap=True)
-    t.add_column("conf.", no_wrap=True)
-    t.add_column("rests on", overflow="fold", ratio=3)
+    t.add_column(PCT, justify="right", no_wrap=True)
+    t.add_column("confidence", no_wrap=True)
     for c in changes:
-        g = c["gain_ratio"]
-        rests = [f"{f}*" for f in c["rests_on"]["defaulted"]] + c["rests_on"]["measured"]
         low = c["confidence"] == "low"
         t.add_row(
             _short(c["name"]),
-            f"{_value(c['current'])}→{_value(c['recommended'])}",
-            ratio(g["point"]),
-            span(g),
-            "[red]low[/]" if low else "[green]ok[/]",
-            ", ".join(rests) or "—",
+            f"{_value(c['current'])} → {_value(c['recommended'])}",
+            ratio(c["gain_ratio"]["point"]),
+            span(c["gain_ratio"]),
+            ("[red]low[/]" if low else "[green]ok[/]") + ("" if c["written"] else ", not written"),
             style=None if c["written"] else "dim",
         )
     console.print(t)
-    console.print("[dim]* defaulted factor (not measured in this job's history)[/]")
-    withheld = [c for c in changes if not c["written"]]
     for c in changes:
-        if c["confidence"] == "low":
-            console.print(
-                f"  [red]low[/] {_short(c['name'])}: {'; '.join(c['low_confidence_reasons'])}",
-                highlight=False,
-            )
-    if withheld and not include_low:
+        _render_change_detail(c)
+    withheld = [c for c in changes if not c["written"]]
+    if withheld and data["changes"] and not include_low:
         console.print(
-            f"[yellow]{len(withheld)} low-confidence change(s) not written[/] (dim rows); "
-            "the prediction above is re-scored without them; --include-low-confidence "
-            "writes them"
+            f"[yellow]{len(withheld)} low-confidence change(s) not written[/]; the prediction "
+            "is re-scored without them; --include-low-confidence writes them",
+            highlight=False,
         )
+
+
+def _indented(text: str, style: str | None = None) -> None:
+    """``text`` under a change's bullet, wrapped lines keeping the indent."""
+    console.print(Padding(Text.from_markup(text, style=style or ""), (0, 0, 0, 6)))
+
+
+def _render_change_detail(c: dict[str, Any]) -> None:
+    low = c["confidence"] == "low"
+    mark = "[red]low[/]" if low else "[green]ok[/]"
+    console.print(f"  • [cyan]{c['name']}[/] {mark}", highlight=False)
+    rests = c["rests_on"]
+    parts = []
+    if rests["measured"]:
+        parts.append(f"measured {', '.join(rests['measured'])}")
+    if rests["defaulted"]:
+        parts.append(f"defaulted {', '.join(rests['defaulted'])}")
+    text = f"rests on: {'; '.join(parts) or 'no cost factor (the dataflow alone)'}"
+    if not low and parts:
+        text += f" ({c['defaulted_share']:.0%} on defaulted factors)"
+    _indented(escape(text))
+    for why in c["low_confidence_reasons"]:
+        _indented(f"[red]![/] {escape(why)}")
+    effects = c["explanation"].split(": ", 1)
+    if len(effects) == 2:
+        _indented(escape(effects[1]), "dim")
 
 
 def _value(v: object) -> str:
@@ -127,7 +147,7 @@ def render_whatif_interval(result: dict[str, Any]) -> None:
     if not iv:
         return
     console.print(
-        f"speedup (current ÷ what-if) {ratio(iv['speedup']['point'])}, {_PCT} "
+        f"speedup (current ÷ what-if) {ratio(iv['speedup']['point'])}, {PCT} "
         f"{span(iv['speedup'])}; what-if job time {span(iv['what_if_ms'], format_ms)}",
         highlight=False,
     )

@@ -7,7 +7,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from mrtune.cli._confidence import render_change_table, render_prediction_intervals
+from mrtune.cli._confidence import (
+    PCT as _PCT_HEAD,
+)
+from mrtune.cli._confidence import (
+    render_change_table,
+    render_prediction_intervals,
+    time_span,
+)
 from mrtune.cli._inputs import (
     ClusterOpt,
     ConfOpt,
@@ -65,18 +72,23 @@ def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool 
         f"strategy [bold]{rec.strategy}[/]{chosen} · objective {rec.objective} · "
         f"{rec.search.n_evaluations:,} configurations evaluated in {rec.search.wall_time_s:.2f} s"
     )
+    data = rec.to_json()
     t = Table(title="Predicted job time")
     t.add_column("")
     t.add_column("job time", justify="right")
+    if rec.evidence is not None:
+        t.add_column(_PCT_HEAD, justify="right")
     t.add_column("container GB·s", justify="right")
-    for label, s in (
-        ("current", rec.current),
-        ("recommended", rec.recommended),
-        ("Hadoop defaults", rec.defaults),
+    for label, s, key in (
+        ("current", rec.current, "current_ms"),
+        ("recommended", rec.recommended, "recommended_ms"),
+        ("Hadoop defaults", rec.defaults, None),
     ):
-        t.add_row(label, format_ms(s["job_ms"]), f"{s['container_gb_s']:,.1f}")
+        cells = [label, format_ms(s["job_ms"])]
+        if rec.evidence is not None:
+            cells.append(time_span(data, key) if key else "")
+        t.add_row(*cells, f"{s['container_gb_s']:,.1f}")
     console.print(t)
-    data = rec.to_json()
     render_prediction_intervals(data)
     if rec.no_change and not rec.withheld:
         console.print(
@@ -101,14 +113,12 @@ def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool 
 
 
 def _render_changes(rec: Recommendation, data: dict[str, object], include_low: bool) -> None:
-    """The change table with intervals and confidence (when assessed), then each written
-    change's effects on the phases and the dataflow."""
+    """The change table with intervals, confidence and what each gain rests on (when
+    assessed), or each change with its effects on the phases and the dataflow."""
     if rec.evidence is not None:
         render_change_table(data, include_low)  # type: ignore[arg-type]
-        head = "Effects (each measured by reverting that change alone):"
-    else:
-        head = "[bold]Changes[/] (each gain measured by reverting that change alone):"
-    console.print(head)
+        return
+    console.print("[bold]Changes[/] (each gain measured by reverting that change alone):")
     for c in rec.changes:
         console.print(
             f"  • [cyan]{c.name}[/] {short_value(c.current)} → [bold]{short_value(c.recommended)}"
