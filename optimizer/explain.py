@@ -4,11 +4,17 @@ per map 4→1, map spill+merge −41 s")."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.optimizer.objective import ObjectiveKind
+from mrtune.optimizer.trust import ChangeTrust
 from mrtune.optimizer.units import format_bytes, format_ms
-from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES
-from mrtune.search_spaces import find_knob
+from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
+from mrtune.search_spaces import SearchSpace, find_knob
 
 
 def _fmt(knob_name: str, value: Any) -> str:
@@ -61,3 +67,75 @@ def _effects(before: dict[str, Any], after: dict[str, Any], scale: float) -> lis
     dj = after["job_ms"] - before["job_ms"]
     out.append(f"job {'+' if dj > 0 else '−'}{format_ms(abs(dj))}")
     return out
+
+
+@dataclass
+class Change:
+    """One recommended setting change and why."""
+
+    name: str
+    current: Any
+    recommended: Any
+    gain_ms: float
+    gain_fraction: float
+    effects: list[str] = field(default_factory=list)
+    #: the gain's interval, the factors it rests on, its confidence (``None``: not assessed)
+    trust: ChangeTrust | None = None
+
+    @property
+    def low_confidence(self) -> bool:
+        return self.trust is not None and self.trust.low
+
+    @property
+    def explanation(self) -> str:
+        head = f"{self.name} {self.current}→{self.recommended}"
+        return f"{head}: " + ", ".join(self.effects) if self.effects else head
+
+
+def explain_row(
+    profile: JobProfile,
+    space: SearchSpace,
+    cluster: ClusterSpec,
+    base: HadoopConfig,
+    cur_row: dict[str, float],
+    row: dict[str, float],
+    kind: ObjectiveKind,
+    defaults_cfg: HadoopConfig | None = None,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None, list[Change]]:
+    """Summaries of current, ``row`` and (given) Hadoop's defaults, and every change of
+    ``row`` explained by reverting it alone, in one model call."""
+    scen = [
+        Scenario("current", profile, base, cluster),
+        Scenario("recommended", profile, space.values_to_config(row), cluster),
+    ]
+    if defaults_cfg is not None:
+        scen.append(Scenario("hadoop defaults", profile, defaults_cfg, cluster))
+    changed = [k for k in row if not np.isclose(row[k], cur_row[k])]
+    for k in changed:
+        scen.append(Scenario(k, profile, space.values_to_config({**row, k: cur_row[k]}), cluster))
+    rows = evaluate_scenarios(scen)
+    head = 3 if defaults_cfg is not None else 2
+    cur_s, rec_s = rows[0], rows[1]
+    changes = []
+    for k, rev in zip(changed, rows[head:], strict=True):
+        knob = find_knob(k)
+        gain = rev["job_ms"] - rec_s["job_ms"]
+        if kind == ObjectiveKind.resources:
+            gain_frac = (rev["container_gb_s"] - rec_s["container_gb_s"]) / max(
+                rev["container_gb_s"], 1e-9
+            )
+        else:
+            gain_frac = gain / max(rev["job_ms"], 1e-9)
+        scale = max(rec_s["map_task_ms"], rec_s["reduce_task_ms"], 1.0)
+        changes.append(
+            Change(
+                name=k,
+                current=_fmt(k, knob.decode(cur_row[k])),
+                recommended=_fmt(k, knob.decode(row[k])),
+                gain_ms=gain,
+                gain_fraction=gain_frac,
+                effects=_effects(rev, rec_s, scale),
+            )
+        )
+    changes.sort(key=lambda c: -c.gain_fraction)
+    return cur_s, rec_s, rows[2] if defaults_cfg is not None else None, changes

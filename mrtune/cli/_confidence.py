@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mrtune.cli.console import console
 from mrtune.optimizer.confidence import LEVEL
+from mrtune.optimizer.recommend import Recommendation
 from mrtune.optimizer.units import format_ms
 
 #: property prefixes dropped in the change table (the full names are in the -D flags / XML)
@@ -96,7 +97,7 @@ def render_change_table(data: dict[str, Any], include_low: bool) -> None:
             f"{_value(c['current'])} → {_value(c['recommended'])}",
             ratio(c["gain_ratio"]["point"]),
             span(c["gain_ratio"]),
-            ("[red]low[/]" if low else "[green]ok[/]") + ("" if c["written"] else ", not written"),
+            ("[red]low[/]" if low else "[green]ok[/]") + ("" if c["written"] else " ✗"),
             style=None if c["written"] else "dim",
         )
     console.print(t)
@@ -105,8 +106,8 @@ def render_change_table(data: dict[str, Any], include_low: bool) -> None:
     withheld = [c for c in changes if not c["written"]]
     if withheld and data["changes"] and not include_low:
         console.print(
-            f"[yellow]{len(withheld)} low-confidence change(s) not written[/]; the prediction "
-            "is re-scored without them; --include-low-confidence writes them",
+            f"[yellow]{len(withheld)} low-confidence change(s) not written[/] (✗); the "
+            "prediction is re-scored without them; --include-low-confidence writes them",
             highlight=False,
         )
 
@@ -130,6 +131,8 @@ def _render_change_detail(c: dict[str, Any]) -> None:
     if not low and parts:
         text += f" ({c['defaulted_share']:.0%} on defaulted factors)"
     _indented(escape(text))
+    a = c["alone_ratio"]
+    _indented(f"alone on the current configuration {ratio(a['point'])} ({PCT} {span(a)})")
     for why in c["low_confidence_reasons"]:
         _indented(f"[red]![/] {escape(why)}")
     effects = c["explanation"].split(": ", 1)
@@ -152,3 +155,19 @@ def render_whatif_interval(result: dict[str, Any]) -> None:
         highlight=False,
     )
     console.print(f"[dim]evidence: {iv['method']}[/]", highlight=False)
+
+
+def render_changes(rec: Recommendation, data: dict[str, Any], include_low: bool) -> None:
+    """The change table with intervals, confidence and what each gain rests on (when
+    assessed), or each change with its effects on the phases and the dataflow."""
+    if rec.evidence is not None:
+        render_change_table(data, include_low)
+        return
+    console.print("[bold]Changes[/] (each gain measured by reverting that change alone):")
+    for c in rec.changes:
+        console.print(
+            f"  • [cyan]{c.name}[/] {_value(c.current)} → [bold]{_value(c.recommended)}"
+            f"[/]  [green]{c.gain_fraction:.1%}[/]",
+            highlight=False,
+        )
+        console.print(f"      {', '.join(c.effects)}", highlight=False, style="dim")

@@ -11,7 +11,7 @@ from mrtune.cli._confidence import (
     PCT as _PCT_HEAD,
 )
 from mrtune.cli._confidence import (
-    render_change_table,
+    render_changes,
     render_prediction_intervals,
     time_span,
 )
@@ -34,7 +34,6 @@ from mrtune.cli.console import (
     strict_option,
     warn_calibration,
 )
-from mrtune.cli.whatif import short_value
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
@@ -101,31 +100,15 @@ def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool 
             f"gain: [bold]{rec.gain_vs_current:.1%}[/] vs current, "
             f"{rec.gain_vs_defaults:.1%} vs Hadoop defaults"
         )
-    _render_changes(rec, data, include_low)
+    render_changes(rec, data, include_low)
     if rec.no_change:
         console.print(
-            "[bold yellow]nothing written[/]: every change is low-confidence "
-            "(--include-low-confidence writes them)"
+            "[bold yellow]nothing written[/]: every change is low-confidence (✗); "
+            "--include-low-confidence writes them"
         )
         return
     console.print("[dim]-D flags:[/]")
     console.print(d_flags(rename(rec.properties, names)), soft_wrap=True, highlight=False)
-
-
-def _render_changes(rec: Recommendation, data: dict[str, object], include_low: bool) -> None:
-    """The change table with intervals, confidence and what each gain rests on (when
-    assessed), or each change with its effects on the phases and the dataflow."""
-    if rec.evidence is not None:
-        render_change_table(data, include_low)  # type: ignore[arg-type]
-        return
-    console.print("[bold]Changes[/] (each gain measured by reverting that change alone):")
-    for c in rec.changes:
-        console.print(
-            f"  • [cyan]{c.name}[/] {short_value(c.current)} → [bold]{short_value(c.recommended)}"
-            f"[/]  [green]{c.gain_fraction:.1%}[/]",
-            highlight=False,
-        )
-        console.print(f"      {', '.join(c.effects)}", highlight=False, style="dim")
 
 
 app = typer.Typer()
