@@ -56,6 +56,7 @@ def spilly(defaulted: set[str]) -> JobProfile:
         input_files=40,
         stats=DataflowStats(input_pair_width=100, map_size_sel=1.0, map_pairs_sel=1.0),
         provenance=prov,
+        source_properties={"mapreduce.job.reduces": "40"},  # = BASE, for the commands
     )
 
 
@@ -255,3 +256,32 @@ def test_the_robust_objective_is_no_worse_at_its_percentile() -> None:
     s, _ = sample_times(ev, [rob.config, pt.config], CLUSTER)
     p90 = np.percentile(s, 90, axis=0)
     assert p90[0] <= p90[1] * (1 + 1e-9)
+
+
+# ------------------------------------------------------------------ the commands
+def test_cli_whatif_and_optimize_carry_the_intervals(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from typer.testing import CliRunner
+
+    from mrtune.cli import app
+
+    prof = tmp_path / "p.json"
+    prof.write_text(spilly(SPILL_FACTORS).model_dump_json())
+    runner = CliRunner()
+    r = runner.invoke(app, ["whatif", str(prof), "--set", "io.sort.mb=400", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    iv = json.loads(r.output)["interval"]["speedup"]
+    assert iv["low"] <= iv["point"] <= iv["high"]
+    out = tmp_path / "site.xml"
+    args = ["optimize", str(prof), "--strategy", "exhaustive", "--only", SORT_MB, "-o", str(out)]
+    r = runner.invoke(app, [*args, "--samples", "16", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["objective"] == "robust"
+    assert data["withheld_changes"][0]["name"] == SORT_MB and not data["changes"]
+    assert data["confidence"]["evidence"]["samples"] == 16
+    assert SORT_MB not in out.read_text()
+    r = runner.invoke(app, [*args, "--samples", "16", "--include-low-confidence"])
+    assert r.exit_code == 0, r.output
+    assert SORT_MB in out.read_text() and "low" in r.output
