@@ -124,6 +124,25 @@ PRIORS: dict[str, Prior] = {
 }
 
 
+#: A factor a machine benchmark measured (``mrtune calibrate-machine``, provenance "machine
+#: benchmark …") but this job's history did not: the machine's rate, not this job's, so it
+#: stays "defaulted" for the confidence rules, sampled in a narrower range than a guess.
+MACHINE_PRIOR = Prior(
+    2 / 3,
+    1.5,
+    True,
+    "measured on this machine by a benchmark, not on this job: a machine's rate holds within "
+    "about ±50% across jobs (record layout, caches, concurrent containers)",
+)
+
+
+def prior_of(profile: JobProfile, factor: str) -> Prior:
+    """The range ``factor`` is sampled across (:data:`PRIORS`, or :data:`MACHINE_PRIOR`)."""
+    if "machine benchmark" in profile.provenance_of(f"costs.{factor}"):
+        return MACHINE_PRIOR if PRIORS[factor].relative else PRIORS[factor]
+    return PRIORS[factor]
+
+
 def is_measured(profile: JobProfile, factor: str) -> bool:
     """Whether the profile's provenance says ``factor`` was measured from this job's history."""
     return profile.provenance_of(f"costs.{factor}").startswith("measured")
@@ -197,8 +216,8 @@ class Evidence:
             "measured_factors": self.measured,
             "defaulted_factors": self.defaulted,
             "priors": {
-                f: {"low": PRIORS[f].low, "high": PRIORS[f].high, "relative": PRIORS[f].relative}
-                for f in self.defaulted
+                f: {"low": p.low, "high": p.high, "relative": p.relative}
+                for f, p in ((f, prior_of(self.point, f)) for f in self.defaulted)
             },
             "seed": self.seed,
             "notes": self.notes,
@@ -219,14 +238,16 @@ def latin_hypercube(n: int, d: int, seed: int) -> np.ndarray:
     return (strata + rng.random((n, d))) / n
 
 
-def _prior_draws(names: Sequence[str], n: int, seed: int) -> dict[str, np.ndarray]:
+def _prior_draws(
+    profile: JobProfile, names: Sequence[str], n: int, seed: int
+) -> dict[str, np.ndarray]:
     """Latin-hypercube draws across each prior (module doc), ``n`` per factor."""
     if not names:
         return {}
     u = latin_hypercube(n, len(names), seed)
     out = {}
     for j, name in enumerate(names):
-        p = PRIORS[name]
+        p = prior_of(profile, name)
         if p.relative:
             out[name] = np.exp(np.log(p.low) + u[:, j] * (np.log(p.high) - np.log(p.low)))
         else:
@@ -276,7 +297,7 @@ def gather_evidence(
             if not profile.observed
             else "the refits of the observed attempts failed: measured factors held"
         )
-    draws = _prior_draws(defaulted, samples, seed) if priors else {}
+    draws = _prior_draws(profile, defaulted, samples, seed) if priors else {}
     base = profile.costs.model_dump()
     out = []
     for i in range(samples):

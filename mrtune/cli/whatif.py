@@ -150,10 +150,11 @@ def whatif_cmd(
     samples: int = typer.Option(
         SAMPLES,
         "--samples",
-        min=8,
+        min=0,
         max=4096,
         help="Evidence samples behind the speedup's interval (bootstrap of the observed "
-        "tasks × priors of the defaulted cost factors).",
+        "tasks × priors of the defaulted cost factors); 0: no interval (skips loading the "
+        "fitting code, ~0.3 s).",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the evidence sampling."),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
@@ -179,7 +180,7 @@ def whatif_cmd(
             input_bytes=size,
             new_cluster=new_spec,
             allow_unknown=allow_unknown,
-            evidence=_evidence(prof, base, samples, seed),
+            evidence=_evidence(prof, base, samples, seed) if samples else None,
         )
     except ValueError as exc:
         if isinstance(exc, InputError):
@@ -219,6 +220,13 @@ def _evidence(prof: JobProfile, base: HadoopConfig, samples: int, seed: int) -> 
     """The evidence samples behind the speedup's interval (:mod:`mrtune.optimizer.confidence`)."""
     from mrtune.optimizer.confidence import gather_evidence
 
+    if samples < 8:
+        raise InputError(
+            "too few samples for an interval",
+            field="--samples",
+            value=samples,
+            allowed="0 (no interval) or 8 … 4096",
+        )
     return gather_evidence(prof, base, samples=samples, seed=seed)
 
 

@@ -285,3 +285,23 @@ def test_cli_whatif_and_optimize_carry_the_intervals(tmp_path) -> None:  # noqa:
     r = runner.invoke(app, [*args, "--samples", "16", "--include-low-confidence"])
     assert r.exit_code == 0, r.output
     assert SORT_MB in out.read_text() and "low" in r.output
+
+
+def test_a_well_measured_job_gets_confident_changes_written() -> None:
+    prof, cfg = measured_job(64)
+    rec = recommend(prof, cfg, FOUR, objective=ObjectiveKind.robust, samples=32)
+    assert rec.changes and not any(c.low_confidence for c in rec.changes)
+    assert all(c.trust.defaulted_share < 0.5 and c.trust.gain.low > 1 for c in rec.changes)
+    assert all(c.trust.reasons for c in rec.withheld)
+    sp = rec.intervals["speedup"]
+    assert 1 < sp.low <= sp.point <= sp.high
+    assert sp.point == pytest.approx(rec.current["job_ms"] / rec.recommended["job_ms"])
+
+
+def test_a_machine_benchmarked_factor_is_sampled_in_a_narrower_range() -> None:
+    prof = spilly({"local_write"})
+    prov = {**prof.provenance, "costs.local_write": "machine benchmark (machine-costs.json)"}
+    ev = gather_evidence(prof.model_copy(update={"provenance": prov}), BASE, samples=32)
+    lw = np.array([p.costs.local_write for p in ev.samples]) / CostFactors().local_write
+    assert 2 / 3 <= lw.min() < 0.75 and 1.35 < lw.max() <= 1.5
+    assert "local_write" in ev.defaulted  # not measured on this job
