@@ -38,7 +38,7 @@ from mrtune.optimizer.objective import (
 )
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.trust import confident_row
+from mrtune.optimizer.trust import assess_changes, confident_row
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
@@ -196,7 +196,7 @@ def recommend(
     strategy keeps its study (``None`` = in memory); ``progress`` is called as configurations
     are evaluated (:class:`~mrtune.optimizer.objective.Objective`).
 
-    ``confidence`` (default: with the ``robust`` objective) samples the evidence
+    ``confidence`` (always with the ``robust`` objective) samples the evidence
     (:func:`~mrtune.optimizer.confidence.gather_evidence`, ``samples`` draws, seeded by
     ``seed``), gives every prediction and every change an interval
     (:mod:`mrtune.optimizer.trust`) and leaves the low-confidence changes out of the
@@ -233,7 +233,7 @@ def recommend(
     )
     strat = get_strategy(strategy, storage=storage, study_name=study_name, resume=resume)
     result = strat.optimize(space, obj, n_trials=n_trials or strat.default_trials, seed=seed)
-    use_conf = objective == ObjectiveKind.robust if confidence is None else confidence
+    use_conf = bool(confidence) or objective == ObjectiveKind.robust  # robust needs samples
     ev = gather_evidence(profile, base, samples=samples, seed=seed or 0) if use_conf else None
     cost_of = (
         RobustCost(space, ev.samples)
@@ -244,11 +244,12 @@ def recommend(
     best = _prune(cost_of, cur_row, dict(result.best_values), min_gain)
     metric = "container_gb_s" if kind == ObjectiveKind.resources else "job_ms"
     row, trust = best, {}
-    if ev is not None:
+    if ev is not None and include_low_confidence:
+        changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
+        trust = assess_changes(ev, space, cluster, cur_row, best, changed, metric)
+    elif ev is not None:
         row, trust = confident_row(ev, space, cluster, cur_row, best, metric)
-        if include_low_confidence:
-            row = best
-        elif row != best and _cost(cost_of, row) > _cost(cost_of, cur_row) * (1 - min_gain):
+        if row != best and _cost(cost_of, row) > _cost(cost_of, cur_row) * (1 - min_gain):
             row = dict(cur_row)  # what is left gains too little to be worth writing
     config = space.values_to_config(row)
     defaults_cfg = hadoop_defaults(base)
