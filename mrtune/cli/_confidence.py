@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import typer
 from rich import box
 from rich.markup import escape
 from rich.padding import Padding
@@ -13,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mrtune.cli.console import console
-from mrtune.optimizer.confidence import LEVEL
+from mrtune.optimizer.confidence import LEVEL, SAMPLES
 from mrtune.optimizer.recommend import Recommendation
 from mrtune.optimizer.units import format_ms
 
@@ -51,6 +52,43 @@ def time_span(data: dict[str, Any], key: str) -> str:
     """The ``p10–p90`` cell of ``current_ms`` / ``recommended_ms`` ('' without intervals)."""
     conf = data.get("confidence")
     return span(conf["intervals"][key], format_ms) if conf else ""
+
+
+INCLUDE_LOW_OPT = typer.Option(
+    False,
+    "--include-low-confidence",
+    help="Also write changes marked low-confidence (resting on defaulted cost factors, "
+    "with no sure gain, or far outside the observed settings).",
+)
+SAMPLES_OPT = typer.Option(
+    SAMPLES,
+    "--samples",
+    min=8,
+    max=4096,
+    help="Evidence samples (bootstrap of the observed tasks × priors of the defaulted "
+    "cost factors) behind every interval.",
+)
+
+
+def prediction_table(rec: Recommendation, data: dict[str, Any]) -> Table:
+    """Current, recommended and Hadoop's defaults: job time (with its interval when the
+    evidence was sampled) and container GB·s."""
+    t = Table(title="Predicted job time")
+    t.add_column("")
+    t.add_column("job time", justify="right")
+    if rec.evidence is not None:
+        t.add_column(PCT, justify="right")
+    t.add_column("container GB·s", justify="right")
+    for label, s, key in (
+        ("current", rec.current, "current_ms"),
+        ("recommended", rec.recommended, "recommended_ms"),
+        ("Hadoop defaults", rec.defaults, None),
+    ):
+        cells = [label, format_ms(s["job_ms"])]
+        if rec.evidence is not None:
+            cells.append(time_span(data, key) if key else "")
+        t.add_row(*cells, f"{s['container_gb_s']:,.1f}")
+    return t
 
 
 def render_prediction_intervals(data: dict[str, Any]) -> None:

@@ -5,15 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from mrtune.cli._confidence import (
-    PCT as _PCT_HEAD,
-)
-from mrtune.cli._confidence import (
+    INCLUDE_LOW_OPT,
+    SAMPLES_OPT,
+    prediction_table,
     render_changes,
     render_prediction_intervals,
-    time_span,
 )
 from mrtune.cli._inputs import (
     ClusterOpt,
@@ -38,7 +36,6 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
-from mrtune.optimizer.confidence import SAMPLES
 from mrtune.optimizer.objective import ObjectiveKind
 from mrtune.optimizer.outputs import (
     NameStyle,
@@ -72,22 +69,7 @@ def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool 
         f"{rec.search.n_evaluations:,} configurations evaluated in {rec.search.wall_time_s:.2f} s"
     )
     data = rec.to_json()
-    t = Table(title="Predicted job time")
-    t.add_column("")
-    t.add_column("job time", justify="right")
-    if rec.evidence is not None:
-        t.add_column(_PCT_HEAD, justify="right")
-    t.add_column("container GB·s", justify="right")
-    for label, s, key in (
-        ("current", rec.current, "current_ms"),
-        ("recommended", rec.recommended, "recommended_ms"),
-        ("Hadoop defaults", rec.defaults, None),
-    ):
-        cells = [label, format_ms(s["job_ms"])]
-        if rec.evidence is not None:
-            cells.append(time_span(data, key) if key else "")
-        t.add_row(*cells, f"{s['container_gb_s']:,.1f}")
-    console.print(t)
+    console.print(prediction_table(rec, data))
     render_prediction_intervals(data)
     if rec.no_change and not rec.withheld:
         console.print(
@@ -186,20 +168,8 @@ def optimize_cmd(
         help="robust (p90 of the job time over the evidence samples), time (point "
         "prediction), resources (GB·s) or pareto",
     ),
-    include_low_confidence: bool = typer.Option(
-        False,
-        "--include-low-confidence",
-        help="Also write changes marked low-confidence (resting on defaulted cost factors, "
-        "with no sure gain, or far outside the observed settings).",
-    ),
-    samples: int = typer.Option(
-        SAMPLES,
-        "--samples",
-        min=8,
-        max=4096,
-        help="Evidence samples (bootstrap of the observed tasks × priors of the defaulted "
-        "cost factors) behind every interval.",
-    ),
+    include_low_confidence: bool = INCLUDE_LOW_OPT,
+    samples: int = SAMPLES_OPT,
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     storage: str | None = typer.Option(
         None,
