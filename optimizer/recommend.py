@@ -13,6 +13,7 @@ The search returns the configuration of lowest predicted cost. A recommendation 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,31 +21,27 @@ import numpy as np
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
-from mrtune.optimizer.objective import Objective, ObjectiveKind, ProgressHook
+from mrtune.optimizer.confidence import (
+    SAMPLES,
+    Interval,
+    gather_evidence,
+    prediction_intervals,
+)
+from mrtune.optimizer.explain import Change, explain_row
+from mrtune.optimizer.objective import (
+    Objective,
+    ObjectiveKind,
+    ProgressHook,
+    RobustCost,
+    Values,
+    point_kind,
+)
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.units import format_bytes, format_ms
-from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
+from mrtune.optimizer.trust import assess_changes, confident_row
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
-
-
-@dataclass
-class Change:
-    """One recommended setting change and why."""
-
-    name: str
-    current: Any
-    recommended: Any
-    gain_ms: float
-    gain_fraction: float
-    effects: list[str] = field(default_factory=list)
-
-    @property
-    def explanation(self) -> str:
-        head = f"{self.name} {self.current}→{self.recommended}"
-        return f"{head}: " + ", ".join(self.effects) if self.effects else head
 
 
 @dataclass
@@ -63,6 +60,15 @@ class Recommendation:
     config: HadoopConfig
     #: How the strategy was chosen: ``"requested"``, or the rule that picked it.
     strategy_chosen_by: str = "requested"
+    #: low-confidence changes left out of ``config`` (and so of what is written)
+    withheld: list[Change] = field(default_factory=list)
+    #: the prediction with the withheld changes too (``None`` when nothing was withheld)
+    full: dict[str, Any] | None = None
+    #: how the evidence was sampled (:meth:`Evidence.to_json`); ``None``: no intervals
+    evidence: dict[str, Any] | None = None
+    #: ``current_ms``, ``recommended_ms``, ``speedup`` (current / recommended per sample) and,
+    #: when changes were withheld, ``speedup_with_withheld``
+    intervals: dict[str, Interval] = field(default_factory=dict)
 
     @property
     def gain_vs_current(self) -> float:
@@ -104,17 +110,15 @@ class Recommendation:
             },
             "gain_vs_current": self.gain_vs_current,
             "gain_vs_defaults": self.gain_vs_defaults,
-            "changes": [
-                {
-                    "name": c.name,
-                    "current": c.current,
-                    "recommended": c.recommended,
-                    "gain_ms": c.gain_ms,
-                    "gain_fraction": c.gain_fraction,
-                    "explanation": c.explanation,
-                }
-                for c in self.changes
-            ],
+            "changes": [_change_json(c, True) for c in self.changes],
+            "withheld_changes": [_change_json(c, False) for c in self.withheld],
+            "confidence": None
+            if self.evidence is None
+            else {
+                "evidence": self.evidence,
+                "intervals": {k: v.to_json() for k, v in self.intervals.items()},
+                "predicted_ms_with_withheld": None if self.full is None else self.full["job_ms"],
+            },
             "properties": self.properties,
             "search": {
                 "best_cost": self.search.best_cost,
@@ -130,6 +134,19 @@ class Recommendation:
             "recommended": self.recommended,
             "hadoop_defaults": self.defaults,
         }
+
+
+def _change_json(c: Change, written: bool) -> dict[str, Any]:
+    return {
+        "name": c.name,
+        "current": c.current,
+        "recommended": c.recommended,
+        "gain_ms": c.gain_ms,
+        "gain_fraction": c.gain_fraction,
+        "explanation": c.explanation,
+        "written": written,
+        **(c.trust.to_json() if c.trust is not None else {}),
+    }
 
 
 def hadoop_defaults(base: HadoopConfig) -> HadoopConfig:
@@ -150,58 +167,6 @@ def hadoop_defaults(base: HadoopConfig) -> HadoopConfig:
     return base.with_changes(changes)
 
 
-def _fmt(knob_name: str, value: Any) -> str:
-    if find_knob(knob_name).unit == "bytes":
-        return format_bytes(float(value))
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def _effects(before: dict[str, Any], after: dict[str, Any], scale: float) -> list[str]:
-    """Dataflow and phase differences between two summaries, largest first."""
-    out: list[str] = []
-    d0, d1 = before["dataflow"], after["dataflow"]
-    metrics = (
-        ("spills_per_map", "spills per map", "{:.4g}"),
-        ("map_merge_passes", "map merge passes", "{:.0f}"),
-        ("shuffle_bytes", "shuffle", None),
-        ("fetches_to_disk", "fetches to disk", "{:.0f}"),
-        ("reduce_spilled_records", "reduce spilled records", "{:,.0f}"),
-    )
-    for key, label, fmt in metrics:
-        a, b = d0[key], d1[key]
-        if abs(a - b) > 1e-9 * max(abs(a), 1.0):
-            if fmt is None:
-                sa, sb = format_bytes(a), format_bytes(b)
-            else:
-                sa, sb = fmt.format(a), fmt.format(b)
-            if sa != sb:
-                out.append(f"{label} {sa}→{sb}")
-    if before["num_reducers"] != after["num_reducers"]:
-        out.append(f"reduce waves {before['reduce_waves']:.0f}→{after['reduce_waves']:.0f}")
-    if before["num_maps"] != after["num_maps"]:
-        out.append(f"maps {before['num_maps']}→{after['num_maps']}")
-    deltas = []
-    for side, phases in (("map", MAP_PHASES), ("reduce", REDUCE_PHASES)):
-        p0 = before[f"{side}_phases_ms"]
-        p1 = after[f"{side}_phases_ms"]
-        for ph in phases:
-            if ph in p0 or ph in p1:
-                delta = p1.get(ph, 0.0) - p0.get(ph, 0.0)
-                if abs(delta) >= 0.01 * scale and abs(delta) >= 1.0:
-                    deltas.append(
-                        (
-                            abs(delta),
-                            f"{side} {ph} {'+' if delta > 0 else '−'}{format_ms(abs(delta))} per task",
-                        )
-                    )
-    out.extend(text for _, text in sorted(deltas, reverse=True)[:4])
-    dj = after["job_ms"] - before["job_ms"]
-    out.append(f"job {'+' if dj > 0 else '−'}{format_ms(abs(dj))}")
-    return out
-
-
 def recommend(
     profile: JobProfile,
     base: HadoopConfig,
@@ -220,6 +185,9 @@ def recommend(
     min_gain: float = MIN_GAIN,
     local_mode_honoured: bool = False,
     progress: ProgressHook | None = None,
+    confidence: bool | None = None,
+    include_low_confidence: bool = False,
+    samples: int = SAMPLES,
 ) -> Recommendation:
     """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
 
@@ -227,6 +195,16 @@ def recommend(
     ``nsga2`` for ``pareto``); ``storage``/``study_name``/``resume`` say where an Optuna
     strategy keeps its study (``None`` = in memory); ``progress`` is called as configurations
     are evaluated (:class:`~mrtune.optimizer.objective.Objective`).
+
+    ``confidence`` (always with the ``robust`` objective) samples the evidence
+    (:func:`~mrtune.optimizer.confidence.gather_evidence`, ``samples`` draws, seeded by
+    ``seed``), gives every prediction and every change an interval
+    (:mod:`mrtune.optimizer.trust`) and leaves the low-confidence changes out of the
+    configuration returned (and so of what is written) unless ``include_low_confidence``;
+    the configuration returned is re-scored without them. The ``robust`` objective searches
+    the point prediction (a full evidence sample per trial would multiply the search's cost by
+    the sample count) and scores the final candidates, the pruning steps, by the
+    :data:`~mrtune.optimizer.objective.ROBUST_PERCENTILE` of the sampled job time.
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -247,7 +225,7 @@ def recommend(
         exclude=exclude or (),
         local_mode_honoured=local_mode_honoured,
     )
-    kind = ObjectiveKind.time if objective == ObjectiveKind.pareto else objective
+    kind = point_kind(objective)
     obj = Objective(
         space,
         ObjectiveKind.pareto if objective == ObjectiveKind.pareto else kind,
@@ -255,77 +233,42 @@ def recommend(
     )
     strat = get_strategy(strategy, storage=storage, study_name=study_name, resume=resume)
     result = strat.optimize(space, obj, n_trials=n_trials or strat.default_trials, seed=seed)
-    cost_of = Objective(space, kind)
+    use_conf = bool(confidence) or objective == ObjectiveKind.robust  # robust needs samples
+    ev = gather_evidence(profile, base, samples=samples, seed=seed or 0) if use_conf else None
+    cost_of = (
+        RobustCost(space, ev.samples)
+        if ev is not None and objective == ObjectiveKind.robust
+        else Objective(space, kind)
+    )
     cur_row = space_current(space)
-    best_row = dict(result.best_values)
-    best = dict(best_row)
-
-    def costs(rows: list[dict[str, float]]) -> np.ndarray:
-        vals = {k: np.array([r[k] for r in rows]) for k in rows[0]}
-        return cost_of(vals)
-
-    base_cost = float(costs([cur_row])[0])
-    # Greedy pruning of changes that gain less than min_gain.
-    while True:
+    best = _prune(cost_of, cur_row, dict(result.best_values), min_gain)
+    metric = "container_gb_s" if kind == ObjectiveKind.resources else "job_ms"
+    row, trust = best, {}
+    if ev is not None and include_low_confidence:
         changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
-        if not changed:
-            break
-        trials = []
-        for k in changed:
-            r = dict(best)
-            r[k] = cur_row[k]
-            trials.append(r)
-        c_best = float(costs([best])[0])
-        c_rev = costs(trials)
-        # Marginal gain of each change at the recommended configuration: how much slower it
-        # gets without that one change. Measuring at the final point (not against the current
-        # time) keeps the result stable: applying a recommendation and optimizing again
-        # recommends nothing more.
-        gains = (c_rev - c_best) / max(c_best, 1e-9)
-        j = int(np.argmin(gains))
-        if gains[j] < min_gain:
-            best = trials[j]
-            continue
-        break
-    if float(costs([best])[0]) > base_cost * (1 - min_gain):
-        best = dict(cur_row)
-
-    config = space.values_to_config(best)
+        trust = assess_changes(ev, space, cluster, cur_row, best, changed, metric)
+    elif ev is not None:
+        row, trust = confident_row(ev, space, cluster, cur_row, best, metric)
+        if row != best and _cost(cost_of, row) > _cost(cost_of, cur_row) * (1 - min_gain):
+            row = dict(cur_row)  # what is left gains too little to be worth writing
+    config = space.values_to_config(row)
     defaults_cfg = hadoop_defaults(base)
-    scen = [
-        Scenario("current", profile, base, cluster),
-        Scenario("recommended", profile, config, cluster),
-        Scenario("hadoop defaults", profile, defaults_cfg, cluster),
-    ]
-    changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
-    for k in changed:
-        r = dict(best)
-        r[k] = cur_row[k]
-        scen.append(Scenario(k, profile, space.values_to_config(r), cluster))
-    rows = evaluate_scenarios(scen)
-    cur_s, rec_s, def_s = rows[:3]
-    changes = []
-    for k, rev in zip(changed, rows[3:], strict=True):
-        knob = find_knob(k)
-        gain = rev["job_ms"] - rec_s["job_ms"]
-        if kind == ObjectiveKind.resources:
-            gain_frac = (rev["container_gb_s"] - rec_s["container_gb_s"]) / max(
-                rev["container_gb_s"], 1e-9
-            )
-        else:
-            gain_frac = gain / max(rev["job_ms"], 1e-9)
-        scale = max(rec_s["map_task_ms"], rec_s["reduce_task_ms"], 1.0)
-        changes.append(
-            Change(
-                name=k,
-                current=_fmt(k, knob.decode(cur_row[k])),
-                recommended=_fmt(k, knob.decode(best[k])),
-                gain_ms=gain,
-                gain_fraction=gain_frac,
-                effects=_effects(rev, rec_s, scale),
-            )
-        )
-    changes.sort(key=lambda c: -c.gain_fraction)
+    cur_s, rec_s, def_s, changes = explain_row(
+        profile, space, cluster, base, cur_row, row, kind, defaults_cfg
+    )
+    withheld: list[Change] = []
+    full_s = None
+    if row != best:
+        _, full_s, _, all_changes = explain_row(profile, space, cluster, base, cur_row, best, kind)
+        kept = {c.name for c in changes}
+        withheld = [c for c in all_changes if c.name not in kept]
+    for c in changes + withheld:
+        c.trust = trust.get(c.name)
+    intervals = (
+        prediction_intervals(ev, cluster, base, config, space.values_to_config(best))
+        if ev is not None
+        else {}
+    )
     props = changed_properties(base, config)  # raises rather than write ≠ scored
     return Recommendation(
         job_id=profile.job_id,
@@ -339,7 +282,48 @@ def recommend(
         properties=props,
         config=config,
         strategy_chosen_by=chosen_by,
+        withheld=withheld,
+        full=full_s,
+        evidence=ev.to_json() if ev is not None else None,
+        intervals=intervals,
     )
+
+
+def _cost(cost_of: Callable[[Values], np.ndarray], row: dict[str, float]) -> float:
+    return float(cost_of({k: np.array([v]) for k, v in row.items()})[0])
+
+
+def _prune(
+    cost_of: Callable[[Values], np.ndarray],
+    cur_row: dict[str, float],
+    best: dict[str, float],
+    min_gain: float,
+) -> dict[str, float]:
+    """Greedy pruning of the changes that gain less than ``min_gain`` (module doc)."""
+
+    def costs(rows: list[dict[str, float]]) -> np.ndarray:
+        return cost_of({k: np.array([r[k] for r in rows]) for k in rows[0]})
+
+    base_cost = float(costs([cur_row])[0])
+    while True:
+        changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
+        if not changed:
+            break
+        trials = [{**best, k: cur_row[k]} for k in changed]
+        both = costs([best, *trials])
+        # Marginal gain of each change at the recommended configuration: how much slower it
+        # gets without that one change. Measuring at the final point (not against the current
+        # time) keeps the result stable: applying a recommendation and optimizing again
+        # recommends nothing more.
+        gains = (both[1:] - both[0]) / max(float(both[0]), 1e-9)
+        j = int(np.argmin(gains))
+        if gains[j] < min_gain:
+            best = trials[j]
+            continue
+        break
+    if float(costs([best])[0]) > base_cost * (1 - min_gain):
+        best = dict(cur_row)
+    return best
 
 
 def space_current(space: SearchSpace) -> dict[str, float]:

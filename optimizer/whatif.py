@@ -21,6 +21,7 @@ from mrtune.costmodel import (
     predict_job,
 )
 from mrtune.costmodel.config import check_property_name
+from mrtune.optimizer.confidence import Evidence, evaluate_profiles, interval_of, ratio_interval
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.knobs import canonical_name
 
@@ -179,6 +180,7 @@ def what_if(
     input_bytes: float | None = None,
     new_cluster: ClusterSpec | None = None,
     allow_unknown: bool = False,
+    evidence: Evidence | None = None,
 ) -> dict[str, Any]:
     """Answer one what-if question: current vs changed (configuration, cluster) at one size.
 
@@ -187,6 +189,9 @@ def what_if(
     would report the growth of the input as the change's effect); the current configuration at
     the profiled size is returned as ``profiled``, for context. ``allow_unknown``: see
     :func:`apply_changes`; the names passed through are listed under ``not_modelled``.
+    ``evidence`` (:func:`~mrtune.optimizer.confidence.gather_evidence` on ``profile``) adds
+    ``interval``: the speedup's interval, current ÷ what-if taken per sample
+    (:func:`whatif_interval`).
     """
     changes = changes or {}
     proposed = apply_changes(base, changes, profile, allow_unknown=allow_unknown)
@@ -227,4 +232,37 @@ def what_if(
         "current": cur,
         "what_if": new,
         "speedup": cur["job_ms"] / new["job_ms"] if new["job_ms"] > 0 else float("inf"),
+        "interval": None
+        if evidence is None
+        else whatif_interval(evidence, base, proposed, cluster, new_cluster, input_bytes),
+    }
+
+
+def whatif_interval(
+    evidence: Evidence,
+    base: HadoopConfig,
+    proposed: HadoopConfig,
+    cluster: ClusterSpec,
+    new_cluster: ClusterSpec | None = None,
+    input_bytes: float | None = None,
+) -> dict[str, Any]:
+    """Intervals of the current and what-if job times and of their ratio, per evidence sample
+    (the samples at ``input_bytes`` when given, like both columns of :func:`what_if`); one
+    model call per cluster."""
+    profiles = [*evidence.samples, evidence.point]
+    if input_bytes is not None:
+        profiles = [p.model_copy(update={"input_bytes": float(input_bytes)}) for p in profiles]
+    if new_cluster is None:
+        both, _ = evaluate_profiles(profiles, [base, proposed], cluster)
+        cur, new = both[:, 0], both[:, 1]
+    else:
+        cur = evaluate_profiles(profiles, [base], cluster)[0][:, 0]
+        new = evaluate_profiles(profiles, [proposed], new_cluster)[0][:, 0]
+    return {
+        "speedup": ratio_interval(cur[:-1], new[:-1], cur[-1], new[-1]).to_json(),
+        "current_ms": interval_of(cur[:-1], float(cur[-1])).to_json(),
+        "what_if_ms": interval_of(new[:-1], float(new[-1])).to_json(),
+        "method": evidence.method,
+        "measured_factors": evidence.measured,
+        "defaulted_factors": evidence.defaulted,
     }

@@ -59,6 +59,9 @@ class _Obs:
     fixed_w: list[float] = field(default_factory=list)  # 1 where the row holds the fixed time
     warm_w: list[float] = field(default_factory=list)  # 1 on the JVM's first attempt (cold)
     skipped: int = 0  # reduces whose shuffle overlapped the maps
+    #: index of each row's attempt among the observed attempts of its kind (map or reduce),
+    #: so a bootstrap can redraw attempts without recomputing rows (calibration.resample)
+    attempt: list[int] = field(default_factory=list)
 
 
 def codec_column(name: str) -> str:
@@ -318,6 +321,7 @@ def _add_spill_obs(
             o.warm_w.append(1.0 if j == warm else 0.0)
             o.rows.append(_volumes(segk, seg0, name, j))
             o.offset.append(float(seg0[name][j]))
+            o.attempt.append(j)
 
 
 def _collect_reduce(
@@ -376,3 +380,4 @@ def _add_obs(
             o.warm_w.append(1.0 if j == warm else 0.0)
             o.rows.append(_volumes(segk, seg0, name, j))
             o.offset.append(float(seg0[name][j]))
+            o.attempt.append(j)

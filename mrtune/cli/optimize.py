@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
+from mrtune.cli._confidence import (
+    INCLUDE_LOW_OPT,
+    SAMPLES_OPT,
+    prediction_table,
+    render_changes,
+    render_prediction_intervals,
+)
 from mrtune.cli._inputs import (
     ClusterOpt,
     ConfOpt,
@@ -26,7 +32,6 @@ from mrtune.cli.console import (
     strict_option,
     warn_calibration,
 )
-from mrtune.cli.whatif import short_value
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
@@ -56,42 +61,34 @@ from mrtune.optimizer.units import format_ms
 IN_MEMORY = {"", "none", "memory", ":memory:"}
 
 
-def render(rec: Recommendation, where: str, names: NameStyle) -> None:
+def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool = False) -> None:
     console.print(f"job {rec.job_id} · cluster: {where}")
     chosen = "" if rec.strategy_chosen_by == "requested" else f" ({rec.strategy_chosen_by})"
     console.print(
         f"strategy [bold]{rec.strategy}[/]{chosen} · objective {rec.objective} · "
         f"{rec.search.n_evaluations:,} configurations evaluated in {rec.search.wall_time_s:.2f} s"
     )
-    t = Table(title="Predicted job time")
-    t.add_column("")
-    t.add_column("job time", justify="right")
-    t.add_column("container GB·s", justify="right")
-    for label, s in (
-        ("current", rec.current),
-        ("recommended", rec.recommended),
-        ("Hadoop defaults", rec.defaults),
-    ):
-        t.add_row(label, format_ms(s["job_ms"]), f"{s['container_gb_s']:,.1f}")
-    console.print(t)
-    if rec.no_change:
+    data = rec.to_json()
+    console.print(prediction_table(rec, data))
+    render_prediction_intervals(data)
+    if rec.no_change and not rec.withheld:
         console.print(
             "[bold green]no change recommended[/]: no setting gains 1% or more over the "
             "current configuration"
         )
         return
-    console.print(
-        f"gain: [bold]{rec.gain_vs_current:.1%}[/] vs current, "
-        f"{rec.gain_vs_defaults:.1%} vs Hadoop defaults"
-    )
-    console.print("[bold]Changes[/] (each gain measured by reverting that change alone):")
-    for c in rec.changes:
+    if not rec.no_change:
         console.print(
-            f"  • [cyan]{c.name}[/] {short_value(c.current)} → [bold]{short_value(c.recommended)}"
-            f"[/]  [green]{c.gain_fraction:.1%}[/]",
-            highlight=False,
+            f"gain: [bold]{rec.gain_vs_current:.1%}[/] vs current, "
+            f"{rec.gain_vs_defaults:.1%} vs Hadoop defaults"
         )
-        console.print(f"      {', '.join(c.effects)}", highlight=False, style="dim")
+    render_changes(rec, data, include_low)
+    if rec.no_change:
+        console.print(
+            "[bold yellow]nothing written[/]: every change is low-confidence (✗); "
+            "--include-low-confidence writes them"
+        )
+        return
     console.print("[dim]-D flags:[/]")
     console.print(d_flags(rename(rec.properties, names)), soft_wrap=True, highlight=False)
 
@@ -166,8 +163,13 @@ def optimize_cmd(
         help="Search budget (trials); default: the strategy's own (tpe 32, de 3000, …).",
     ),
     objective: ObjectiveKind = typer.Option(
-        ObjectiveKind.time, "--objective", help="time, resources (GB·s) or pareto"
+        ObjectiveKind.robust,
+        "--objective",
+        help="robust (p90 of the job time over the evidence samples), time (point "
+        "prediction), resources (GB·s) or pareto",
     ),
+    include_low_confidence: bool = INCLUDE_LOW_OPT,
+    samples: int = SAMPLES_OPT,
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     storage: str | None = typer.Option(
         None,
@@ -252,6 +254,9 @@ def optimize_cmd(
                 exclude=exclude,
                 local_mode_honoured=local,
                 progress=progress,
+                confidence=True,
+                include_low_confidence=include_low_confidence,
+                samples=samples,
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
@@ -277,7 +282,7 @@ def optimize_cmd(
         data["plots"] = [str(p) for p in plots]
         emit_json(data)
         return
-    render(rec, where, names)
+    render(rec, where, names, include_low_confidence)
     if withheld:
         console.print(f"[dim]codecs not offered: {'; '.join(withheld)}[/]", highlight=False)
     if store is not None and rec.search.study is not None:

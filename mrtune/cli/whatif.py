@@ -26,7 +26,10 @@ from mrtune.cli.console import (
     strict_option,
     warn_calibration,
 )
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
+from mrtune.optimizer.confidence import SAMPLES, Evidence
 from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
 
@@ -113,6 +116,9 @@ def render_whatif(result: dict[str, Any]) -> None:
     row("HDFS bytes written", d0["hdfs_bytes_written"], d1["hdfs_bytes_written"], format_bytes)
     console.print(t)
     console.print(f"predicted speedup: [bold]{result['speedup']:.2f}×[/]")
+    from mrtune.cli._confidence import render_whatif_interval
+
+    render_whatif_interval(result)
 
 
 app = typer.Typer()
@@ -141,6 +147,16 @@ def whatif_cmd(
         help="Pass through a --set property the model does not read (it cannot move the "
         "prediction) instead of refusing it.",
     ),
+    samples: int = typer.Option(
+        SAMPLES,
+        "--samples",
+        min=0,
+        max=4096,
+        help="Evidence samples behind the speedup's interval (bootstrap of the observed "
+        "tasks × priors of the defaulted cost factors); 0: no interval (skips loading the "
+        "fitting code, ~0.3 s).",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the evidence sampling."),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
     strict: bool = strict_option(),
 ) -> None:
@@ -164,6 +180,7 @@ def whatif_cmd(
             input_bytes=size,
             new_cluster=new_spec,
             allow_unknown=allow_unknown,
+            evidence=_evidence(prof, base, samples, seed) if samples else None,
         )
     except ValueError as exc:
         if isinstance(exc, InputError):
@@ -197,6 +214,20 @@ def whatif_cmd(
             f"task-by-task simulation: {result['simulated_job_ms'] / 1000:,.1f} s; "
             f"wrote {timeline}"
         )
+
+
+def _evidence(prof: JobProfile, base: HadoopConfig, samples: int, seed: int) -> Evidence:
+    """The evidence samples behind the speedup's interval (:mod:`mrtune.optimizer.confidence`)."""
+    from mrtune.optimizer.confidence import gather_evidence
+
+    if samples < 8:
+        raise InputError(
+            "too few samples for an interval",
+            field="--samples",
+            value=samples,
+            allowed="0 (no interval) or 8 … 4096",
+        )
+    return gather_evidence(prof, base, samples=samples, seed=seed)
 
 
 def _refuse_unknown(changes: dict[str, str]) -> None:

@@ -9,11 +9,11 @@ dropped, as for ``optimize``). A finding with a concrete fix from its evidence
 :func:`mrtune.optimizer.whatif.apply_changes` directly. Time fixes are priced in job time, the
 memory and slow-start fixes in container GB·s (they free containers, not time).
 
-The interval (the optimizer has none yet): the profile's observed tasks are resampled with
+The interval: the profile's observed tasks are resampled with
 replacement (maps and reduces separately, so each resample keeps both kinds), the cost factors
-are refitted on each resample (:func:`mrtune.calibration.cost_factors.fit_cost_factors`), and
+are refitted on each resample (:func:`mrtune.calibration.resample.refit_resamples`), and
 current vs fixed configuration are re-predicted in one vectorised call per resample
-(:func:`mrtune.optimizer.whatif.evaluate_scenarios`); the interval is the 5th–95th percentile
+(:func:`mrtune.optimizer.confidence.evaluate_profiles`); the interval is the 5th–95th percentile
 of the saving, shifted so that it centres on the profile's own estimate (the refit on all
 tasks can differ from how the profile was fitted, e.g. on a machine benchmark). Findings the model has no term for (skew, GC) are priced by their observed bound,
 and the same task resampling gives that bound's interval.
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mrtune.costmodel import HadoopConfig, JobProfile
+from mrtune.costmodel import HadoopConfig
 from mrtune.diagnose._core import Finding, JobView, Price, Severity
 from mrtune.errors import MrtuneError
 
@@ -82,16 +82,6 @@ def _search_fix(view: JobView, f: Finding) -> tuple[dict[str, str], HadoopConfig
     return dict(rec.properties), rec.config
 
 
-def _resample(profile: JobProfile, rng: np.random.Generator) -> JobProfile:
-    obs = profile.observed
-    picked = []
-    for kind in ("map", "reduce"):
-        idx = [i for i, t in enumerate(obs) if t.kind == kind]
-        if idx:
-            picked += [obs[i] for i in rng.choice(idx, size=len(idx), replace=True)]
-    return profile.model_copy(update={"observed": picked})
-
-
 def bootstrap_savings(
     view: JobView,
     configs: list[HadoopConfig],
@@ -102,42 +92,33 @@ def bootstrap_savings(
 ) -> list[np.ndarray]:
     """Per configuration: the re-predicted saving (current − config, in ``metrics[i]``: job_ms
     or container_gb_s) on each bootstrap resample of the profile's observed tasks, with the
-    cost factors refitted on each resample (see the module doc), shifted by the profile's own
+    cost factors refitted on each resample (:func:`mrtune.calibration.resample.refit_resamples`,
+    the resampling core shared with the optimizer's intervals), shifted by the profile's own
     estimate minus the refit on all tasks (so the draws centre on the reported saving).
-    Empty arrays when the profile has no observed tasks."""
-    from mrtune.calibration.cost_factors import fit_cost_factors
-    from mrtune.optimizer.whatif import Scenario, evaluate_scenarios
+    Every resample × configuration is one vectorised model call
+    (:func:`mrtune.optimizer.confidence.evaluate_profiles`). Empty arrays when the profile has
+    no observed tasks."""
+    from mrtune.calibration.resample import refit_resamples
+    from mrtune.optimizer.confidence import evaluate_profiles
 
     prof, base, cluster = view.profile, view.config, view.cluster
     assert prof is not None and base is not None and cluster is not None
     if not prof.observed or resamples < 2 or not configs:
         return [np.array([]) for _ in configs]
-
-    def savings(p: JobProfile) -> list[float]:
-        scen = [Scenario("current", p, base, cluster)]
-        scen += [Scenario(f"fix {i}", p, c, cluster) for i, c in enumerate(configs)]
-        rows = evaluate_scenarios(scen)
-        return [rows[0][m] - rows[i + 1][m] for i, m in enumerate(metrics)]
-
-    try:
-        point = savings(prof)
-        full = savings(fit_cost_factors(prof, base).profile)
-    except (MrtuneError, ValueError, np.linalg.LinAlgError):
+    refits = refit_resamples(prof, base, resamples, seed, progress)
+    if refits.full is None:
         return [np.array([]) for _ in configs]
-    rng = np.random.default_rng(seed)
-    samples: list[list[float]] = [[] for _ in configs]
-    for b in range(resamples):
-        try:
-            q = fit_cost_factors(_resample(prof, rng), base).profile
-        except (MrtuneError, ValueError, np.linalg.LinAlgError):
-            continue
-        for i, s in enumerate(savings(q)):
-            # centred on the profile's own estimate: the refit on all tasks may differ from
-            # how the profile was fitted (e.g. a run profile on machine costs)
-            samples[i].append(point[i] + s - full[i])
-        if progress is not None:
-            progress(b + 1, resamples)
-    return [np.array(s) for s in samples]
+    job_ms, gb_s = evaluate_profiles(
+        [prof, refits.full, *refits.samples], [base, *configs], cluster
+    )
+    out = []
+    for i, m in enumerate(metrics):
+        v = job_ms if m == "job_ms" else gb_s
+        saving = v[:, 0] - v[:, i + 1]
+        # centred on the profile's own estimate: the refit on all tasks may differ from how
+        # the profile was fitted (e.g. a run profile on machine costs)
+        out.append(saving[0] + saving[2:] - saving[1])
+    return out
 
 
 def _bootstrap_model(

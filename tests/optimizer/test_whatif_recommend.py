@@ -155,13 +155,16 @@ def test_cli_whatif_optimize_sweep(tmp_path) -> None:  # noqa: ANN001
     assert bad.exit_code == 2
     assert "allowed: integer in [1, 2047]" in bad.output
     out = tmp_path / "mapred-site.xml"
-    r = runner.invoke(
-        app,
-        ["optimize", str(prof), "--strategy", "exhaustive", "-o", str(out), "--storage", "none"],
-    )
+    opt = ["optimize", str(prof), "--strategy", "exhaustive", "-o", str(out), "--storage", "none"]
+    # SPILLY's cost factors are all defaulted: its gains are low-confidence, written on request
+    r = runner.invoke(app, [*opt, "--include-low-confidence"])
     assert r.exit_code == 0, r.output
     assert "gain:" in r.output
     assert parse_site_xml(out.read_text())
+    r = runner.invoke(app, opt)
+    assert r.exit_code == 0, r.output
+    assert "nothing written" in r.output and "low-confidence" in r.output
+    assert not parse_site_xml(out.read_text())
     r = runner.invoke(
         app,
         [

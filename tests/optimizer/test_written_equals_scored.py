@@ -172,3 +172,33 @@ def test_an_emitter_refuses_a_value_it_cannot_carry(fmt: str) -> None:
 def test_a_statement_terminator_in_a_value_is_refused(fmt: str, value: str) -> None:
     with pytest.raises(UnwritableChange):
         EMITTERS[fmt][0]({"mapreduce.map.java.opts": value})
+
+
+# ------------------------------------------------------------------ withheld changes
+@pytest.mark.parametrize("include", [False, True])
+def test_withholding_low_confidence_changes_writes_what_was_scored(include: bool) -> None:
+    """combiner_job's cost factors are all defaulted, so its changes are low-confidence: left
+    out unless asked, and what is written (every format) is exactly the configuration whose
+    prediction is reported, re-scored without them (issue 14, item 4)."""
+    from mrtune.optimizer.whatif import Scenario, evaluate_scenarios
+
+    base = base_config(3)
+    rec = recommend(
+        combiner_job(),
+        base,
+        CLUSTER,
+        strategy="rrs",
+        n_trials=200,
+        confidence=True,
+        samples=16,
+        include_low_confidence=include,
+    )
+    assert bool(rec.withheld) is not include
+    assert all(c.low_confidence for c in rec.withheld)
+    for emit, parse in EMITTERS.values():
+        back = read_back(base, parse(emit(rec.properties)), NameStyle.hadoop2)
+        assert_same_columns(back, rec.config)
+    fresh = evaluate_scenarios([Scenario("written", combiner_job(), back, CLUSTER)])[0]
+    assert fresh["job_ms"] == pytest.approx(rec.recommended["job_ms"], rel=1e-12)
+    iv = rec.intervals["recommended_ms"]
+    assert iv.point == pytest.approx(rec.recommended["job_ms"], rel=1e-9)

@@ -1,0 +1,153 @@
+"""Bootstrap of a profile's observed tasks, with the cost factors refitted on each resample.
+
+The evidence behind a fitted cost factor is the set of task attempts it was fitted on: had the
+job run again, other attempts (other nodes, other spill counts, other stragglers) would have
+been recorded and the fit would differ. The bootstrap (Efron & Tibshirani, *An Introduction to
+the Bootstrap*, ch. 6) estimates that spread by drawing the attempts again with replacement and
+refitting (:func:`~mrtune.calibration.cost_factors.fit_cost_factors`) on each draw. Maps and
+reduces are drawn separately, each kind keeping its own count, so every resample still holds
+both kinds (a resample without reduces could not fit a reduce-side factor at all).
+
+This is the one resampling core: ``mrtune.diagnose.price`` (the price of a finding) and
+``mrtune.optimizer.confidence`` (the interval of every prediction) both use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mrtune.calibration.cost_factors import _apply_codec_scale, _fitted_codecs, fit_costs_dict
+from mrtune.calibration.rows import _collect_map, _collect_reduce, _Obs
+from mrtune.calibration.solve import _solve
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.profile import CostFactors, JobProfile
+from mrtune.errors import MrtuneError
+
+Progress = Callable[[int, int], None]
+#: what a refit may raise on a degenerate resample (all attempts equal, a singular system)
+_FIT_ERRORS = (MrtuneError, ValueError, np.linalg.LinAlgError)
+
+
+def resample_observed(profile: JobProfile, rng: np.random.Generator) -> JobProfile:
+    """``profile`` with its observed attempts drawn again with replacement, maps and reduces
+    separately (module doc)."""
+    obs = profile.observed
+    picked = []
+    for kind in ("map", "reduce"):
+        idx = [i for i, t in enumerate(obs) if t.kind == kind]
+        if idx:
+            picked += [obs[i] for i in rng.choice(idx, size=len(idx), replace=True)]
+    return profile.model_copy(update={"observed": picked})
+
+
+@dataclass
+class Refits:
+    """The refit on all observed attempts (``full``) and one refit per resample (``samples``;
+    resamples whose fit failed are left out). ``full`` is ``None`` when the profile has no
+    observed attempts or the fit on all of them fails: there is then nothing to resample."""
+
+    full: JobProfile | None
+    samples: list[JobProfile] = field(default_factory=list)
+    requested: int = 0
+
+
+class _Rows:
+    """Every observed attempt's rows of the least-squares fit, computed once.
+
+    A row depends only on its own attempt (its input bytes, records, spills: the model is run
+    per attempt at unit factors, :mod:`mrtune.calibration.rows`), so a resample's rows are the
+    drawn attempts' rows, repeated as drawn: the solve is redone, the model is not rerun. This
+    is exactly what :func:`fit_cost_factors` does on the resampled profile (the same rows, the
+    same :func:`~mrtune.calibration.solve._solve`; ``tests/calibration/test_resample.py``), at
+    a tenth of the cost. It covers the default fit (non-negative least squares, spills not
+    overlapping the map function, the documented priors), the one both users refit with.
+    """
+
+    def __init__(self, profile: JobProfile, cfg: HadoopConfig) -> None:
+        self.prior = CostFactors()
+        self.profile = profile
+        self.codecs = _fitted_codecs(profile, cfg)
+        shape = {f: getattr(self.prior, f) for f in ("sort_cache_slowdown", "sort_cache_bytes")}
+        shaped = profile.model_copy(update={"costs": profile.costs.model_copy(update=shape)})
+        self.obs: dict[str, _Obs] = {}
+        _collect_map(shaped, cfg, self.obs, self.codecs, contention=self.prior.spill_contention)
+        _collect_reduce(shaped, cfg, self.obs, self.codecs)
+        self.where = {
+            name: _positions(o.attempt) for name, o in self.obs.items()
+        }  # segment → attempt → its row positions
+
+    def fit(self, draw: dict[str, np.ndarray] | None) -> CostFactors:
+        """The factors fitted on the attempts ``draw`` (kind → drawn indices; None: all)."""
+        obs = self.obs if draw is None else {n: self._take(n, draw) for n in self.obs}
+        fit = _solve(obs, self.prior, None, "", self.codecs)
+        fit.contention = self.prior.spill_contention
+        fit.slowdown = self.prior.sort_cache_slowdown
+        fit.cache_bytes = self.prior.sort_cache_bytes
+        costs, _ = fit_costs_dict(_apply_codec_scale(fit, self.codecs, self.profile))
+        return CostFactors(**costs)
+
+    def _take(self, name: str, draw: dict[str, np.ndarray]) -> _Obs:
+        o, where = self.obs[name], self.where[name]
+        pos = [p for a in draw[name.split(".", 1)[0]] for p in where.get(int(a), ())]
+        return _Obs(
+            y=[o.y[p] for p in pos],
+            rows=[o.rows[p] for p in pos],
+            offset=[o.offset[p] for p in pos],
+            fixed_w=[o.fixed_w[p] for p in pos],
+            warm_w=[o.warm_w[p] for p in pos] if o.warm_w else [],
+            skipped=o.skipped,
+            attempt=[o.attempt[p] for p in pos],
+        )
+
+
+def _positions(attempts: list[int]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for p, a in enumerate(attempts):
+        out.setdefault(a, []).append(p)
+    return out
+
+
+def draw_attempts(profile: JobProfile, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """One bootstrap draw: per kind, indices into that kind's observed attempts (the same
+    draws, in the same order, as :func:`resample_observed`)."""
+    out = {}
+    for kind in ("map", "reduce"):
+        n = sum(1 for t in profile.observed if t.kind == kind)
+        out[kind] = rng.choice(np.arange(n), size=n, replace=True) if n else np.array([], int)
+    return out
+
+
+def refit_resamples(
+    profile: JobProfile,
+    cfg: HadoopConfig,
+    resamples: int,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> Refits:
+    """Refit the cost factors on ``resamples`` bootstrap resamples of ``profile.observed``
+    (the rows are computed once, :class:`_Rows`).
+
+    ``cfg`` is the configuration the attempts ran with (the fit's volumes depend on it). The
+    random draws depend only on ``seed``: the same seed gives the same resamples.
+    """
+    if not profile.observed or resamples < 1:
+        return Refits(None, [], resamples)
+    try:
+        rows = _Rows(profile, cfg)
+        full = profile.model_copy(update={"costs": rows.fit(None)})
+    except _FIT_ERRORS:
+        return Refits(None, [], resamples)
+    rng = np.random.default_rng(seed)
+    out: list[JobProfile] = []
+    for b in range(resamples):
+        draw = draw_attempts(profile, rng)
+        try:
+            out.append(profile.model_copy(update={"costs": rows.fit(draw)}))
+        except _FIT_ERRORS:
+            pass
+        if progress is not None:
+            progress(b + 1, resamples)
+    return Refits(full, out, resamples)

@@ -1,0 +1,201 @@
+"""Per recommended change: its gain with an interval, the cost factors it rests on, and whether
+it is well-founded enough to be written (DESIGN decision 10).
+
+For every change ``k`` of a recommendation ``R`` (encoded knob rows, as the search returns them):
+
+* **gain**: ``t(R without k) / t(R)`` per evidence sample (:mod:`mrtune.optimizer.confidence`),
+  the speedup that change brings where it is applied; **alone**: ``t(current) /
+  t(current with k only)``. Both are ratios of the same sample, so what moves both times
+  together cancels;
+* **rests on**: the model's sensitivity of that gain to each cost factor: each factor is
+  doubled (or, for the factors whose default is 0, set to the middle of its prior range) and the
+  change of ``log(gain)`` recorded. A factor's share of the total is how much of the gain it
+  carries; the factors with a share of at least :data:`REST_SHARE` are listed, measured and
+  defaulted apart. All factors × configurations are one vectorised model call;
+* **low confidence**, for any of (each reason is reported):
+
+  - its gain rests mainly on defaulted factors (their share > :data:`DEFAULTED_SHARE`): the
+    history could not measure what the gain is made of;
+  - its gain interval reaches 1 (the low end of the interval is no gain);
+  - it moves a size or count (a knob searched on a log scale: buffer and container MB, merge
+    factor, reducers, split size) beyond :data:`FAR` times, or below 1/FAR of, the value the
+    history ran with: the profile's rates were measured at that value, and the model's
+    extrapolation across more than a factor of 4 (two doublings) is the part least checked
+    against real runs (spill counts and merge passes change regime in between).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mrtune.costmodel import ClusterSpec, CostFactors, JobProfile
+from mrtune.optimizer.confidence import (
+    PRIORS,
+    Evidence,
+    Interval,
+    evaluate_profiles,
+    is_measured,
+    ratio_interval,
+)
+from mrtune.search_spaces import SearchSpace, find_knob
+
+REST_SHARE = 0.10
+DEFAULTED_SHARE = 0.5
+FAR = 4.0
+
+Row = dict[str, float]
+
+
+@dataclass
+class ChangeTrust:
+    """What one change's gain rests on and how sure it is (module doc)."""
+
+    gain: Interval
+    alone: Interval
+    measured: list[str] = field(default_factory=list)
+    defaulted: list[str] = field(default_factory=list)
+    defaulted_share: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def low(self) -> bool:
+        return bool(self.reasons)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gain_ratio": self.gain.to_json(),
+            "alone_ratio": self.alone.to_json(),
+            "rests_on": {"measured": self.measured, "defaulted": self.defaulted},
+            "defaulted_share": self.defaulted_share,
+            "confidence": "low" if self.low else "ok",
+            "low_confidence_reasons": self.reasons,
+        }
+
+
+def _perturbed(profile: JobProfile) -> tuple[list[str], list[JobProfile]]:
+    """One profile per sampled factor with that factor moved (module doc)."""
+    base = profile.costs.model_dump()
+    names, out = [], []
+    for f, p in PRIORS.items():
+        v = float(base[f])
+        new = v * 2.0 if p.relative else 0.5 * (p.low + p.high)
+        if new == v:
+            continue
+        names.append(f)
+        out.append(profile.model_copy(update={"costs": CostFactors(**{**base, f: new})}))
+    return names, out
+
+
+def _rows_batch(space: SearchSpace, rows: list[Row]) -> Any:
+    return space.to_batch({k: np.array([r[k] for r in rows]) for k in rows[0]})
+
+
+def _variants(cur: Row, best: Row, changed: list[str]) -> list[Row]:
+    """[current, R, R without each change…, current with each change alone…]."""
+    rows = [dict(cur), dict(best)]
+    rows += [{**best, k: cur[k]} for k in changed]
+    rows += [{**cur, k: best[k]} for k in changed]
+    return rows
+
+
+def _far(k: str, cur: Row, best: Row) -> str | None:
+    knob = find_knob(k)
+    if not knob.log:
+        return None
+    a, b = float(knob.decode(cur[k])), float(knob.decode(best[k]))
+    if a <= 0 or b <= 0:
+        return None
+    r = b / a
+    if r > FAR or r < 1 / FAR:
+        return (
+            f"moves the setting ×{r:.3g} from the value the history ran with "
+            f"(beyond ×{1 / FAR:g}–×{FAR:g})"
+        )
+    return None
+
+
+def assess_changes(
+    evidence: Evidence,
+    space: SearchSpace,
+    cluster: ClusterSpec,
+    cur: Row,
+    best: Row,
+    changed: list[str],
+    metric: str = "job_ms",
+) -> dict[str, ChangeTrust]:
+    """:class:`ChangeTrust` of every change in ``changed`` (module doc); ``metric``:
+    ``job_ms`` or ``container_gb_s``, what the gain is measured in."""
+    if not changed:
+        return {}
+    batch = _rows_batch(space, _variants(cur, best, changed))
+    names, moved = _perturbed(evidence.point)
+    profiles = [*evidence.samples, evidence.point, *moved]
+    job_ms, gb_s = evaluate_profiles(profiles, batch, cluster)
+    v = job_ms if metric == "job_ms" else gb_s
+    n_s, n_k = len(evidence.samples), len(changed)
+    samples, point, pert = v[:n_s], v[n_s], v[n_s + 1 :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g0 = np.log(point[2 : 2 + n_k] / point[1])
+        gf = np.log(pert[:, 2 : 2 + n_k] / pert[:, 1:2])
+    sens = np.nan_to_num(np.abs(gf - g0))  # (factors, changes)
+    out = {}
+    for j, k in enumerate(changed):
+        gain = ratio_interval(samples[:, 2 + j], samples[:, 1], point[2 + j], point[1])
+        alone = ratio_interval(
+            samples[:, 0], samples[:, 2 + n_k + j], point[0], point[2 + n_k + j]
+        )
+        total = float(sens[:, j].sum())
+        share = sens[:, j] / total if total > 0 else np.zeros(len(names))
+        order = np.argsort(-share)
+        rest = [names[i] for i in order if share[i] >= REST_SHARE]
+        d_share = float(
+            sum(share[i] for i, f in enumerate(names) if not is_measured(evidence.point, f))
+        )
+        t = ChangeTrust(
+            gain=gain,
+            alone=alone,
+            measured=[f for f in rest if is_measured(evidence.point, f)],
+            defaulted=[f for f in rest if not is_measured(evidence.point, f)],
+            defaulted_share=d_share,
+        )
+        if d_share > DEFAULTED_SHARE:
+            t.reasons.append(f"{d_share:.0%} of its gain rests on defaulted cost factors")
+        if gain.low <= 1.0:
+            t.reasons.append(f"its interval includes no gain (×{gain.low:.3g} at the low end)")
+        far = _far(k, cur, best)
+        if far:
+            t.reasons.append(far)
+        out[k] = t
+    return out
+
+
+def confident_row(
+    evidence: Evidence,
+    space: SearchSpace,
+    cluster: ClusterSpec,
+    cur: Row,
+    best: Row,
+    metric: str = "job_ms",
+) -> tuple[Row, dict[str, ChangeTrust]]:
+    """``best`` without its low-confidence changes, re-assessed until none is left (dropping
+    one change moves the others' gains), and the assessment of every change of ``best``
+    (those dropped as assessed in the configuration they were dropped from). An infeasible
+    remainder (a kept change that only fits with a dropped one) keeps nothing."""
+    row = dict(best)
+    trust: dict[str, ChangeTrust] = {}
+    for _ in range(len(best) + 1):
+        changed = [k for k in row if not np.isclose(row[k], cur[k])]
+        now = assess_changes(evidence, space, cluster, cur, row, changed, metric)
+        trust.update(now)
+        low = [k for k, t in now.items() if t.low]
+        if not low:
+            break
+        for k in low:
+            row[k] = cur[k]
+    vals = {k: np.array([v]) for k, v in row.items()}
+    if not bool(space.feasible(vals)[0]):
+        return dict(cur), trust
+    return row, trust
