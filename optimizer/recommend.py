@@ -22,6 +22,7 @@ from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.objective import Objective, ObjectiveKind, ProgressHook
 from mrtune.optimizer.outputs import changed_properties
+from mrtune.optimizer.pareto import ParetoChoice, settle
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
 from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
@@ -63,6 +64,8 @@ class Recommendation:
     config: HadoopConfig
     #: How the strategy was chosen: ``"requested"``, or the rule that picked it.
     strategy_chosen_by: str = "requested"
+    #: ``--objective pareto``: the front and the point recommended on it (optimizer.pareto).
+    pareto: ParetoChoice | None = None
 
     @property
     def gain_vs_current(self) -> float:
@@ -129,6 +132,7 @@ class Recommendation:
             "current": self.current,
             "recommended": self.recommended,
             "hadoop_defaults": self.defaults,
+            "pareto_front": self.pareto.to_json() if self.pareto is not None else None,
         }
 
 
@@ -220,13 +224,17 @@ def recommend(
     min_gain: float = MIN_GAIN,
     local_mode_honoured: bool = False,
     progress: ProgressHook | None = None,
+    max_time_ms: float | None = None,
+    max_gb_s: float | None = None,
 ) -> Recommendation:
     """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
 
     ``strategy`` ``None`` picks the objective's default (:func:`resolve_strategy`: ``tpe``, or
     ``nsga2`` for ``pareto``); ``storage``/``study_name``/``resume`` say where an Optuna
     strategy keeps its study (``None`` = in memory); ``progress`` is called as configurations
-    are evaluated (:class:`~mrtune.optimizer.objective.Objective`).
+    are evaluated (:class:`~mrtune.optimizer.objective.Objective`). For ``pareto`` the point
+    recommended lies on the front: its knee, or the best within ``max_time_ms`` / ``max_gb_s``
+    (:func:`mrtune.optimizer.pareto.settle`, which also does the pruning).
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -265,8 +273,14 @@ def recommend(
         return cost_of(vals)
 
     base_cost = float(costs([cur_row])[0])
+    front: ParetoChoice | None = None
+    if objective == ObjectiveKind.pareto:
+        front = settle(
+            space, result, cur_row, min_gain=min_gain, max_time_ms=max_time_ms, max_gb_s=max_gb_s
+        )
+        best = dict(front.chosen.values)
     # Greedy pruning of changes that gain less than min_gain.
-    while True:
+    while front is None:
         changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
         if not changed:
             break
@@ -287,7 +301,7 @@ def recommend(
             best = trials[j]
             continue
         break
-    if float(costs([best])[0]) > base_cost * (1 - min_gain):
+    if front is None and float(costs([best])[0]) > base_cost * (1 - min_gain):
         best = dict(cur_row)
 
     config = space.values_to_config(best)
@@ -339,6 +353,7 @@ def recommend(
         properties=props,
         config=config,
         strategy_chosen_by=chosen_by,
+        pareto=front,
     )
 
 

@@ -39,7 +39,6 @@ from mrtune.optimizer.strategies._base import (
     Values,
     current_row,
     grid_of,
-    pareto_mask,
     row_of,
 )
 from mrtune.optimizer.strategies._grid_tools import (
@@ -211,24 +210,46 @@ class OptunaStrategy(BaseStrategy):
         trials = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE]
         values = space.repair(self.params_to_values(space, [t.params for t in trials]))
         if self.multi_objective:
-            t_ms = np.array([t.values[0] for t in trials])
-            gb_s = np.array([t.values[1] for t in trials])
-            front = np.nonzero(pareto_mask(t_ms, gb_s))[0]
-            front = front[np.argsort(t_ms[front], kind="stable")]
-            pareto = [(row_of(values, int(i)), float(t_ms[i]), float(gb_s[i])) for i in front]
-            cost = gb_s if objective.kind == ObjectiveKind.resources else t_ms
-            i = int(np.argmin(cost))
-            return SearchOutcome(
-                best_values=row_of(values, i),
-                history=list(cost),
-                pareto=pareto,
-                notes=notes,
-                study=study,
-            )
+            return self._front_outcome(objective, study, trials, values, notes)
         cost = np.array([t.value for t in trials])
         i = int(np.argmin(cost))
         return SearchOutcome(
             best_values=row_of(values, i), history=list(cost), notes=notes, study=study
+        )
+
+    def _front_outcome(
+        self,
+        objective: Objective,
+        study: optuna.Study,
+        trials: list[optuna.trial.FrozenTrial],
+        values: Values,
+        notes: str,
+    ) -> SearchOutcome:
+        """The study's Pareto front (Optuna's :attr:`~optuna.study.Study.best_trials`), sorted
+        by job time, identical points once; ``best_values`` is the front's best point for the
+        objective's ``kind`` (GB-seconds for ``resources``, job time otherwise: the knee or a
+        limit is chosen later, by :func:`mrtune.optimizer.pareto.settle`)."""
+        t_ms = np.array([t.values[0] for t in trials])
+        gb_s = np.array([t.values[1] for t in trials])
+        position = {t.number: i for i, t in enumerate(trials)}
+        on_front = sorted(
+            {position[t.number] for t in study.best_trials if t.number in position},
+            key=lambda i: (t_ms[i], gb_s[i], i),
+        )
+        seen: set[tuple[float, float]] = set()
+        front = []
+        for i in on_front:
+            if (t_ms[i], gb_s[i]) not in seen:
+                seen.add((t_ms[i], gb_s[i]))
+                front.append(i)
+        pareto = [(row_of(values, i), float(t_ms[i]), float(gb_s[i])) for i in front]
+        cost = gb_s if objective.kind == ObjectiveKind.resources else t_ms
+        return SearchOutcome(
+            best_values=row_of(values, int(np.argmin(cost))),
+            history=list(cost),
+            pareto=pareto,
+            notes=notes,
+            study=study,
         )
 
 
