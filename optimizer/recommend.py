@@ -329,6 +329,10 @@ def recommend(
         else:
             gain_frac = gain / max(rev["job_ms"], 1e-9)
         scale = max(rec_s["map_task_ms"], rec_s["reduce_task_ms"], 1.0)
+        effects = _effects(rev, rec_s, scale)
+        if front is not None:  # pareto: the change's effect on the second objective too
+            d_gb = rec_s["container_gb_s"] - rev["container_gb_s"]
+            effects.append(f"container {'+' if d_gb > 0 else '−'}{abs(d_gb):,.1f} GB·s")
         changes.append(
             Change(
                 name=k,
@@ -336,7 +340,7 @@ def recommend(
                 recommended=_fmt(k, knob.decode(best[k])),
                 gain_ms=gain,
                 gain_fraction=gain_frac,
-                effects=_effects(rev, rec_s, scale),
+                effects=effects,
             )
         )
     changes.sort(key=lambda c: -c.gain_fraction)

@@ -25,9 +25,16 @@ def _targets(study: Any) -> tuple[Any, str]:
     return (lambda t: t.values[0]), label
 
 
-def write_study_plots(study: Any, prefix: str | Path) -> list[Path]:
+def write_study_plots(
+    study: Any, prefix: str | Path, *, recommended: tuple[float, float] | None = None
+) -> list[Path]:
     """Write ``PREFIX-history.png``, ``PREFIX-importance.png`` and, for a two-objective study,
     ``PREFIX-pareto.png``; return the files written.
+
+    The Pareto plot is Optuna's ``plot_pareto_front`` (every trial, the front highlighted);
+    ``recommended`` (job ms, GB·s) marks the point ``mrtune optimize`` recommends on it (the
+    knee or the best within the limits, :mod:`mrtune.optimizer.pareto`), which may be the
+    current configuration or a trial with small changes undone rather than a trial itself.
 
     Parameter importance is Optuna's default evaluator (fANOVA) on the first objective; it needs
     at least two completed trials and is skipped (not written) when the trials do not vary.
@@ -74,6 +81,18 @@ def write_study_plots(study: Any, prefix: str | Path) -> list[Path]:
             ax = ovm.plot_pareto_front(study, target_names=names)
             ax.set_xscale("log")
             ax.set_yscale("log")
+            if recommended is not None:
+                ax.scatter(
+                    [recommended[0]],
+                    [recommended[1]],
+                    marker="*",
+                    s=220,
+                    c="gold",
+                    edgecolors="black",
+                    zorder=5,
+                    label="recommended",
+                )
+                ax.legend(loc="best", fontsize=8)
             save(ax, "pareto", "Pareto front (job time vs container GB·s, log scales)")
     return written
 
