@@ -18,9 +18,11 @@ points, so no front function is hand-written). One point of that front is recomm
   with both, the knee of the front's part that meets both. No front point within the limits is
   an error that names the nearest one.
 
-Changes of the chosen point that gain less than ``min_gain`` on *both* objectives are reverted
-(as the single-objective recommendation does), but only while the reverted configuration is
-itself non-dominated: the recommendation always lies on the front that is shown, which also
+Changes that gain less than ``min_gain`` on *both* objectives are reverted (as the
+single-objective recommendation does): every front point of the search is simplified so, and
+the simplified configurations join the candidates, with the current configuration, before the
+front is taken; a last pass reverts changes of the chosen point only while the result stays
+non-dominated. So the recommendation always lies on the front that is shown, which also
 holds the current configuration (so "no change" is recommended when the current
 configuration is the knee). The old rule (fastest trial, then greedy reverts scored by time
 alone, then "no gain: keep current") could end on a point dominated by its own front.
@@ -277,8 +279,10 @@ def settle(
     from mrtune.optimizer.strategies._base import as_values
 
     obj = Objective(space, ObjectiveKind.pareto)
-    rows = [dict(current)] + [dict(v) for v, _, _ in (result.pareto or [])]
-    sources = ["current"] + ["search"] * (len(rows) - 1)
+    found = [dict(v) for v, _, _ in (result.pareto or [])]
+    simpler = [_simplify(obj, r, current, min_gain) for r in found]
+    rows = [dict(current), *found, *simpler]
+    sources = ["current"] + ["search"] * len(found) + ["reverted"] * len(simpler)
     t, g = obj.both(space.repair(as_values(rows)))
     front = non_dominated(t, g)
     rows, sources = [rows[i] for i in front], [sources[i] for i in front]
@@ -321,6 +325,26 @@ def settle(
         max_gb_s=max_gb_s,
         reverted=reverted,
     )
+
+
+def _simplify(obj: Any, row: Row, current: Row, min_gain: float) -> Row:
+    """``row`` with its changes reverted greedily, smallest loss first, while the result stays
+    within ``min_gain`` of ``row`` on both objectives (a candidate for the front)."""
+    from mrtune.optimizer.strategies._base import as_values
+
+    t0, g0 = (float(x[0]) for x in obj.both(as_values([row])))
+    best = dict(row)
+    while True:
+        changed = [k for k in best if not np.isclose(best[k], current[k])]
+        if not changed:
+            return best
+        trials = [{**best, k: current[k]} for k in changed]
+        tr, gr = obj.both(as_values(trials))
+        loss = np.maximum(tr / t0, gr / g0)
+        j = int(np.argmin(loss))
+        if loss[j] > 1 + min_gain:
+            return best
+        best = trials[j]
 
 
 def _dominated(a: float, b: float, t: np.ndarray, g: np.ndarray) -> bool:
