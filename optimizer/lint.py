@@ -191,6 +191,21 @@ def lint_config(
     return report
 
 
+def lint_settings(config: HadoopConfig, cluster: ClusterSpec) -> LintReport:
+    """The rules that need no job: memory headroom (sort buffer, heap, container, node), for
+    a cluster-wide ``mapred-site.xml`` that every job reads (``mrtune batch``)."""
+    report = LintReport()
+    for name, rule in (
+        ("sort-buffer-heap", lambda: _sort_buffer(config)),
+        ("heap-container", lambda: _heap_container(config, cluster)),
+        ("container-node", lambda: _container_node(config, cluster)),
+    ):
+        report.checked.append(name)
+        report.findings.extend(f for f in rule() if f.severity > Severity.NONE)
+    report.findings.sort(key=lambda f: -f.severity)
+    return report
+
+
 def _spill(pred: Any, cfg: HadoopConfig) -> list[Finding]:
     c = pred.counters
     out_recs = float(c["MAP_OUTPUT_RECORDS"][0])

@@ -198,3 +198,28 @@ def test_a_lint_error_stops_the_write(tmp_path: Path, monkeypatch: pytest.Monkey
     )
     assert clean.exit_code == 0, clean.output
     assert out.exists() and ("lint: clean" in clean.output or "Lint" in clean.output)
+
+
+def test_the_batch_cluster_wide_file_is_linted() -> None:
+    """The issue's case: io.sort.mb=600 in the default 1 GiB containers (820 MB heap) leaves
+    ~220 MB for user code; a container above the nodes is refused."""
+    from mrtune.optimizer.batch import ClusterChoice
+
+    def choice(**values: float) -> ClusterChoice:
+        names = list(values)
+        return ClusterChoice(
+            names=names,
+            values=dict(values),
+            baseline=dict.fromkeys(names, -2.0),
+            total_baseline=1.0,
+            total_chosen=1.0,
+        )
+
+    report = choice(**{"mapreduce.task.io.sort.mb": 600.0}).lint(CLUSTER)
+    (f,) = report.findings
+    assert f.rule == "sort-buffer-heap" and f.severity == Severity.LOW and f.value == "600"
+    assert not choice(**{"mapreduce.task.io.sort.mb": 300.0}).lint(CLUSTER).findings
+    big = choice(**{"mapreduce.map.memory.mb": 9000.0}).lint(CLUSTER)
+    assert [f.severity for f in big.errors] == [Severity.ERROR]
+    over = choice(**{"mapreduce.task.io.sort.mb": 1000.0}).lint(CLUSTER)  # above the heap
+    assert over.errors and over.errors[0].rule == "sort-buffer-heap"
