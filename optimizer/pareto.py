@@ -233,11 +233,24 @@ class ParetoChoice:
         return self.front[self.index]
 
     def differing_knobs(self) -> list[str]:
-        """Knobs whose value is not the same on every front point (the trade-off's knobs)."""
+        """Knobs whose value is not the same on every front point (the trade-off's knobs),
+        those that follow the trade-off most closely first: by the absolute rank correlation
+        (Spearman's) of the knob's value with job time along the front."""
         if not self.front:
             return []
         names = list(self.front[0].values)
-        return [n for n in names if len({round(p.values[n], 9) for p in self.front}) > 1]
+        from scipy.stats import rankdata
+
+        diff = [n for n in names if len({round(p.values[n], 9) for p in self.front}) > 1]
+        time_rank = rankdata([p.job_ms for p in self.front])
+
+        def strength(n: str) -> float:
+            r = rankdata([p.values[n] for p in self.front])
+            if r.std() == 0 or time_rank.std() == 0:
+                return 0.0
+            return abs(float(np.corrcoef(r, time_rank)[0, 1]))
+
+        return sorted(diff, key=lambda n: -strength(n))
 
     def to_json(self) -> dict[str, Any]:
         from mrtune.search_spaces import find_knob

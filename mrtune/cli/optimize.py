@@ -443,25 +443,46 @@ def _render_front(rec: Recommendation) -> None:
     for n in shown:
         t.add_column(_short(n), justify="right", overflow="fold")
     n = len(choice.front)
-    rows = sorted(
-        {0, n - 1, choice.index}
-        | {round(i * (n - 1) / (FRONT_ROWS - 1)) for i in range(min(n, FRONT_ROWS))}
-    )
+    rows = sorted({0, n - 1, choice.index} | {round(x) for x in _spread(n, FRONT_ROWS)})
     for i in rows:
         p = choice.front[i]
         mark = "▶" if i == choice.index else ("cur" if p.source == "current" else "")
         cells = [short_value(str(_knob_text(find_knob(k), p.values[k]))) for k in shown]
         t.add_row(mark, format_ms(p.job_ms), f"{p.gb_s:,.1f}", *cells)
     console.print(t)
-    console.print(f"recommended: {choice.rule}", highlight=False)
+    if len(rows) < n:
+        console.print(f"[dim]{n - len(rows)} more front points in --format json[/]")
+    cur = rec.current
+    d_t = rec.recommended["job_ms"] / cur["job_ms"] - 1 if cur["job_ms"] > 0 else 0.0
+    d_g = rec.recommended["container_gb_s"] / cur["container_gb_s"] - 1
+    console.print(
+        f"recommended: {choice.rule}; vs current: job time {d_t:+.1%}, GB·s {d_g:+.1%}",
+        highlight=False,
+    )
     if rest:
         console.print(f"[dim]also differ along the front: {', '.join(rest)}[/]", highlight=False)
 
 
-def _short(name: str) -> str:
-    """``mapreduce.task.io.sort.mb`` → ``io.sort.mb`` (a column header that fits)."""
-    parts = name.split(".")
-    return ".".join(parts[-3:]) if len(parts) > 3 else name
+def _spread(n: int, k: int) -> list[float]:
+    """``k`` evenly spaced positions over ``0..n-1`` (all of them when ``n <= k``)."""
+    if n <= k:
+        return [float(i) for i in range(n)]
+    return [i * (n - 1) / (k - 1) for i in range(k)]
+
+
+def _short(name: str, width: int = 16) -> str:
+    """A column header that fits: the last three parts of the name, wrapped at its dots
+    (``mapreduce.reduce.memory.mb`` → ``reduce.`` / ``memory.mb``)."""
+    parts = name.split(".")[-3:]
+    lines, line = [], ""
+    for part in parts:
+        piece = part if not line else "." + part
+        if line and len(line) + len(piece) > width:
+            lines.append(line + ".")
+            line = part
+        else:
+            line += piece
+    return "\n".join([*lines, line])
 
 
 def _knob_text(knob: Any, encoded: float) -> str:
