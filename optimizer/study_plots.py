@@ -93,8 +93,20 @@ def write_study_plots(
                     label="recommended",
                 )
                 ax.legend(loc="best", fontsize=8)
-            save(ax, "pareto", "Pareto front (job time vs container GB·s, log scales)")
+            _zoom_on_front(ax, study, recommended)
+            save(ax, "pareto", "Pareto front (job time vs container GB·s, log scales, zoomed)")
     return written
+
+
+def _zoom_on_front(ax: Any, study: Any, mark: tuple[float, float] | None) -> None:
+    """Limit the axes to the front (and the recommended point) with a margin: sampled
+    settings span orders of magnitude, and the front would be a few dots in a corner."""
+    pts = [tuple(t.values) for t in study.best_trials] + ([mark] if mark else [])
+    if not pts:
+        return
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    ax.set_xlim(min(xs) / 1.25, max(xs) * 2.0)
+    ax.set_ylim(min(ys) / 1.25, max(ys) * 2.0)
 
 
 def _varies(trials: list[Any]) -> bool:
