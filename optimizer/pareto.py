@@ -289,12 +289,14 @@ def settle(
     recommended on it (module docstring). All candidates are evaluated again, in one model
     call per step, so the objectives shown are exactly those of the configurations."""
     from mrtune.optimizer.objective import Objective, ObjectiveKind
-    from mrtune.optimizer.strategies._base import as_values
+    from mrtune.optimizer.strategies._base import as_values, row_of
 
     obj = Objective(space, ObjectiveKind.pareto)
     found = [dict(v) for v, _, _ in (result.pareto or [])]
     simpler = [_simplify(obj, r, current, min_gain) for r in found]
     rows = [dict(current), *found, *simpler]
+    repaired = space.repair(as_values(rows))
+    rows = [row_of(repaired, j) for j in range(len(rows))]
     sources = ["current"] + ["search"] * len(found) + ["reverted"] * len(simpler)
     t, g = obj.both(space.repair(as_values(rows)))
     front = non_dominated(t, g)
@@ -307,8 +309,10 @@ def settle(
         changed = [k for k in rows[i] if not np.isclose(rows[i][k], current[k])]
         if not changed:
             break
-        trials = [{**rows[i], k: current[k]} for k in changed]
-        tr, gr = obj.both(space.repair(as_values(trials)))
+        names, trials = _reverts(space, rows[i], current, changed)
+        if not trials:
+            break
+        tr, gr = obj.both(as_values(trials))
         ok = (tr <= t0 * (1 + min_gain)) & (gr <= g0 * (1 + min_gain))
         ok &= np.array([not _dominated(a, b, t, g) for a, b in zip(tr, gr, strict=True)])
         if max_time_ms is not None:
@@ -319,7 +323,7 @@ def settle(
             break
         loss = np.maximum(tr / t0, gr / g0)
         j = int(np.argmin(np.where(ok, loss, np.inf)))
-        reverted.append(changed[j])
+        reverted.append(names[j])
         # the front points the reverted one dominates leave the front (the chosen one stays)
         keep = ~((tr[j] <= t) & (gr[j] <= g) & ((tr[j] < t) | (gr[j] < g)))
         keep &= ~((t == tr[j]) & (g == gr[j]))  # the same point with fewer changes replaces it
@@ -351,13 +355,34 @@ def _simplify(obj: Any, row: Row, current: Row, min_gain: float) -> Row:
         changed = [k for k in best if not np.isclose(best[k], current[k])]
         if not changed:
             return best
-        trials = [{**best, k: current[k]} for k in changed]
+        _, trials = _reverts(obj.space, best, current, changed)
+        if not trials:
+            return best
         tr, gr = obj.both(as_values(trials))
         loss = np.maximum(tr / t0, gr / g0)
         j = int(np.argmin(loss))
         if loss[j] > 1 + min_gain:
             return best
         best = trials[j]
+
+
+def _reverts(
+    space: SearchSpace, row: Row, current: Row, changed: list[str]
+) -> tuple[list[str], list[Row]]:
+    """``row`` with each changed knob back at its current value, repaired (a container
+    reverted under a large sort buffer caps the buffer): each candidate is then exactly the
+    configuration that is scored, and the one that would be written. Reverts the repair
+    undoes (no fewer changes than ``row``) are left out, so a greedy loop always ends."""
+    from mrtune.optimizer.strategies._base import as_values, row_of
+
+    repaired = space.repair(as_values([{**row, k: current[k]} for k in changed]))
+    names, rows = [], []
+    for j, k in enumerate(changed):
+        r = row_of(repaired, j)
+        if sum(not np.isclose(r[n], current[n]) for n in r) < len(changed):
+            names.append(k)
+            rows.append(r)
+    return names, rows
 
 
 def _dominated(a: float, b: float, t: np.ndarray, g: np.ndarray) -> bool:

@@ -284,11 +284,19 @@ def recommend(
         changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
         if not changed:
             break
-        trials = []
-        for k in changed:
-            r = dict(best)
-            r[k] = cur_row[k]
-            trials.append(r)
+        # each revert repaired (a container reverted under a large sort buffer caps it), so
+        # the row kept is the configuration scored and written
+        fixed = {k: np.full(len(changed), best[k]) for k in best}
+        for j, k in enumerate(changed):
+            fixed[k][j] = cur_row[k]
+        fixed = space.repair(fixed)
+        trials = [{k: float(v[j]) for k, v in fixed.items()} for j in range(len(changed))]
+        # a revert the repair undoes (as many changes as before) would loop forever
+        trials = [
+            r for r in trials if sum(not np.isclose(r[k], cur_row[k]) for k in r) < len(changed)
+        ]
+        if not trials:
+            break
         c_best = float(costs([best])[0])
         c_rev = costs(trials)
         # Marginal gain of each change at the recommended configuration: how much slower it
@@ -315,7 +323,15 @@ def recommend(
     for k in changed:
         r = dict(best)
         r[k] = cur_row[k]
-        scen.append(Scenario(k, profile, space.values_to_config(r), cluster))
+        fixed = space.repair({n: np.array([x]) for n, x in r.items()})  # as scored
+        scen.append(
+            Scenario(
+                k,
+                profile,
+                space.values_to_config({n: float(v[0]) for n, v in fixed.items()}),
+                cluster,
+            )
+        )
     rows = evaluate_scenarios(scen)
     cur_s, rec_s, def_s = rows[:3]
     changes = []

@@ -10,14 +10,23 @@ answer does the same.
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, assume, given, settings
+import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from mrtune.costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
+from mrtune.costmodel import (
+    ClusterSpec,
+    ConfigBatch,
+    DataflowStats,
+    HadoopConfig,
+    JobProfile,
+    predict_job,
+)
 from mrtune.optimizer.lint import lint_config
-from mrtune.optimizer.objective import Objective
+from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.strategies import STRATEGIES, get_strategy
+from mrtune.optimizer.strategies._base import as_values
 from mrtune.search_spaces import SearchSpace
 
 GB = 2**30
@@ -109,3 +118,52 @@ def test_every_strategy_returns_an_accepted_configuration(job, memory: bool) -> 
         _accepted(space, res.best_values)
         for values, _, _ in res.pareto or []:
             _accepted(space, values)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    job=jobs(),
+    memory=st.booleans(),
+    objective=st.sampled_from([ObjectiveKind.time, ObjectiveKind.resources, ObjectiveKind.pareto]),
+)
+@example(
+    job=(
+        JobProfile(
+            job_id="found-by-hypothesis",
+            input_bytes=225e9,
+            has_combiner=True,
+            combine_class="org.example.Combiner",
+            stats=DataflowStats(input_pair_width=10.0, map_size_sel=2.03, map_pairs_sel=9.13),
+        ),
+        HadoopConfig(num_reducers=41, map_memory_mb=512, reduce_memory_mb=512),
+        ClusterSpec(num_nodes=1, node_memory_mb=2048),
+    ),
+    memory=True,
+    objective=ObjectiveKind.pareto,
+)  # a front point simplified by reverting the map container under a 744 MB sort buffer
+def test_recommend_writes_what_it_scored(job, memory: bool, objective: ObjectiveKind) -> None:  # noqa: ANN001
+    """The recommendation's pruning and Pareto simplification revert changes one by one: each
+    reverted row is repaired before it is kept, so the configuration written is the one
+    scored, and Hadoop accepts it."""
+    from mrtune.optimizer.recommend import recommend
+
+    profile, base, cluster = job
+    rec = recommend(
+        profile,
+        base,
+        cluster,
+        objective=objective,
+        n_trials=16,
+        allow_memory=memory,
+        strategy="nsga2" if objective == ObjectiveKind.pareto else "rrs",
+    )
+    cluster.check_fits(rec.config)
+    space = SearchSpace.for_job(profile, base, cluster, allow_memory=memory)
+    t, g = Objective(space).both(as_values([rec.search.best_values]))  # a sanity anchor
+    assert np.isfinite(t).all() and np.isfinite(g).all()
+    pred = predict_job(profile, ConfigBatch.from_configs([rec.config]), cluster)
+    assert float(pred.job_ms[0]) == pytest.approx(rec.recommended["job_ms"], rel=1e-9)
+    if rec.pareto is not None:
+        chosen = rec.pareto.chosen
+        assert float(pred.job_ms[0]) == pytest.approx(chosen.job_ms, rel=1e-9)
+        assert float(pred.container_gb_s[0]) == pytest.approx(chosen.gb_s, rel=1e-9)
