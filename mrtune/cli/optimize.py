@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.table import Table
 
+from mrtune.cli._front_view import front_limits, lint_before_writing, render_front, render_lint
 from mrtune.cli._inputs import (
     ClusterOpt,
     ConfOpt,
@@ -240,7 +240,7 @@ def optimize_cmd(
             allowed="xml, flags, hive, pig, json",
         )
     name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
-    limits = _front_limits(objective, max_time, max_resources)
+    limits = front_limits(objective, max_time, max_resources)
     prof, base = load_job(profile, conf)
     warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
@@ -277,7 +277,7 @@ def optimize_cmd(
     if names is None:
         names = NameStyle.hadoop1 if base.hadoop_version == 1 else NameStyle.hadoop2
     props = rename(rec.properties, names)
-    report = _lint(rec, prof, base, spec)
+    report = lint_before_writing(rec, prof, base, spec)
     if output is not None:
         _write_output(rec, props, names, emit, output)
     plots = _plots(rec, plot)
@@ -295,8 +295,8 @@ def optimize_cmd(
         emit_json(data)
         return
     render(rec, where, names)
-    _render_front(rec)
-    _render_lint(report)
+    render_front(rec)
+    render_lint(report)
     if withheld:
         console.print(f"[dim]codecs not offered: {'; '.join(withheld)}[/]", highlight=False)
     if store is not None and rec.search.study is not None:
@@ -370,128 +370,6 @@ def _plots(rec: Recommendation, prefix: Path | None) -> list[Path]:
         raise InputError(
             f"cannot write plots: {exc.strerror}", field="--plot", value=str(prefix)
         ) from None
-
-
-def _front_limits(
-    objective: ObjectiveKind, max_time: str | None, max_resources: str | None
-) -> dict[str, float | None]:
-    """``--max-time`` / ``--max-resources`` in ms and GB·s (units required); pareto only."""
-    from mrtune.optimizer.pareto import parse_duration_ms, parse_gb_seconds
-
-    if (max_time or max_resources) and objective != ObjectiveKind.pareto:
-        raise InputError(
-            "a limit picks a point of the Pareto front, so it needs --objective pareto",
-            field="--max-time" if max_time else "--max-resources",
-            value=max_time or max_resources,
-        )
-    return {
-        "max_time_ms": parse_duration_ms(max_time) if max_time else None,
-        "max_gb_s": parse_gb_seconds(max_resources) if max_resources else None,
-    }
-
-
-def _lint(rec: Recommendation, prof: JobProfile, base: HadoopConfig, spec: ClusterSpec) -> Any:
-    """Lint the configuration to be written (:mod:`mrtune.optimizer.lint`); an error (a value
-    Hadoop would reject) stops the command before anything is written: one line, exit 2."""
-    from mrtune.optimizer.lint import lint_config
-
-    report = lint_config(prof, rec.config, spec, base=base, emitted=set(rec.properties))
-    if report.errors:
-        first = report.errors[0]
-        raise InputError(
-            f"lint: {first.message} ({first.threshold}); nothing written",
-            field=first.property,
-            value=first.value,
-        )
-    return report
-
-
-def _render_lint(report: Any) -> None:
-    colour = {"low": "cyan", "moderate": "yellow", "severe": "red", "critical": "bold red"}
-    if not report.findings:
-        console.print(f"[dim]lint: clean ({len(report.checked)} rules checked)[/]")
-        return
-    console.print(f"[bold]Lint[/] ({len(report.checked)} rules, Dr. Elephant's thresholds):")
-    for f in report.findings:
-        kept = "" if f.emitted else " [dim](the job's own value)[/]"
-        console.print(
-            f"  [{colour.get(f.severity.label, 'red')}]{f.severity.label}[/] {f.rule}: "
-            f"[cyan]{f.property}[/]={f.value}{kept}",
-            highlight=False,
-        )
-        console.print(f"      {f.message}; {f.threshold}", style="dim", highlight=False)
-
-
-#: Most front points shown as table rows (JSON has them all).
-FRONT_ROWS = 12
-FRONT_KNOB_COLUMNS = 3
-
-
-def _render_front(rec: Recommendation) -> None:
-    """The Pareto front as a table: time, GB·s and the knobs whose values differ along it."""
-    choice = rec.pareto
-    if choice is None:
-        return
-    from mrtune.search_spaces import find_knob
-
-    diff = choice.differing_knobs()
-    shown, rest = diff[:FRONT_KNOB_COLUMNS], diff[FRONT_KNOB_COLUMNS:]
-    t = Table(title=f"Pareto front: {len(choice.front)} points, ▶ = recommended")
-    t.add_column("")
-    t.add_column("job time", justify="right")
-    t.add_column("GB·s", justify="right")
-    for n in shown:
-        t.add_column(_short(n), justify="right", overflow="fold")
-    n = len(choice.front)
-    rows = sorted({0, n - 1, choice.index} | {round(x) for x in _spread(n, FRONT_ROWS)})
-    for i in rows:
-        p = choice.front[i]
-        mark = "▶" if i == choice.index else ("cur" if p.source == "current" else "")
-        cells = [short_value(str(_knob_text(find_knob(k), p.values[k]))) for k in shown]
-        t.add_row(mark, format_ms(p.job_ms), f"{p.gb_s:,.1f}", *cells)
-    console.print(t)
-    if len(rows) < n:
-        console.print(f"[dim]{n - len(rows)} more front points in --format json[/]")
-    cur = rec.current
-    d_t = rec.recommended["job_ms"] / cur["job_ms"] - 1 if cur["job_ms"] > 0 else 0.0
-    d_g = rec.recommended["container_gb_s"] / cur["container_gb_s"] - 1
-    console.print(
-        f"recommended: {choice.rule}; vs current: job time {d_t:+.1%}, GB·s {d_g:+.1%}",
-        highlight=False,
-    )
-    if rest:
-        console.print(f"[dim]also differ along the front: {', '.join(rest)}[/]", highlight=False)
-
-
-def _spread(n: int, k: int) -> list[float]:
-    """``k`` evenly spaced positions over ``0..n-1`` (all of them when ``n <= k``)."""
-    if n <= k:
-        return [float(i) for i in range(n)]
-    return [i * (n - 1) / (k - 1) for i in range(k)]
-
-
-def _short(name: str, width: int = 16) -> str:
-    """A column header that fits: the last three parts of the name, wrapped at its dots
-    (``mapreduce.reduce.memory.mb`` → ``reduce.`` / ``memory.mb``)."""
-    parts = name.split(".")[-3:]
-    lines, line = [], ""
-    for part in parts:
-        piece = part if not line else "." + part
-        if line and len(line) + len(piece) > width:
-            lines.append(line + ".")
-            line = part
-        else:
-            line += piece
-    return "\n".join([*lines, line])
-
-
-def _knob_text(knob: Any, encoded: float) -> str:
-    from mrtune.optimizer.units import format_bytes
-
-    value = knob.decode(encoded)
-    if knob.unit == "bytes":
-        return format_bytes(float(value))
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 class search_status:  # noqa: N801 - used as a context manager, like rich's own ``status``
