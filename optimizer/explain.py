@@ -11,6 +11,7 @@ import numpy as np
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.optimizer.objective import ObjectiveKind
+from mrtune.optimizer.reverts import repaired
 from mrtune.optimizer.trust import ChangeTrust
 from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
@@ -101,9 +102,12 @@ def explain_row(
     row: dict[str, float],
     kind: ObjectiveKind,
     defaults_cfg: HadoopConfig | None = None,
+    *,
+    pareto: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None, list[Change]]:
     """Summaries of current, ``row`` and (given) Hadoop's defaults, and every change of
-    ``row`` explained by reverting it alone, in one model call."""
+    ``row`` explained by reverting it alone (repaired, as it would be written), in one model
+    call. ``pareto``: each change's effect on the container GB·s is stated too."""
     scen = [
         Scenario("current", profile, base, cluster),
         Scenario("recommended", profile, space.values_to_config(row), cluster),
@@ -111,8 +115,10 @@ def explain_row(
     if defaults_cfg is not None:
         scen.append(Scenario("hadoop defaults", profile, defaults_cfg, cluster))
     changed = [k for k in row if not np.isclose(row[k], cur_row[k])]
-    for k in changed:
-        scen.append(Scenario(k, profile, space.values_to_config({**row, k: cur_row[k]}), cluster))
+    # a revert the repair undoes cannot be explained apart: its row is the repaired row itself
+    fixed = repaired(space, [{**row, k: cur_row[k]} for k in changed]) if changed else []
+    for k, r in zip(changed, fixed, strict=True):
+        scen.append(Scenario(k, profile, space.values_to_config(r), cluster))
     rows = evaluate_scenarios(scen)
     head = 3 if defaults_cfg is not None else 2
     cur_s, rec_s = rows[0], rows[1]
@@ -127,6 +133,10 @@ def explain_row(
         else:
             gain_frac = gain / max(rev["job_ms"], 1e-9)
         scale = max(rec_s["map_task_ms"], rec_s["reduce_task_ms"], 1.0)
+        effects = _effects(rev, rec_s, scale)
+        if pareto:  # the change's effect on the second objective too
+            d_gb = rec_s["container_gb_s"] - rev["container_gb_s"]
+            effects.append(f"container {'+' if d_gb > 0 else '−'}{abs(d_gb):,.1f} GB·s")
         changes.append(
             Change(
                 name=k,
@@ -134,7 +144,7 @@ def explain_row(
                 recommended=_fmt(k, knob.decode(row[k])),
                 gain_ms=gain,
                 gain_fraction=gain_frac,
-                effects=_effects(rev, rec_s, scale),
+                effects=effects,
             )
         )
     changes.sort(key=lambda c: -c.gain_fraction)

@@ -37,6 +37,8 @@ from mrtune.optimizer.objective import (
     point_kind,
 )
 from mrtune.optimizer.outputs import changed_properties
+from mrtune.optimizer.pareto import ParetoChoice, settle
+from mrtune.optimizer.reverts import reverts
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
 from mrtune.optimizer.trust import assess_changes, confident_row
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
@@ -69,6 +71,8 @@ class Recommendation:
     #: ``current_ms``, ``recommended_ms``, ``speedup`` (current / recommended per sample) and,
     #: when changes were withheld, ``speedup_with_withheld``
     intervals: dict[str, Interval] = field(default_factory=dict)
+    #: ``--objective pareto``: the front and the point recommended on it (optimizer.pareto).
+    pareto: ParetoChoice | None = None
 
     @property
     def gain_vs_current(self) -> float:
@@ -133,6 +137,7 @@ class Recommendation:
             "current": self.current,
             "recommended": self.recommended,
             "hadoop_defaults": self.defaults,
+            "pareto_front": self.pareto.to_json() if self.pareto is not None else None,
         }
 
 
@@ -188,6 +193,8 @@ def recommend(
     confidence: bool | None = None,
     include_low_confidence: bool = False,
     samples: int = SAMPLES,
+    max_time_ms: float | None = None,
+    max_gb_s: float | None = None,
 ) -> Recommendation:
     """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
 
@@ -205,6 +212,10 @@ def recommend(
     the point prediction (a full evidence sample per trial would multiply the search's cost by
     the sample count) and scores the final candidates, the pruning steps, by the
     :data:`~mrtune.optimizer.objective.ROBUST_PERCENTILE` of the sampled job time.
+
+    For ``pareto`` the point
+    recommended lies on the front: its knee, or the best within ``max_time_ms`` / ``max_gb_s``
+    (:func:`mrtune.optimizer.pareto.settle`, which also does the pruning).
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -241,7 +252,14 @@ def recommend(
         else Objective(space, kind)
     )
     cur_row = space_current(space)
-    best = _prune(cost_of, cur_row, dict(result.best_values), min_gain)
+    front: ParetoChoice | None = None
+    if objective == ObjectiveKind.pareto:
+        front = settle(
+            space, result, cur_row, min_gain=min_gain, max_time_ms=max_time_ms, max_gb_s=max_gb_s
+        )
+        best = dict(front.chosen.values)
+    else:
+        best = _prune(space, cost_of, cur_row, dict(result.best_values), min_gain)
     metric = "container_gb_s" if kind == ObjectiveKind.resources else "job_ms"
     row, trust = best, {}
     if ev is not None and include_low_confidence:
@@ -254,7 +272,7 @@ def recommend(
     config = space.values_to_config(row)
     defaults_cfg = hadoop_defaults(base)
     cur_s, rec_s, def_s, changes = explain_row(
-        profile, space, cluster, base, cur_row, row, kind, defaults_cfg
+        profile, space, cluster, base, cur_row, row, kind, defaults_cfg, pareto=front is not None
     )
     withheld: list[Change] = []
     full_s = None
@@ -286,6 +304,7 @@ def recommend(
         full=full_s,
         evidence=ev.to_json() if ev is not None else None,
         intervals=intervals,
+        pareto=front,
     )
 
 
@@ -294,12 +313,15 @@ def _cost(cost_of: Callable[[Values], np.ndarray], row: dict[str, float]) -> flo
 
 
 def _prune(
+    space: SearchSpace,
     cost_of: Callable[[Values], np.ndarray],
     cur_row: dict[str, float],
     best: dict[str, float],
     min_gain: float,
 ) -> dict[str, float]:
-    """Greedy pruning of the changes that gain less than ``min_gain`` (module doc)."""
+    """Greedy pruning of the changes that gain less than ``min_gain`` (module doc). Each
+    revert is repaired (:func:`~mrtune.optimizer.reverts.reverts`), so the row kept is the
+    configuration scored and written."""
 
     def costs(rows: list[dict[str, float]]) -> np.ndarray:
         return cost_of({k: np.array([r[k] for r in rows]) for k in rows[0]})
@@ -307,9 +329,9 @@ def _prune(
     base_cost = float(costs([cur_row])[0])
     while True:
         changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
-        if not changed:
+        _, trials = reverts(space, best, cur_row, changed)
+        if not trials:
             break
-        trials = [{**best, k: cur_row[k]} for k in changed]
         both = costs([best, *trials])
         # Marginal gain of each change at the recommended configuration: how much slower it
         # gets without that one change. Measuring at the final point (not against the current

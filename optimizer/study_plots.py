@@ -25,9 +25,16 @@ def _targets(study: Any) -> tuple[Any, str]:
     return (lambda t: t.values[0]), label
 
 
-def write_study_plots(study: Any, prefix: str | Path) -> list[Path]:
+def write_study_plots(
+    study: Any, prefix: str | Path, *, recommended: tuple[float, float] | None = None
+) -> list[Path]:
     """Write ``PREFIX-history.png``, ``PREFIX-importance.png`` and, for a two-objective study,
     ``PREFIX-pareto.png``; return the files written.
+
+    The Pareto plot is Optuna's ``plot_pareto_front`` (every trial, the front highlighted);
+    ``recommended`` (job ms, GB·s) marks the point ``mrtune optimize`` recommends on it (the
+    knee or the best within the limits, :mod:`mrtune.optimizer.pareto`), which may be the
+    current configuration or a trial with small changes undone rather than a trial itself.
 
     Parameter importance is Optuna's default evaluator (fANOVA) on the first objective; it needs
     at least two completed trials and is skipped (not written) when the trials do not vary.
@@ -74,8 +81,32 @@ def write_study_plots(study: Any, prefix: str | Path) -> list[Path]:
             ax = ovm.plot_pareto_front(study, target_names=names)
             ax.set_xscale("log")
             ax.set_yscale("log")
-            save(ax, "pareto", "Pareto front (job time vs container GB·s, log scales)")
+            if recommended is not None:
+                ax.scatter(
+                    [recommended[0]],
+                    [recommended[1]],
+                    marker="*",
+                    s=220,
+                    c="gold",
+                    edgecolors="black",
+                    zorder=5,
+                    label="recommended",
+                )
+                ax.legend(loc="best", fontsize=8)
+            _zoom_on_front(ax, study, recommended)
+            save(ax, "pareto", "Pareto front (job time vs container GB·s, log scales, zoomed)")
     return written
+
+
+def _zoom_on_front(ax: Any, study: Any, mark: tuple[float, float] | None) -> None:
+    """Limit the axes to the front (and the recommended point) with a margin: sampled
+    settings span orders of magnitude, and the front would be a few dots in a corner."""
+    pts = [tuple(t.values) for t in study.best_trials] + ([mark] if mark else [])
+    if not pts:
+        return
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    ax.set_xlim(min(xs) / 1.25, max(xs) * 2.0)
+    ax.set_ylim(min(ys) / 1.25, max(ys) * 2.0)
 
 
 def _varies(trials: list[Any]) -> bool:

@@ -90,7 +90,8 @@ def _perturbed(profile: JobProfile) -> tuple[list[str], list[JobProfile]]:
 
 
 def _rows_batch(space: SearchSpace, rows: list[Row]) -> Any:
-    return space.to_batch({k: np.array([r[k] for r in rows]) for k in rows[0]})
+    """The rows as scored: repaired first (a revert may break a Hadoop limit on its own)."""
+    return space.to_batch(space.repair({k: np.array([r[k] for r in rows]) for k in rows[0]}))
 
 
 def _variants(cur: Row, best: Row, changed: list[str]) -> list[Row]:

@@ -40,9 +40,37 @@ class Constraint:
 
 
 def _map_heap_mb(v: Values, ctx: dict[str, float]) -> np.ndarray:
-    if "mapreduce.map.memory.mb" in v and not ctx.get("explicit_map_xmx"):
-        return np.ceil(v["mapreduce.map.memory.mb"] * ctx["heap_ratio"])
+    """The map heap of each configuration, as the written configuration will have it."""
+    if "mapreduce.map.memory.mb" in v:
+        return followed_heap_mb(
+            v["mapreduce.map.memory.mb"],
+            ratio=ctx["heap_ratio"],
+            explicit=bool(ctx.get("explicit_map_xmx")),
+            current_mb=ctx.get("map_container_mb", -1.0),
+            current_heap_mb=ctx["map_heap_mb"],
+        )
     return np.full_like(next(iter(v.values())), ctx["map_heap_mb"], dtype=np.float64)
+
+
+def followed_heap_mb(
+    container_mb: np.ndarray,
+    *,
+    ratio: float,
+    explicit: bool,
+    current_mb: float,
+    current_heap_mb: float,
+) -> np.ndarray:
+    """The heap (MB) that goes with a searched container size.
+
+    Derived heaps are ``ceil(memory.mb × ratio)`` (Hadoop 3 ``JobConf.getTaskJavaOpts``). An
+    explicit ``-Xmx`` is rewritten to ``floor(memory.mb × ratio)`` when the container changes
+    (:func:`mrtune.search_spaces.space._heap_follows`) and kept as it is when it does not, so
+    the constraints and the model see the heap that is written.
+    """
+    mb = np.asarray(container_mb, dtype=np.float64)
+    if not explicit:
+        return np.ceil(mb * ratio)
+    return np.where(mb == current_mb, current_heap_mb, np.maximum(np.floor(mb * ratio), 1.0))
 
 
 def _sort_check(v: Values, ctx: dict[str, float]) -> np.ndarray:
@@ -100,7 +128,16 @@ def _container_repair(v: Values, ctx: dict[str, float]) -> Values:
     return v
 
 
+#: In repair order: the container is capped first, because the heap and so the sort buffer's
+#: cap follow it (a sort buffer capped against a container that is then shrunk would no
+#: longer fit its heap).
 CONSTRAINTS: tuple[Constraint, ...] = (
+    Constraint(
+        "container-fits-node",
+        "container memory <= yarn.nodemanager.resource.memory-mb",
+        _container_check,
+        _container_repair,
+    ),
     Constraint(
         "sort-buffer-fits-heap",
         f"mapreduce.task.io.sort.mb <= 2047 and <= {SORT_BUFFER_HEAP_SHARE:.0%} of the map heap",
@@ -113,12 +150,6 @@ CONSTRAINTS: tuple[Constraint, ...] = (
         "(MergeManagerImpl refuses maxSingleShuffleLimit >= mergeThreshold)",
         _shuffle_check,
         _shuffle_repair,
-    ),
-    Constraint(
-        "container-fits-node",
-        "container memory <= yarn.nodemanager.resource.memory-mb",
-        _container_check,
-        _container_repair,
     ),
 )
 

@@ -28,6 +28,7 @@ from mrtune.search_spaces.constraints import (
     SORT_BUFFER_HEAP_SHARE,
     CodecVerdict,
     clip_valid,
+    followed_heap_mb,
     job_codec_verdicts,
     map_output_bytes,
     max_reducers_for,
@@ -160,6 +161,7 @@ class SearchSpace:
         return {
             "heap_ratio": b.heap_memory_mb_ratio,
             "map_heap_mb": b.map_heap_bytes / MB,
+            "map_container_mb": float(b.map_container_mb),
             "explicit_map_xmx": float(parse_xmx(b.map_java_opts or b.child_java_opts) is not None),
             "shuffle_limit": b.shuffle_memory_limit_percent,
             "shuffle_merge": b.shuffle_merge_percent,
@@ -222,11 +224,19 @@ class SearchSpace:
         ratio = b.heap_memory_mb_ratio
         explicit_map = parse_xmx(b.map_java_opts or b.child_java_opts) is not None
         explicit_red = parse_xmx(b.reduce_java_opts or b.child_java_opts) is not None
-        if "map_container_mb" in cols and not explicit_map:
-            cols["map_heap_bytes"] = np.ceil(cols["map_container_mb"] * ratio) * MB
-        if "reduce_container_mb" in cols and not explicit_red:
-            cols["reduce_heap_bytes"] = np.ceil(cols["reduce_container_mb"] * ratio) * MB
-            if b.reduce_memory_totalbytes is None:
+        # the heap follows a searched container as the written -Xmx will (followed_heap_mb)
+        for side, explicit in (("map", explicit_map), ("reduce", explicit_red)):
+            if f"{side}_container_mb" not in cols:
+                continue
+            heap_mb = followed_heap_mb(
+                cols[f"{side}_container_mb"],
+                ratio=ratio,
+                explicit=explicit,
+                current_mb=float(getattr(b, f"{side}_container_mb")),
+                current_heap_mb=getattr(b, f"{side}_heap_bytes") / MB,
+            )
+            cols[f"{side}_heap_bytes"] = heap_mb * MB
+            if side == "reduce" and b.reduce_memory_totalbytes is None:
                 cols["reduce_total_mem_bytes"] = cols["reduce_heap_bytes"]
         return ConfigBatch.from_base(b, **cols)
 

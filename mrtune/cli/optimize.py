@@ -13,6 +13,7 @@ from mrtune.cli._confidence import (
     render_changes,
     render_prediction_intervals,
 )
+from mrtune.cli._front_view import front_limits, lint_before_writing, render_front, render_lint
 from mrtune.cli._inputs import (
     ClusterOpt,
     ConfOpt,
@@ -179,6 +180,18 @@ def optimize_cmd(
     ),
     study_name: str | None = typer.Option(None, "--study-name", help="Stored study name."),
     resume: bool = typer.Option(False, "--resume", help="Continue the stored study."),
+    max_time: str | None = typer.Option(
+        None,
+        "--max-time",
+        help="pareto: recommend the cheapest front point finishing within this (e.g. 5min, "
+        "90s); default: the front's knee.",
+    ),
+    max_resources: str | None = typer.Option(
+        None,
+        "--max-resources",
+        help="pareto: recommend the fastest front point using at most this many container "
+        "GB·s (e.g. 200GB·s, 200GBs, 3GB·h).",
+    ),
     plot: Path | None = typer.Option(
         None,
         "--plot",
@@ -229,6 +242,7 @@ def optimize_cmd(
             allowed="xml, flags, hive, pig, json",
         )
     name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
+    limits = front_limits(objective, max_time, max_resources)
     prof, base = load_job(profile, conf)
     warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
@@ -254,9 +268,11 @@ def optimize_cmd(
                 exclude=exclude,
                 local_mode_honoured=local,
                 progress=progress,
-                confidence=True,
+                # pareto: the knee stays on the front shown (no confidence drops)
+                confidence=objective != ObjectiveKind.pareto,
                 include_low_confidence=include_low_confidence,
                 samples=samples,
+                **limits,
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
@@ -267,6 +283,7 @@ def optimize_cmd(
     if names is None:
         names = NameStyle.hadoop1 if base.hadoop_version == 1 else NameStyle.hadoop2
     props = rename(rec.properties, names)
+    report = lint_before_writing(rec, prof, base, spec)
     if output is not None:
         _write_output(rec, props, names, emit, output)
     plots = _plots(rec, plot)
@@ -280,9 +297,12 @@ def optimize_cmd(
         data["pig"] = pig_set_lines(props)
         data["study"] = _study_json(rec, store)
         data["plots"] = [str(p) for p in plots]
+        data["lint"] = report.to_json()
         emit_json(data)
         return
     render(rec, where, names, include_low_confidence)
+    render_front(rec)
+    render_lint(report)
     if withheld:
         console.print(f"[dim]codecs not offered: {'; '.join(withheld)}[/]", highlight=False)
     if store is not None and rec.search.study is not None:
@@ -349,7 +369,9 @@ def _plots(rec: Recommendation, prefix: Path | None) -> list[Path]:
     from mrtune.optimizer.study_plots import write_study_plots
 
     try:
-        return write_study_plots(rec.search.study, prefix)
+        chosen = rec.pareto.chosen if rec.pareto is not None else None
+        mark = None if chosen is None else (chosen.job_ms, chosen.gb_s)
+        return write_study_plots(rec.search.study, prefix, recommended=mark)
     except OSError as exc:
         raise InputError(
             f"cannot write plots: {exc.strerror}", field="--plot", value=str(prefix)

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig, format_property_value
 from mrtune.optimizer.batch._catalog import JobRef
 from mrtune.optimizer.batch._executors import Executor
@@ -88,6 +89,26 @@ class ClusterChoice:
             ).items():
                 out[prop] = format_property_value(_FIELD_OF_ALIAS.get(prop, prop), value)
         return out
+
+    def lint(self, cluster: ClusterSpec) -> Any:
+        """The job-independent lint rules (:func:`mrtune.optimizer.lint.lint_settings`) on
+        Hadoop's defaults with the chosen settings: the file every job of the cluster reads.
+        Values Hadoop's own validation refuses are linted unvalidated, to be reported."""
+        from mrtune.costmodel import JobProfile
+        from mrtune.optimizer.lint import lint_settings
+
+        base = HadoopConfig()
+        changes: dict[str, Any] = {}
+        for n in self.changed:
+            knob = find_knob(n)
+            value = knob.decode(self.values[n])
+            changes.update(knob_to_properties(knob, value, base, JobProfile(input_bytes=1.0)))
+        try:
+            config = base.with_changes(changes)
+        except ValueError:
+            fields = {_FIELD_OF_ALIAS[k]: v for k, v in changes.items() if k in _FIELD_OF_ALIAS}
+            config = base.model_copy(update=fields)
+        return lint_settings(config, cluster)
 
     def reasons(self, objective: str) -> dict[str, str]:
         """Property → why: what reverting that setting alone costs the catalog."""

@@ -211,6 +211,11 @@ def run_batch(
         finally:
             lazy.close()
     summary = summarize(results, choice, settings.objective)
+    if choice is not None:  # lint the cluster-wide file before anything is written
+        lint = choice.lint(settings.cluster)
+        if lint.errors:
+            raise InputError(f"cluster-wide file: lint: {lint.errors[0].line()}; nothing written")
+        summary["cluster_wide"]["lint"] = lint.to_json()
     files = write_outputs(out, results, summary, choice, plots=plots)
     summary_files = {k: str(v) for k, v in files.items()}
     return BatchReport(

@@ -221,20 +221,6 @@ def current_row(space: SearchSpace) -> Row:
     return row_of(space.repair(as_values([row])), 0)
 
 
-def pareto_mask(f1: np.ndarray, f2: np.ndarray) -> np.ndarray:
-    """Mask of the points not dominated in (f1, f2), both minimised; duplicates keep one."""
-    f1 = np.asarray(f1, dtype=np.float64)
-    f2 = np.asarray(f2, dtype=np.float64)
-    order = np.lexsort((f2, f1))
-    keep = np.zeros(len(f1), dtype=bool)
-    best_f2 = np.inf
-    for i in order:
-        if f2[i] < best_f2:
-            keep[i] = True
-            best_f2 = f2[i]
-    return keep
-
-
 def grid_of(space: SearchSpace) -> dict[str, np.ndarray]:
     """Each knob's encoded grid (:meth:`Knob.grid_values`), without values no setting allows.
 

@@ -22,7 +22,7 @@ from mrtune.optimizer.strategies import (
     StudyError,
     get_strategy,
 )
-from mrtune.optimizer.strategies._base import as_values, grid_of, pareto_mask, snap_to_grid
+from mrtune.optimizer.strategies._base import as_values, grid_of, snap_to_grid
 from mrtune.optimizer.strategies._grid_tools import iter_product
 from mrtune.optimizer.strategies._rrs import recursive_random_search
 from mrtune.search_spaces import SearchSpace
@@ -469,20 +469,6 @@ def test_nsga2_resources_objective_picks_the_cheapest_front_point(
         reduce_space, obj, n_trials=40, seed=0
     )
     assert res.best_cost == pytest.approx(min(p[2] for p in res.pareto))
-
-
-@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 20)), min_size=1, max_size=40))
-def test_pareto_mask_keeps_exactly_the_non_dominated(points: list[tuple[int, int]]) -> None:
-    f1 = np.array([p[0] for p in points], dtype=float)
-    f2 = np.array([p[1] for p in points], dtype=float)
-    keep = pareto_mask(f1, f2)
-    for i in range(len(points)):
-        dominated = np.any((f1 <= f1[i]) & (f2 <= f2[i]) & ((f1 < f1[i]) | (f2 < f2[i])))
-        if dominated:
-            assert not keep[i]
-        else:  # non-dominated: kept once per distinct point
-            same = (f1 == f1[i]) & (f2 == f2[i])
-            assert keep[same].sum() == 1
 
 
 # ---------------------------------------------------------------------- RRS
