@@ -119,7 +119,26 @@ class DataflowStats(BaseModel):
         le=1,
         description="COMBINE_OUTPUT / COMBINE_INPUT records, at the profiled spill",
     )
-    combine_size_sel: float = Field(1.0, gt=0, le=1.5, description="combine output / input bytes")
+    combine_size_sel: float = Field(
+        1.0,
+        gt=0,
+        le=1.5,
+        description="combine output / input bytes, at combine_profiled_merge_factor",
+    )
+    combine_profiled_merge_factor: float = Field(
+        1.0,
+        ge=1,
+        description="raw records merged into one combined record where combine_size_sel was "
+        "measured (MAP_OUTPUT_RECORDS / the maps' final records of the profiled run)",
+    )
+    combine_width_growth: float = Field(
+        0.0,
+        ge=0,
+        le=1e6,
+        description="bytes a combined record grows per raw record merged into it "
+        "(mrtune.costmodel.combiner.combined_pair_width): 0 for a summing combiner, about "
+        "one value's width for a list-building one",
+    )
     combine_profiled_input_records: float | None = Field(
         None, gt=0, description="records one combine call saw when combine_pairs_sel was measured"
     )

@@ -43,6 +43,7 @@ from mrtune.costmodel.profile import (
     TaskTiming,
 )
 from mrtune.errors import InputError
+from mrtune.profiling.combine_fit import fit_width_law
 
 if TYPE_CHECKING:
     from mrtune.calibration.machine_costs import MachineCosts
@@ -578,12 +579,15 @@ def _ifile_and_codecs(
                 "from (MAP_OUTPUT_MATERIALIZED_BYTES − 6·segments)/final records − 2",
             )
             st.defaulted("ifile_record_overhead", "2 bytes (two 1-byte vints) assumed")
+            fit_width_law(st, width, J.get("MAP_OUTPUT_RECORDS", 0.0), final_recs)
         else:
             st.measured(
                 "ifile_record_overhead",
                 min(max(per_rec - width, 0.0), 20.0),
                 "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·partitions·maps) / records − pair width",
             )
+    if has_combiner and "combine_width_growth" not in st.values:
+        st.defaulted("combine_width_growth", "combined width not separable: width kept")
     if has_combiner and "combine_size_sel" not in st.values and "combine_pairs_sel" in st.values:
         st.values["combine_size_sel"] = st.values["combine_pairs_sel"]
         st.prov["stats.combine_size_sel"] = (

@@ -38,6 +38,11 @@ from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import CodecStats, DataflowStats
 from mrtune.profiling.codecs import measure_map_output_codec
+from mrtune.profiling.combine_fit import (
+    combined_width_from_materialized,
+    fit_beta_from_groups,
+    fit_width_law,
+)
 from mrtune.readers.history import JobHistory
 
 #: IFile: 2 EOF bytes + 4 checksum bytes per partition segment (``IFile.Writer.close``).
@@ -240,7 +245,13 @@ def combiner_stats(job: JobContext, ms: MapSide) -> None:
         else:
             for name in _COMBINE_STATS:
                 st.defaulted(name, "combiner output records not recorded")
-    st.defaulted("combiner_heaps_beta", "DESIGN decision 4 default exponent")
+    groups, raw = job.R.get("REDUCE_INPUT_GROUPS"), M.get("MAP_OUTPUT_RECORDS")
+    points = (
+        [(raw, groups, "REDUCE_INPUT_GROUPS")]
+        if ms.has_combiner and groups and raw and not job.map_only
+        else []
+    )
+    fit_beta_from_groups(st, points, "DESIGN decision 4 default exponent")
     st.defaulted("max_distinct_keys", "not observable from counters")
 
 
@@ -276,6 +287,8 @@ def materialized_stats(job: JobContext, ms: MapSide) -> dict[str, CodecStats]:
         )
     elif cfg.map_output_compress:
         st.defaulted("ifile_record_overhead", "map output is compressed: overhead not separable")
+    elif ms.has_combiner and final_recs and ms.width:
+        combined_width_stats(job, ms, mat, final_recs)
     elif fw is not None and final_recs:
         ifile_overhead(job, mat, final_recs, fw)
     else:
@@ -291,6 +304,28 @@ def materialized_stats(job: JobContext, ms: MapSide) -> dict[str, CodecStats]:
                 "the one the job ran with"
             )
     return codecs
+
+
+def combined_width_stats(job: JobContext, ms: MapSide, mat: float, final_recs: float) -> None:
+    """With a combiner, uncompressed materialized bytes give the combined records' width
+    (IFile framing of small records assumed) and so the width law
+    (:mod:`mrtune.profiling.combine_fit`)."""
+    st = job.st
+    comb_w = combined_width_from_materialized(
+        mat, job.parts * job.n_maps, final_recs, IFILE_SEGMENT_BYTES
+    )
+    sel = st.values.get("combine_pairs_sel")
+    if comb_w is None or not sel or not ms.width:
+        st.defaulted("ifile_record_overhead", "combined output width not separable")
+        return
+    st.measured(
+        "combine_size_sel",
+        min(max(sel * comb_w / ms.width, 1e-9), 1.5),
+        "combine_pairs_sel × combined width / map output width, the combined width from "
+        "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·segments) / final records − 2",
+    )
+    st.defaulted("ifile_record_overhead", "2 bytes (two 1-byte vints) assumed with a combiner")
+    fit_width_law(st, ms.width, job.M.get("MAP_OUTPUT_RECORDS", 0.0), final_recs)
 
 
 def ifile_overhead(job: JobContext, mat: float, final_recs: float, fw: float) -> None:

@@ -49,6 +49,8 @@ _UNITS = {
     "input_pair_width": "bytes/record",
     "ifile_record_overhead": "bytes/record",
     "combine_profiled_input_records": "records",
+    "combine_profiled_merge_factor": "records/record",
+    "combine_width_growth": "bytes per merged record",
     "max_distinct_keys": "keys",
     "key_vocabulary": "keys",
     "reduce_pairs_per_group": "records/group",
