@@ -213,6 +213,7 @@ def fit_heaps_beta(
     if not xs:
         return None
     x, y = np.array(xs), np.array(ys)
-    beta = float(np.clip(np.sum(x * y) / np.sum(x * x), 0.01, 1.0))
+    # saturated keys (a map holds as many as the job) give 0: the field must stay > 0
+    beta = float(np.clip(np.sum(x * y) / np.sum(x * x), 1e-6, 1.0))
     worst = float(np.max(np.abs(np.expm1(beta * x - y))))
     return beta, worst

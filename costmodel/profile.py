@@ -171,6 +171,13 @@ class DataflowStats(BaseModel):
         description="factor on the Zipf key law's expected distinct counts, so that the profiled "
         "run's own combine outputs (one sample of the law) are reproduced exactly",
     )
+    key_groups_scale: float = Field(
+        1.0,
+        ge=0.5,
+        le=2,
+        description="factor on the key law's distinct keys of a whole job (the reduce's input "
+        "groups), so that the profiled run's REDUCE_INPUT_GROUPS is reproduced exactly",
+    )
     input_compress_ratio: float = Field(1.0, gt=0, le=1.5, description="HDFS_BYTES_READ / input")
     out_compress_ratio: float | None = Field(
         None, gt=0, le=1.5, description="measured output ratio for the profiled codec, if any"

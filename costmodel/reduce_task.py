@@ -319,7 +319,8 @@ def _reduce_output(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> Non
     out_bytes = in_recs * w.mf_w * st.reduce_size_sel
     law = _key_law_known(profile)
     if law is not False and bool(np.any(law)):
-        g_law = _combine(in_recs, w.m * w.q_raw, profile, w.parts)
+        raw = w.m * w.q_raw
+        g_law = np.minimum(_combine(in_recs, raw, profile, w.parts) * st.key_groups_scale, in_recs)
         per_group = st.reduce_pairs_sel * st.reduce_pairs_per_group
         # REDUCE_OUTPUT_BYTES / REDUCE_OUTPUT_RECORDS of the profile: reduce_size_sel is the
         # output bytes over REDUCE_INPUT_RECORDS × the profiled combined width

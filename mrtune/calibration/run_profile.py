@@ -31,7 +31,7 @@ from scipy.optimize import brentq, least_squares
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.combiner import zipf_distinct_exact
+from mrtune.costmodel.combiner import zipf_distinct, zipf_distinct_exact
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, map_task
 from mrtune.costmodel.profile import (
@@ -332,6 +332,26 @@ def _fit_key_law(rec: RunRecord, st: _Prov) -> bool:
     return True
 
 
+def _fit_groups_scale(profile: JobProfile, rec: RunRecord, st: _Prov) -> None:
+    """``key_groups_scale``: the job's REDUCE_INPUT_GROUPS over the key law's distinct keys of
+    all its map output records, so the model's groups (and so the reduce output) are the
+    profiled run's own at its own input (the law's fit leaves up to 1% there)."""
+    J = flat_counters(rec.counters)
+    groups, total = J.get("REDUCE_INPUT_GROUPS", 0.0), J.get("MAP_OUTPUT_RECORDS", 0.0)
+    vocab, s = profile.stats.key_vocabulary, profile.stats.key_zipf_exponent
+    if groups <= 0 or total <= 0 or vocab is None or s is None:
+        st.defaulted("key_groups_scale", "REDUCE_INPUT_GROUPS not recorded")
+        return
+    # the table the model interpolates (combined_records), so the scale is exact there
+    law = st.values.get("key_law_scale", 1.0) * float(zipf_distinct(total, vocab, s))
+    st.measured(
+        "key_groups_scale",
+        min(max(groups / law, 0.5), 2.0),
+        f"REDUCE_INPUT_GROUPS {groups:.0f} ÷ the key law's {law:.0f} distinct keys in "
+        f"{total:.0f} map output records",
+    )
+
+
 def _fit_combiner(
     profile: JobProfile, cfg: HadoopConfig, rec: RunRecord, split: np.ndarray, st: _Prov
 ) -> None:
@@ -376,6 +396,7 @@ def _fit_combiner(
             "combine_profiled_input_records", n0, "records of one full spill of the profiled run"
         )
         st.defaulted("combiner_heaps_beta", "not used: the keys' Zipf law is known")
+        _fit_groups_scale(profile, rec, st)
         return
     if merge_combines:
         res = least_squares(

@@ -252,6 +252,14 @@ def combiner_stats(job: JobContext, ms: MapSide) -> None:
         else []
     )
     fit_beta_from_groups(st, points, "DESIGN decision 4 default exponent")
+    why = (
+        "the job has no combiner"
+        if not ms.has_combiner
+        else "combined width not measurable (map output compressed, or its final records "
+        "unknown): the width is kept"
+    )
+    for name in ("combine_width_growth", "combine_profiled_merge_factor"):
+        st.defaulted(name, why)  # measured later from the materialized bytes when they allow
     st.defaulted("max_distinct_keys", "not observable from counters")
 
 

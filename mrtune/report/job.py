@@ -57,6 +57,7 @@ _UNITS = {
     "combiner_heaps_beta": "exponent",
     "key_zipf_exponent": "exponent",
     "key_law_scale": "factor",
+    "key_groups_scale": "factor",
     "sort_cache_slowdown": "fraction per doubling",
     "spill_contention": "fraction",
 }
