@@ -104,3 +104,29 @@ def fit_beta_from_groups(
         f"Heaps exponent through one spill's combine ({sel * n0:.0f} of {n0:.0f} records) and "
         f"{names}; worst relative error {worst:.1%}",
     )
+
+
+def measure_combined_width(
+    st: _Stats,
+    raw_width: float,
+    raw_records: float,
+    materialized: float,
+    segments: float,
+    final_records: float,
+) -> None:
+    """``combine_size_sel`` from uncompressed MAP_OUTPUT_MATERIALIZED_BYTES (IFile framing of
+    small records assumed, so ``ifile_record_overhead`` keeps its 2-byte default), then the
+    width law (:func:`fit_width_law`)."""
+    comb_w = combined_width_from_materialized(materialized, segments, final_records)
+    sel = st.values.get("combine_pairs_sel")
+    if comb_w is None or not sel or raw_width <= 0:
+        _defaulted(st, "ifile_record_overhead", "combined output width not separable")
+        return
+    st.measured(
+        "combine_size_sel",
+        min(max(sel * comb_w / raw_width, 1e-9), 1.5),
+        "combine_pairs_sel × combined width / map output width, the combined width from "
+        "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·segments) / final records − 2",
+    )
+    _defaulted(st, "ifile_record_overhead", "2 bytes (two 1-byte vints) assumed with a combiner")
+    fit_width_law(st, raw_width, raw_records, final_records)

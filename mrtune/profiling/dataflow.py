@@ -38,11 +38,7 @@ from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import CodecStats, DataflowStats
 from mrtune.profiling.codecs import measure_map_output_codec
-from mrtune.profiling.combine_fit import (
-    combined_width_from_materialized,
-    fit_beta_from_groups,
-    fit_width_law,
-)
+from mrtune.profiling.combine_fit import fit_beta_from_groups, measure_combined_width
 from mrtune.readers.history import JobHistory
 
 #: IFile: 2 EOF bytes + 4 checksum bytes per partition segment (``IFile.Writer.close``).
@@ -252,14 +248,9 @@ def combiner_stats(job: JobContext, ms: MapSide) -> None:
         else []
     )
     fit_beta_from_groups(st, points, "DESIGN decision 4 default exponent")
-    why = (
-        "the job has no combiner"
-        if not ms.has_combiner
-        else "combined width not measurable (map output compressed, or its final records "
-        "unknown): the width is kept"
-    )
+    why = "combined width not measurable (compressed, or final records unknown): width kept"
     for name in ("combine_width_growth", "combine_profiled_merge_factor"):
-        st.defaulted(name, why)  # measured later from the materialized bytes when they allow
+        st.defaulted(name, why if ms.has_combiner else "the job has no combiner")
     st.defaulted("max_distinct_keys", "not observable from counters")
 
 
@@ -315,25 +306,11 @@ def materialized_stats(job: JobContext, ms: MapSide) -> dict[str, CodecStats]:
 
 
 def combined_width_stats(job: JobContext, ms: MapSide, mat: float, final_recs: float) -> None:
-    """With a combiner, uncompressed materialized bytes give the combined records' width
-    (IFile framing of small records assumed) and so the width law
-    (:mod:`mrtune.profiling.combine_fit`)."""
-    st = job.st
-    comb_w = combined_width_from_materialized(
-        mat, job.parts * job.n_maps, final_recs, IFILE_SEGMENT_BYTES
-    )
-    sel = st.values.get("combine_pairs_sel")
-    if comb_w is None or not sel or not ms.width:
-        st.defaulted("ifile_record_overhead", "combined output width not separable")
-        return
-    st.measured(
-        "combine_size_sel",
-        min(max(sel * comb_w / ms.width, 1e-9), 1.5),
-        "combine_pairs_sel × combined width / map output width, the combined width from "
-        "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·segments) / final records − 2",
-    )
-    st.defaulted("ifile_record_overhead", "2 bytes (two 1-byte vints) assumed with a combiner")
-    fit_width_law(st, ms.width, job.M.get("MAP_OUTPUT_RECORDS", 0.0), final_recs)
+    """With a combiner, uncompressed materialized bytes give the combined width and the
+    width law (:func:`mrtune.profiling.combine_fit.measure_combined_width`)."""
+    segments = job.parts * job.n_maps
+    raw = job.M.get("MAP_OUTPUT_RECORDS", 0.0)
+    measure_combined_width(job.st, ms.width or 0.0, raw, mat, segments, final_recs)
 
 
 def ifile_overhead(job: JobContext, mat: float, final_recs: float, fw: float) -> None:
