@@ -286,13 +286,24 @@ def predict_job(
     segs_per_job = n_maps * Rn
     seg_recs = tot_final / segs_per_job
     seg_raw = tot_raw / segs_per_job
+    seg_width = mf.final_pair_width
+    if map_inputs.any_combining:
+        # full and tail maps' combined records differ in width (their merge factors differ):
+        # a reducer's segments hold them in proportion to their records
+        seg_bytes = n_full * mf.final_records * mf.final_pair_width
+        seg_bytes = seg_bytes + n_tail * mt.final_records * mt.final_pair_width
+        seg_width = np.where(
+            map_inputs.combining & (tot_final > 0),
+            np.divide(seg_bytes, tot_final, out=np.zeros(n), where=tot_final > 0),
+            mf.final_pair_width,
+        )
     rd = reduce_task(
         profile,
         batch,
         n_maps,
         seg_recs,
         seg_raw,
-        mf.final_pair_width,
+        seg_width,
         map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
         counters=counters,
     )

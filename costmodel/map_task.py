@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.codecs import codec_arrays
-from mrtune.costmodel.combiner import combined_records, combined_width_factor
+from mrtune.costmodel.combiner import combined_pair_width, combined_records, combined_width_factor
 from mrtune.costmodel.merger import _spill_plan_float
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.stacked import StackedProfiles, nonzero, stacked_combined_records, where
@@ -390,9 +390,18 @@ def _read_map(
 
 
 def _combine(n_in: F64, n_raw: F64, profile: JobProfile | StackedProfiles) -> F64:
+    """Distinct keys of a combine over a whole spill or map output (all partitions: each
+    key lands in one of them, so their sum is the distinct keys of the whole)."""
     if isinstance(profile, StackedProfiles):
         return stacked_combined_records(n_in, n_raw, profile)
     return combined_records(n_in, n_raw, profile.stats)
+
+
+def _comb_width(
+    n_raw: F64, n_out: F64, profile: JobProfile | StackedProfiles, mi: MapInputs
+) -> F64:
+    """Width of the records a combine of ``n_raw`` raw records into ``n_out`` writes."""
+    return combined_pair_width(n_raw, n_out, mi.width, profile.stats)
 
 
 def _spill_dataflow(w: _MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> None:
@@ -417,9 +426,15 @@ def _spill_dataflow(w: _MapWork, profile: JobProfile | StackedProfiles, mi: MapI
     else:
         c_full, c_last = r_full, r_last
     w_rec, eof_parts, chk_parts, ratio = mi.w_rec, mi.eof_parts, mi.chk_parts, mi.ratio
+    wr_full = wr_last = w_rec
+    if mi.any_combining:
+        # a combined record's width follows how many raw records it merged (its merge factor)
+        ovh = profile.stats.ifile_record_overhead
+        wr_full = np.where(mi.combining, _comb_width(r_full, c_full, profile, mi) + ovh, w_rec)
+        wr_last = np.where(mi.combining, _comb_width(r_last, c_last, profile, mi) + ovh, w_rec)
     # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
-    w.u_full = u_full = _fma(c_full, w_rec, eof_parts)
-    w.u_last = u_last = _fma(c_last, w_rec, eof_parts)
+    w.u_full = u_full = _fma(c_full, wr_full, eof_parts)
+    w.u_last = u_last = _fma(c_last, wr_last, eof_parts)
     w.d_full = d_full = _fma(u_full, ratio, chk_parts)
     w.d_last = d_last = _fma(u_last, ratio, chk_parts)
     w.n_full = n_full = np.maximum(spills - 1, 0.0)
@@ -527,6 +542,14 @@ def _merge(
     # With one spill the final output is that spill (rename): the IFile formulas below give its
     # bytes exactly; only zero-spill rows need the explicit zeros.
     final_u = _fma(final_recs, mi.w_rec, mi.eof_parts)
+    if mi.any_combining:
+        # merged without a combine, the spills' records keep their widths; combined in the
+        # merge, a record has merged (map output records / final records) raw ones
+        kept_u = w.spill_u_written - w.spills * mi.eof_parts + mi.eof_parts
+        ovh = profile.stats.ifile_record_overhead
+        w_fin = _comb_width(out_recs, final_recs, profile, mi) + ovh
+        comb_u = np.where(comb_merge, _fma(final_recs, w_fin, mi.eof_parts), kept_u)
+        final_u = np.where(mi.combining, comb_u, final_u)
     final_d = _fma(final_u, mi.ratio, mi.chk_parts)
     if w.any_no_spill:
         final_u = np.where(merging, final_u, w.spill_u_written)
@@ -556,6 +579,21 @@ def _merge(
         else:
             w.comb_in = w.comb_out = np.zeros(len(spills))
         w.file_written = w.spill_bytes_written + merge_written + mi.index_bytes
+
+
+def _final_pair_width(
+    w: _MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs, counters: bool
+) -> F64:
+    """Serialized key + value bytes per record of the map's final output (what a reducer's
+    segment holds): the combined width where a combiner ran, the map output width otherwise."""
+    if not mi.any_combining:
+        return mi.w_spill.copy() if counters else mi.w_spill
+    recs = w.final_recs
+    per_rec = (
+        np.divide(w.final_u - mi.eof_parts, recs, out=np.zeros_like(recs), where=recs > 0)
+        - profile.stats.ifile_record_overhead
+    )
+    return np.where(mi.combining & (recs > 0), per_rec, mi.w_spill)
 
 
 def _map_result(
@@ -604,7 +642,7 @@ def _map_result(
         materialized_bytes=w.final_d,
         final_uncompressed_bytes=w.final_u,
         # MapInputs is shared by the full and tail tasks
-        final_pair_width=mi.w_spill.copy() if counters else mi.w_spill,
+        final_pair_width=_final_pair_width(w, profile, mi, counters),
         file_bytes_written=w.file_written if counters else None,
         file_bytes_read=w.merge_read,
         hdfs_bytes_written=hdfs_written,

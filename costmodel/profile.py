@@ -119,7 +119,26 @@ class DataflowStats(BaseModel):
         le=1,
         description="COMBINE_OUTPUT / COMBINE_INPUT records, at the profiled spill",
     )
-    combine_size_sel: float = Field(1.0, gt=0, le=1.5, description="combine output / input bytes")
+    combine_size_sel: float = Field(
+        1.0,
+        gt=0,
+        le=1.5,
+        description="combine output / input bytes, at combine_profiled_merge_factor",
+    )
+    combine_profiled_merge_factor: float = Field(
+        1.0,
+        ge=1,
+        description="raw records merged into one combined record where combine_size_sel was "
+        "measured (MAP_OUTPUT_RECORDS / the maps' final records of the profiled run)",
+    )
+    combine_width_growth: float = Field(
+        0.0,
+        ge=0,
+        le=1e6,
+        description="bytes a combined record grows per raw record merged into it "
+        "(mrtune.costmodel.combiner.combined_pair_width): 0 for a summing combiner, about "
+        "one value's width for a list-building one",
+    )
     combine_profiled_input_records: float | None = Field(
         None, gt=0, description="records one combine call saw when combine_pairs_sel was measured"
     )
@@ -151,6 +170,13 @@ class DataflowStats(BaseModel):
         le=2,
         description="factor on the Zipf key law's expected distinct counts, so that the profiled "
         "run's own combine outputs (one sample of the law) are reproduced exactly",
+    )
+    key_groups_scale: float = Field(
+        1.0,
+        ge=0.5,
+        le=2,
+        description="factor on the key law's distinct keys of a whole job (the reduce's input "
+        "groups), so that the profiled run's REDUCE_INPUT_GROUPS is reproduced exactly",
     )
     input_compress_ratio: float = Field(1.0, gt=0, le=1.5, description="HDFS_BYTES_READ / input")
     out_compress_ratio: float | None = Field(

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.codecs import codec_arrays
-from mrtune.costmodel.combiner import combined_records, combined_width_factor
+from mrtune.costmodel.combiner import combined_pair_width, combined_records
 from mrtune.costmodel.map_task import (
     IFILE_CHECKSUM_BYTES,
     IFILE_EOF_BYTES,
@@ -37,7 +37,7 @@ from mrtune.costmodel.map_task import (
 )
 from mrtune.costmodel.merger import reduce_merge_rows
 from mrtune.costmodel.profile import JobProfile
-from mrtune.costmodel.stacked import StackedProfiles, nonzero, stacked_combined_records, where
+from mrtune.costmodel.stacked import StackedProfiles, nonzero, stacked_combined_records
 
 F64 = NDArray[np.float64]
 INT_MAX = float(2**31 - 1)
@@ -125,6 +125,7 @@ def reduce_task(
     w.m = m
     w.q = np.asarray(seg_records, dtype=np.float64)
     w.q_raw = np.asarray(seg_raw_records, dtype=np.float64)
+    w.parts = np.maximum(batch.num_reducers.astype(np.float64), 1.0)
     w.w = np.asarray(seg_width, dtype=np.float64)
     if map_codecs is None:
         map_codecs = codec_arrays(profile, batch.map_codec)
@@ -198,11 +199,15 @@ def _inmem_merges(
     w.mem_left = (m - n_inmem * per_merge) * w.to_mem_f
     w.combining = combining = batch.use_combiner & profile.has_combiner
     w.any_combining = bool(combining.any())
-    wfac = where(profile.has_combiner, combined_width_factor(st), 1.0)
     w.mf_in = mf_in = per_merge * q
     if w.any_combining:
-        w.mf_recs = np.where(combining, _combine(mf_in, per_merge * w.q_raw, profile), mf_in)
-        w.mf_w = np.where(combining, w.w * wfac, w.w)
+        # one partition's records: the key law over all partitions, split R ways; the
+        # segments' records are already combined (their width is the map's combined width),
+        # so the width of the merge's output follows the raw records merged into one
+        raw = per_merge * w.q_raw
+        w.mf_recs = np.where(combining, _combine(mf_in, raw, profile, w.parts), mf_in)
+        mf_w = combined_pair_width(raw, w.mf_recs, st.map_output_pair_width, st)
+        w.mf_w = np.where(combining, mf_w, w.w)
         mf_u = w.mf_recs * (w.mf_w + st.ifile_record_overhead) + IFILE_EOF_BYTES
     else:
         w.mf_recs, w.mf_w = mf_in, w.w
@@ -257,7 +262,6 @@ def _reduce_dataflow(
 ) -> None:
     """Records and bytes through the shuffle, the merges, reduce() and the write (§4.3,
     §4.4); the final merge's first pass reads no in-memory segment from disk."""
-    st = profile.stats
     m, q, file_d = w.m, w.q, w.file_d
     w.in_records = w.n_inmem * w.mf_recs + w.mem_left * q + m * q * w.not_mem_f
     if w.any_combining:
@@ -273,8 +277,7 @@ def _reduce_dataflow(
     w.interm_d = w.ird * file_d
     w.interm_wd = w.iwd * file_d + w.iwm * w.seg_c
     w.final_disk_bytes = w.fdd * file_d + w.fdm * w.seg_c + w.ev_d_disk
-    red_in_bytes_u = w.in_records * w.mf_w
-    w.out_bytes = red_in_bytes_u * st.reduce_size_sel
+    _reduce_output(w, profile)
     out_ratio, w.out_comp, _ = codec_arrays(profile, batch.out_codec)
     w.hdfs_written = w.out_bytes * out_ratio
     if counters:
@@ -285,6 +288,53 @@ def _reduce_dataflow(
             w.disk_fetch_bytes + w.inmem_written_d + w.sh_merge_d + w.ev_d_disk + w.interm_wd
         )
         w.file_read = w.sh_merge_d + w.interm_d + w.final_disk_bytes
+
+
+def _key_law_known(profile: JobProfile | StackedProfiles) -> bool | NDArray[np.bool_]:
+    """Whether the profile's combiner key law has a calibration point (a Heaps point or a
+    Zipf law): then it counts the job's distinct keys, not only a combine's."""
+    st = profile.stats
+    if isinstance(profile, StackedProfiles):
+        n0, vocab = st.combine_profiled_input_records, st.key_vocabulary
+        return profile.has_combiner & (~np.isnan(n0) | ~np.isnan(vocab))
+    known = st.combine_profiled_input_records is not None or st.key_vocabulary is not None
+    return bool(profile.has_combiner and known)
+
+
+def _reduce_output(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> None:
+    """Input groups, output records and output bytes of one reducer.
+
+    Without a combiner these are the profile's reduce selectivities applied to the reduce
+    input. With one, the input records depend on where the combiner ran, but the groups do
+    not: they are the distinct keys of the partition's raw map output (the key law split R
+    ways, :func:`~mrtune.costmodel.combiner.combined_records`), and reduce() runs once per
+    group, so output records = groups × (REDUCE_OUTPUT_RECORDS / REDUCE_INPUT_GROUPS) and
+    output bytes = output records × the profiled output record width: each selectivity is
+    applied once, to a quantity that does not change with the combiner, the spills or R.
+    """
+    st = profile.stats
+    in_recs = w.in_records
+    groups = in_recs / st.reduce_pairs_per_group
+    out_records = in_recs * st.reduce_pairs_sel
+    out_bytes = in_recs * w.mf_w * st.reduce_size_sel
+    law = _key_law_known(profile)
+    if law is not False and bool(np.any(law)):
+        raw = w.m * w.q_raw
+        g_law = np.minimum(_combine(in_recs, raw, profile, w.parts) * st.key_groups_scale, in_recs)
+        per_group = st.reduce_pairs_sel * st.reduce_pairs_per_group
+        # REDUCE_OUTPUT_BYTES / REDUCE_OUTPUT_RECORDS of the profile: reduce_size_sel is the
+        # output bytes over REDUCE_INPUT_RECORDS × the profiled combined width
+        comb_w = st.map_output_pair_width * (st.combine_size_sel / st.combine_pairs_sel)
+        w_out = np.divide(
+            st.reduce_size_sel * comb_w,
+            st.reduce_pairs_sel,
+            out=np.zeros_like(np.asarray(st.reduce_pairs_sel * comb_w, dtype=np.float64)),
+            where=np.asarray(st.reduce_pairs_sel) > 0,
+        )
+        groups = np.where(law, g_law, groups)
+        out_records = np.where(law, groups * per_group, out_records)
+        out_bytes = np.where(law, out_records * w_out, out_bytes)
+    w.groups, w.out_records, w.out_bytes = groups, out_records, out_bytes
 
 
 def _reduce_costs(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> None:
@@ -347,10 +397,11 @@ def _reduce_costs(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> None
     w.reduce_io, w.reduce_cpu = reduce_io, reduce_cpu
 
 
-def _combine(n_in: F64, n_raw: F64, profile: JobProfile | StackedProfiles) -> F64:
+def _combine(n_in: F64, n_raw: F64, profile: JobProfile | StackedProfiles, parts: F64) -> F64:
+    """Distinct keys among ``n_raw`` raw records of one of ``parts`` partitions."""
     if isinstance(profile, StackedProfiles):
-        return stacked_combined_records(n_in, n_raw, profile)
-    return combined_records(n_in, n_raw, profile.stats)
+        return stacked_combined_records(n_in, n_raw, profile, parts)
+    return combined_records(n_in, n_raw, profile.stats, parts)
 
 
 def _ms(x: F64) -> F64:
@@ -361,7 +412,7 @@ def _reduce_result(
     w: _ReduceWork, profile: JobProfile | StackedProfiles, n: int, counters: bool
 ) -> ReduceTaskResult:
     """The task's counters and phase times (ns → ms); counters left out are ``None``."""
-    st, c = profile.stats, profile.costs
+    c = profile.costs
     zero = np.zeros(n)
     comb_in = w.comb_in if w.comb_in is not None else zero
     comb_out = w.comb_out if w.comb_out is not None else zero
@@ -377,8 +428,8 @@ def _reduce_result(
         evicted_merged_to_disk=w.ev_to_disk.astype(np.float64) if counters else None,
         final_merge_passes=w.passes,
         input_records=in_records,
-        input_groups=in_records / st.reduce_pairs_per_group if counters else None,
-        output_records=in_records * st.reduce_pairs_sel if counters else None,
+        input_groups=w.groups if counters else None,
+        output_records=w.out_records if counters else None,
         output_bytes=w.out_bytes,
         hdfs_bytes_written=w.hdfs_written,
         spilled_records=w.spilled if counters else None,

@@ -197,7 +197,9 @@ def _key_laws(profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> tuple[_
     return tuple(laws)
 
 
-def stacked_combined_records(n_in: F64, n_raw: F64, profiles: StackedProfiles) -> F64:
+def stacked_combined_records(
+    n_in: F64, n_raw: F64, profiles: StackedProfiles, parts: F64 | float = 1.0
+) -> F64:
     """:func:`~mrtune.costmodel.combiner.combined_records` with each row's own key law.
 
     Rows of jobs without a combiner get their input back (the model only reads combined
@@ -205,10 +207,12 @@ def stacked_combined_records(n_in: F64, n_raw: F64, profiles: StackedProfiles) -
     n_in = np.asarray(n_in, dtype=np.float64)
     n_raw = np.asarray(n_raw, dtype=np.float64)
     if len(profiles.key_laws) == 1 and profiles.key_laws[0].rows is None:
-        return combined_records(n_in, n_raw, profiles.key_laws[0].stats)
+        return combined_records(n_in, n_raw, profiles.key_laws[0].stats, parts)
     out = n_in.copy()
+    parts = np.broadcast_to(np.asarray(parts, dtype=np.float64), n_in.shape)
     for law in profiles.key_laws:
-        out[law.rows] = combined_records(n_in[law.rows], n_raw[law.rows], law.stats)
+        rows = law.rows
+        out[rows] = combined_records(n_in[rows], n_raw[rows], law.stats, parts[rows])
     return out
 
 

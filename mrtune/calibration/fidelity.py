@@ -85,7 +85,7 @@ PHASES: tuple[str, ...] = (
     "reduce.reduce",
 )
 #: Prefix of a job's labels in the matrix (``mrtune/harness/matrices/matrix.yaml``).
-JOB_PREFIX = {"sort": "sort", "wordcount": "wc", "selectivity": "sel"}
+JOB_PREFIX = {"sort": "sort", "wordcount": "wc", "selectivity": "sel", "postings": "pst"}
 SPLIT_NOTE = (
     "costmodel/job.py predict_job gives every full split rint(split bytes / width) records and "
     "the tail split the rest of the file; the project's record readers (like "

@@ -31,7 +31,7 @@ from scipy.optimize import brentq, least_squares
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.combiner import zipf_distinct_exact
+from mrtune.costmodel.combiner import zipf_distinct, zipf_distinct_exact
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, map_task
 from mrtune.costmodel.profile import (
@@ -43,6 +43,7 @@ from mrtune.costmodel.profile import (
     TaskTiming,
 )
 from mrtune.errors import InputError
+from mrtune.profiling.combine_fit import fit_width_law
 
 if TYPE_CHECKING:
     from mrtune.calibration.machine_costs import MachineCosts
@@ -331,6 +332,26 @@ def _fit_key_law(rec: RunRecord, st: _Prov) -> bool:
     return True
 
 
+def _fit_groups_scale(profile: JobProfile, rec: RunRecord, st: _Prov) -> None:
+    """``key_groups_scale``: the job's REDUCE_INPUT_GROUPS over the key law's distinct keys of
+    all its map output records, so the model's groups (and so the reduce output) are the
+    profiled run's own at its own input (the law's fit leaves up to 1% there)."""
+    J = flat_counters(rec.counters)
+    groups, total = J.get("REDUCE_INPUT_GROUPS", 0.0), J.get("MAP_OUTPUT_RECORDS", 0.0)
+    vocab, s = profile.stats.key_vocabulary, profile.stats.key_zipf_exponent
+    if groups <= 0 or total <= 0 or vocab is None or s is None:
+        st.defaulted("key_groups_scale", "REDUCE_INPUT_GROUPS not recorded")
+        return
+    # the table the model interpolates (combined_records), so the scale is exact there
+    law = st.values.get("key_law_scale", 1.0) * float(zipf_distinct(total, vocab, s))
+    st.measured(
+        "key_groups_scale",
+        min(max(groups / law, 0.5), 2.0),
+        f"REDUCE_INPUT_GROUPS {groups:.0f} ÷ the key law's {law:.0f} distinct keys in "
+        f"{total:.0f} map output records",
+    )
+
+
 def _fit_combiner(
     profile: JobProfile, cfg: HadoopConfig, rec: RunRecord, split: np.ndarray, st: _Prov
 ) -> None:
@@ -375,6 +396,7 @@ def _fit_combiner(
             "combine_profiled_input_records", n0, "records of one full spill of the profiled run"
         )
         st.defaulted("combiner_heaps_beta", "not used: the keys' Zipf law is known")
+        _fit_groups_scale(profile, rec, st)
         return
     if merge_combines:
         res = least_squares(
@@ -578,12 +600,15 @@ def _ifile_and_codecs(
                 "from (MAP_OUTPUT_MATERIALIZED_BYTES − 6·segments)/final records − 2",
             )
             st.defaulted("ifile_record_overhead", "2 bytes (two 1-byte vints) assumed")
+            fit_width_law(st, width, J.get("MAP_OUTPUT_RECORDS", 0.0), final_recs)
         else:
             st.measured(
                 "ifile_record_overhead",
                 min(max(per_rec - width, 0.0), 20.0),
                 "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·partitions·maps) / records − pair width",
             )
+    if has_combiner and "combine_width_growth" not in st.values:
+        st.defaulted("combine_width_growth", "combined width not separable: width kept")
     if has_combiner and "combine_size_sel" not in st.values and "combine_pairs_sel" in st.values:
         st.values["combine_size_sel"] = st.values["combine_pairs_sel"]
         st.prov["stats.combine_size_sel"] = (

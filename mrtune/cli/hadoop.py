@@ -36,6 +36,7 @@ class JobName(StrEnum):
     wordcount = "wordcount"
     sort = "sort"
     selectivity = "selectivity"
+    postings = "postings"
 
 
 def _runs_table(rows: list[dict[str, object]], title: str) -> Table:

@@ -99,8 +99,8 @@ def write_zipf_text(
 
 
 def input_kind_for_job(job: str) -> str:
-    """``text`` for WordCount, ``records`` for sort and selectivity."""
-    return "text" if job == "wordcount" else "records"
+    """``text`` for WordCount and postings, ``records`` for sort and selectivity."""
+    return "text" if job in ("wordcount", "postings") else "records"
 
 
 def ensure_input(

@@ -70,7 +70,7 @@ class RunSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     label: str
-    job: Literal["wordcount", "sort", "selectivity"]
+    job: Literal["wordcount", "sort", "selectivity", "postings"]
     input: str
     settings: dict[str, str] = Field(default_factory=dict)
     xmx_mb: int | None = Field(default=None, ge=64)
@@ -83,7 +83,7 @@ class GridSpec(BaseModel):
     """A cartesian product of settings over inputs."""
 
     model_config = ConfigDict(extra="forbid")
-    job: Literal["wordcount", "sort", "selectivity"]
+    job: Literal["wordcount", "sort", "selectivity", "postings"]
     label: str
     inputs: list[str]
     settings: dict[str, list[str | int | float | bool]] = Field(default_factory=dict)

@@ -36,7 +36,7 @@ from mrtune.harness.compile import DRIVER_CLASS, LOG4J2_PROPERTIES, compile_jobs
 from mrtune.harness.datagen import warm_cache
 from mrtune.harness.jars import HadoopJars
 
-JOBS = ("wordcount", "sort", "selectivity")
+JOBS = ("wordcount", "sort", "selectivity", "postings")
 
 #: -D settings the harness adds to every run (the run folder's paths are added per run).
 HARNESS_SETTINGS: dict[str, str] = {

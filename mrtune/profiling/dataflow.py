@@ -38,6 +38,7 @@ from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import CodecStats, DataflowStats
 from mrtune.profiling.codecs import measure_map_output_codec
+from mrtune.profiling.combine_fit import fit_beta_from_groups, measure_combined_width
 from mrtune.readers.history import JobHistory
 
 #: IFile: 2 EOF bytes + 4 checksum bytes per partition segment (``IFile.Writer.close``).
@@ -240,7 +241,16 @@ def combiner_stats(job: JobContext, ms: MapSide) -> None:
         else:
             for name in _COMBINE_STATS:
                 st.defaulted(name, "combiner output records not recorded")
-    st.defaulted("combiner_heaps_beta", "DESIGN decision 4 default exponent")
+    groups, raw = job.R.get("REDUCE_INPUT_GROUPS"), M.get("MAP_OUTPUT_RECORDS")
+    points = (
+        [(raw, groups, "REDUCE_INPUT_GROUPS")]
+        if ms.has_combiner and groups and raw and not job.map_only
+        else []
+    )
+    fit_beta_from_groups(st, points, "DESIGN decision 4 default exponent")
+    why = "combined width not measurable (compressed, or final records unknown): width kept"
+    for name in ("combine_width_growth", "combine_profiled_merge_factor"):
+        st.defaulted(name, why if ms.has_combiner else "the job has no combiner")
     st.defaulted("max_distinct_keys", "not observable from counters")
 
 
@@ -276,6 +286,8 @@ def materialized_stats(job: JobContext, ms: MapSide) -> dict[str, CodecStats]:
         )
     elif cfg.map_output_compress:
         st.defaulted("ifile_record_overhead", "map output is compressed: overhead not separable")
+    elif ms.has_combiner and final_recs and ms.width:
+        combined_width_stats(job, ms, mat, final_recs)
     elif fw is not None and final_recs:
         ifile_overhead(job, mat, final_recs, fw)
     else:
@@ -291,6 +303,14 @@ def materialized_stats(job: JobContext, ms: MapSide) -> dict[str, CodecStats]:
                 "the one the job ran with"
             )
     return codecs
+
+
+def combined_width_stats(job: JobContext, ms: MapSide, mat: float, final_recs: float) -> None:
+    """With a combiner, uncompressed materialized bytes give the combined width and the
+    width law (:func:`mrtune.profiling.combine_fit.measure_combined_width`)."""
+    segments = job.parts * job.n_maps
+    raw = job.M.get("MAP_OUTPUT_RECORDS", 0.0)
+    measure_combined_width(job.st, ms.width or 0.0, raw, mat, segments, final_recs)
 
 
 def ifile_overhead(job: JobContext, mat: float, final_recs: float, fw: float) -> None:

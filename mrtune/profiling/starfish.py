@@ -26,6 +26,8 @@ from mrtune.costmodel.profile import (
 from mrtune.costmodel.properties import DEPRECATED_NAMES
 from mrtune.errors import InputError
 from mrtune.profiling._starfish_input import fit_block_size, input_from_spec, two_groups
+from mrtune.profiling.combine_fit import fit_beta_from_groups, fit_width_law
+from mrtune.profiling.dataflow import Stats
 from mrtune.readers._starfish_xml import _number
 from mrtune.readers.starfish import (
     _COST_OWNER,
@@ -176,6 +178,7 @@ class _Assembler:
                 self.provenance["stats.combine_profiled_input_records"] = (
                     f"measured: Starfish counter MAP_RECS_PER_BUFF_SPILL ({self.src})"
                 )
+            self._distinct_key_stats(values)
         # Starfish's byte counts are MAP_OUTPUT_BYTES-based: no IFile vint lengths per record.
         values["ifile_record_overhead"] = 0.0
         self.provenance["stats.ifile_record_overhead"] = (
@@ -193,6 +196,36 @@ class _Assembler:
                 field=f"statistic {key}",
                 value=err.get("input"),
             ) from None
+
+    def _distinct_key_stats(self, values: dict[str, Any]) -> None:
+        """The combiner's distinct-keys curve through the profile's own distinct-key figures
+        (issue 16): one map's output has MAP_MAX_UNIQUE_GROUPS distinct keys, the job's
+        REDUCE_INPUT_GROUPS × reducers (mrtune.profiling.combine_fit), and the combined
+        width at one spill's merge factor 1 / COMBINE_PAIRS_SEL."""
+        st = Stats()
+        st.values = values
+        m_out = self._map_counter("MAP_OUTPUT_RECORDS")
+        points: list[tuple[float, float, str]] = []
+        unique = self._map_counter("MAP_MAX_UNIQUE_GROUPS")
+        if m_out and unique:
+            points.append((m_out, unique, "MAP_MAX_UNIQUE_GROUPS"))
+        groups = self._reduce_value("counters", "REDUCE_INPUT_GROUPS")
+        if m_out and groups and self.job.num_reducers > 0:
+            points.append(
+                (
+                    m_out * self.job.num_mappers,
+                    groups * self.job.num_reducers,
+                    f"REDUCE_INPUT_GROUPS × {self.job.num_reducers} reducers",
+                )
+            )
+        fit_beta_from_groups(st, points, "no distinct-key counters: default exponent")
+        per_spill = values.get("combine_profiled_input_records")
+        sel = values.get("combine_pairs_sel")
+        width = self._map_counter("MAP_OUTPUT_BYTES")
+        if per_spill and sel and width and m_out:
+            fit_width_law(st, width / m_out, per_spill, per_spill * sel)
+        for key, how in st.prov.items():
+            self.provenance[key] = how.replace("measured: ", f"measured ({self.src}): ", 1)
 
     # -- cost factors (Table 3)
     def cost(self, key: str) -> tuple[float, str] | None:

@@ -341,7 +341,7 @@ class RunRecord(_Model):
     """Name of the matrix entry this run belongs to (repeats share it)."""
     repeat: int = 0
     """0-based repeat index within the label."""
-    job: Literal["wordcount", "sort", "selectivity"]
+    job: Literal["wordcount", "sort", "selectivity", "postings"]
     settings: dict[str, str] = Field(default_factory=dict)
     """The ``-D`` settings asked for (Hadoop properties and the jobs' own ``mrtune.*`` keys:
     ``mrtune.wordcount.combiner``, ``mrtune.sort.partitioner``, ``mrtune.selectivity.percent``)."""

@@ -27,9 +27,13 @@ def test_shipped_matrices_are_valid() -> None:
     fidelity = load_matrix(REPO / "mrtune" / "harness" / "matrices" / "matrix.yaml")
     entries = fidelity.entries()
     assert len(entries) >= 30
-    assert {e.job for e in entries} == {"wordcount", "sort", "selectivity"}
-    defaults = [e for e in entries if e.label in ("sort-default", "wc-default", "sel-default")]
-    assert len(defaults) == 3 and all(not e.settings and e.xmx_mb is None for e in defaults)
+    assert {e.job for e in entries} == {"wordcount", "sort", "selectivity", "postings"}
+    labels = ("sort-default", "wc-default", "sel-default", "pst-default")
+    defaults = [e for e in entries if e.label in labels]
+    assert len(defaults) == 4 and all(not e.settings and e.xmx_mb is None for e in defaults)
+    postings = load_matrix(REPO / "mrtune" / "harness" / "matrices" / "postings.yaml")
+    in_fidelity = {e.label: e for e in entries}
+    assert all(in_fidelity[e.label] == e for e in postings.entries())
     generic = load_matrix(REPO / "mrtune" / "harness" / "matrices" / "generic.yaml")
     sels = {e.settings["mrtune.selectivity.percent"] for e in generic.entries()}
     assert sels == {str(p) for p in range(10, 101, 10)}
@@ -195,5 +199,5 @@ def test_cli_rejects_a_hadoop1_name_in_one_line() -> None:
 
 def test_record_schema_documents_every_field() -> None:
     schema = RunRecord.model_json_schema()
-    assert schema["properties"]["job"]["enum"] == ["wordcount", "sort", "selectivity"]
+    assert schema["properties"]["job"]["enum"] == ["wordcount", "sort", "selectivity", "postings"]
     assert json.dumps(schema)  # serialisable for other tools

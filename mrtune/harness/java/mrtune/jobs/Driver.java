@@ -6,13 +6,13 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 
-/** Entry point: {@code Driver wordcount|sort|selectivity [-D k=v ...] INPUT OUTPUT}. */
+/** Entry point: {@code Driver wordcount|sort|selectivity|postings [-D k=v ...] INPUT OUTPUT}. */
 public final class Driver {
   private Driver() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length < 1) {
-      System.err.println("usage: Driver wordcount|sort|selectivity [-D k=v ...] INPUT OUTPUT");
+      System.err.println("usage: Driver wordcount|sort|selectivity|postings [-D k=v ...] INPUT OUTPUT");
       System.exit(2);
     }
     Tool tool;
@@ -25,6 +25,9 @@ public final class Driver {
         break;
       case "selectivity":
         tool = new SelectivityJob();
+        break;
+      case "postings":
+        tool = new Postings();
         break;
       default:
         System.err.println("unknown job " + args[0]);

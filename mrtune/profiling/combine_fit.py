@@ -1,0 +1,132 @@
+"""Combiner statistics shared by every profile source: the combined-width law and the
+distinct-keys curve's exponent, fitted from the counters of the profiled run (issue 20).
+
+* Width. ``MAP_OUTPUT_BYTES / MAP_OUTPUT_RECORDS`` is the raw record width (merge factor 1);
+  uncompressed, ``(MAP_OUTPUT_MATERIALIZED_BYTES − 6 · segments) / final records − 2`` (IFile
+  framing: EOF + CRC per segment, two vint lengths per record, ``IFile.Writer``) is the
+  combined width at the run's merge factor ``MAP_OUTPUT_RECORDS / final records``. Two points of
+  the affine law of :func:`mrtune.costmodel.combiner.combined_pair_width`; its slope is kept
+  when it is list growth (≥ 1 byte per merged record), else the combiner is a summing one.
+* Distinct keys. One spill's combine gives the Heaps anchor ``(n0, sel · n0)``; the job's
+  ``REDUCE_INPUT_GROUPS`` (distinct keys of all map output) and, for Starfish,
+  ``MAP_MAX_UNIQUE_GROUPS`` (distinct keys of one map's output) give further points, through
+  which the exponent is fitted (:func:`mrtune.costmodel.combiner.fit_heaps_beta`), so that the
+  law reproduces the profile's own distinct-key figures instead of a default exponent.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mrtune.costmodel.combiner import fit_heaps_beta, list_growth_per_record
+
+#: ``IFile.Writer``: two 1-byte vint lengths per record whose key and value are < 128 bytes.
+IFILE_SMALL_RECORD_OVERHEAD = 2.0
+
+
+class _Stats(Protocol):
+    values: dict
+    prov: dict
+
+    def measured(self, name: str, value: float, how: str) -> None: ...
+
+
+def _defaulted(st: _Stats, name: str, why: str) -> None:
+    st.prov[f"stats.{name}"] = f"defaulted: {why}"
+
+
+def fit_width_law(st: _Stats, raw_width: float, raw_records: float, final_records: float) -> None:
+    """Record the profiled merge factor and the width growth per merged record, from the
+    combined width already in ``st`` (``raw_width × combine_size_sel / combine_pairs_sel``)."""
+    sel = st.values.get("combine_pairs_sel")
+    size_sel = st.values.get("combine_size_sel")
+    if not sel or not size_sel or final_records <= 0 or raw_records <= 0 or raw_width <= 0:
+        _defaulted(st, "combine_width_growth", "combined width not measured: width kept")
+        return
+    m_c = max(raw_records / final_records, 1.0)
+    comb_w = raw_width * size_sel / sel
+    st.measured(
+        "combine_profiled_merge_factor",
+        m_c,
+        f"MAP_OUTPUT_RECORDS / final map output records ({raw_records:.0f} / {final_records:.0f})",
+    )
+    g = list_growth_per_record(raw_width, comb_w, m_c)
+    if g is None:
+        _defaulted(
+            st,
+            "combine_width_growth",
+            f"0, a summing combiner: combined width {comb_w:.2f} B vs raw {raw_width:.2f} B at "
+            f"{m_c:.1f} records merged per record (< 1 byte per merged record is key-mix "
+            "drift, not list growth)",
+        )
+        st.values["combine_width_growth"] = 0.0
+        return
+    st.measured(
+        "combine_width_growth",
+        g,
+        f"(combined width {comb_w:.2f} B − raw width {raw_width:.2f} B) / ({m_c:.2f} − 1) "
+        "merged records: a list-building combiner, width affine in the merge factor "
+        "(one calibration point and the raw width at merge factor 1)",
+    )
+
+
+def combined_width_from_materialized(
+    materialized: float, segments: float, final_records: float, segment_bytes: float = 6.0
+) -> float | None:
+    """Serialized key + value bytes per final map output record, from uncompressed
+    MAP_OUTPUT_MATERIALIZED_BYTES (records of < 128-byte keys and values assumed for the
+    IFile vints; a longer value's 2-byte vint is absorbed into the width)."""
+    if final_records <= 0 or materialized <= 0:
+        return None
+    w = (materialized - segment_bytes * segments) / final_records - IFILE_SMALL_RECORD_OVERHEAD
+    return w if w > 0 else None
+
+
+def fit_beta_from_groups(
+    st: _Stats, points: list[tuple[float, float, str]], default_why: str
+) -> None:
+    """Fit ``combiner_heaps_beta`` through the anchor ``(combine_profiled_input_records,
+    combine_pairs_sel × it)`` and ``points`` ``(records, distinct keys, counter name)``."""
+    n0 = st.values.get("combine_profiled_input_records")
+    sel = st.values.get("combine_pairs_sel")
+    if not n0 or not sel or not points:
+        _defaulted(st, "combiner_heaps_beta", default_why)
+        return
+    got = fit_heaps_beta(float(n0), float(sel) * float(n0), [(n, d) for n, d, _ in points])
+    if got is None:
+        _defaulted(st, "combiner_heaps_beta", default_why + " (no point far enough from a spill)")
+        return
+    beta, worst = got
+    names = ", ".join(f"{name} {d:.0f} of {n:.0f} records" for n, d, name in points)
+    st.measured(
+        "combiner_heaps_beta",
+        beta,
+        f"Heaps exponent through one spill's combine ({sel * n0:.0f} of {n0:.0f} records) and "
+        f"{names}; worst relative error {worst:.1%}",
+    )
+
+
+def measure_combined_width(
+    st: _Stats,
+    raw_width: float,
+    raw_records: float,
+    materialized: float,
+    segments: float,
+    final_records: float,
+) -> None:
+    """``combine_size_sel`` from uncompressed MAP_OUTPUT_MATERIALIZED_BYTES (IFile framing of
+    small records assumed, so ``ifile_record_overhead`` keeps its 2-byte default), then the
+    width law (:func:`fit_width_law`)."""
+    comb_w = combined_width_from_materialized(materialized, segments, final_records)
+    sel = st.values.get("combine_pairs_sel")
+    if comb_w is None or not sel or raw_width <= 0:
+        _defaulted(st, "ifile_record_overhead", "combined output width not separable")
+        return
+    st.measured(
+        "combine_size_sel",
+        min(max(sel * comb_w / raw_width, 1e-9), 1.5),
+        "combine_pairs_sel × combined width / map output width, the combined width from "
+        "(MAP_OUTPUT_MATERIALIZED_BYTES − 6·segments) / final records − 2",
+    )
+    _defaulted(st, "ifile_record_overhead", "2 bytes (two 1-byte vints) assumed with a combiner")
+    fit_width_law(st, raw_width, raw_records, final_records)
