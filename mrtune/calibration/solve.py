@@ -27,6 +27,10 @@ from mrtune.costmodel.profile import (
 
 F64 = NDArray[np.float64]
 
+#: Columns that split a factor's volume (``spill_write`` prices the spills' share of the local
+#: writes): selected only after every other column, so they are fitted only where the rows
+#: still separate them; otherwise they keep their prior (for ``spill_write``: local_write's).
+LATE_COLUMNS: tuple[str, ...] = ("spill_write",)
 #: Below this share of a segment's time at default costs, the segment is fixed time.
 FIXED_SHARE = 0.05
 #: Relative singular value (columns scaled to unit norm) below which a column adds nothing
@@ -172,7 +176,8 @@ def _solve(
         else:
             cand.append(i)
     total = {i: sum(contrib[s][i] for s in present if s not in fixed_segs) for i in cand}
-    cand.sort(key=lambda i: -total[i])
+    # a refinement of another factor is tried after every factor it refines
+    cand.sort(key=lambda i: (columns[i] in LATE_COLUMNS, -total[i]))
 
     # ---- greedy selection of identifiable columns, then one non-negative least squares
     Vk, yk, offk, fwk, wk = V[keep], y[keep], off[keep], fw[keep], w[keep]
