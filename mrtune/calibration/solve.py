@@ -31,6 +31,9 @@ F64 = NDArray[np.float64]
 #: writes): selected only after every other column, so they are fitted only where the rows
 #: still separate them; otherwise they keep their prior (for ``spill_write``: local_write's).
 LATE_COLUMNS: tuple[str, ...] = ("spill_write",)
+#: Per-attempt constants of an attempt's first segment (ms): where the rows cannot separate
+#: them from ``task_overhead_ms`` they are absorbed by it rather than kept at their prior.
+FIRST_SEGMENT_CONSTANTS: tuple[str, ...] = ("read_fixed_ms", "shuffle_floor_ms")
 #: Below this share of a segment's time at default costs, the segment is fixed time.
 FIXED_SHARE = 0.05
 #: Relative singular value (columns scaled to unit norm) below which a column adds nothing
@@ -182,9 +185,24 @@ def _solve(
     # ---- greedy selection of identifiable columns, then one non-negative least squares
     Vk, yk, offk, fwk, wk = V[keep], y[keep], off[keep], fw[keep], w[keep]
     cols: list[tuple[str, int]] = [("f", i) for i in cand]
+    consts = [i for i in cand if columns[i] in FIRST_SEGMENT_CONSTANTS]
+    # maps' and reduces' first phases each hold one constant: with both a read intercept and
+    # a shuffle floor to price, those two carry them and the task's fixed time is their
+    # common part (_split_fixed); otherwise the fixed time is a column of its own
+    split = (
+        fit_fixed
+        and len(consts) == 2
+        and bool(fwk.any())
+        and np.allclose(Vk[:, consts].sum(axis=1), fwk)
+    )
     if fwk.any() and fit_fixed:
         all_first_fixed = all(s in fixed_segs for s in present if s in FIRST_SEGMENTS)
-        cols.insert(0 if all_first_fixed or not cols else 1, ("c", -1))
+        at = 0 if all_first_fixed or not cols else 1
+        if split:
+            cols = [c for c in cols if c[1] not in consts]
+            cols[at:at] = [("f", i) for i in consts]
+        else:
+            cols.insert(at, ("c", -1))
     sel: list[tuple[str, int]] = []
     for c in cols:
         trial = [*sel, c]
@@ -192,8 +210,19 @@ def _solve(
             sel.append(c)
     chosen = [i for k, i in sel if k == "f"]
     others = [i for i in range(len(columns)) if i not in chosen]
+    theta0 = theta0.copy()
+    absorbed = []
+    if ("c", -1) in sel:
+        # a per-attempt constant of a first segment that the fitted fixed time cannot be told
+        # from: the fixed time carries it (0 here), so a prior larger than the observed
+        # constant cannot push the fit to its 0 bound; every prediction is the same, since
+        # both are one constant per task
+        for i in cand:
+            if i not in chosen and columns[i] in FIRST_SEGMENT_CONSTANTS:
+                theta0[i] = 0.0
+                absorbed.append(i)
     resid = yk - offk - Vk[:, others] @ theta0[others]
-    if fit_fixed and ("c", -1) not in sel:
+    if fit_fixed and ("c", -1) not in sel and not split:
         # the fixed time is not separable here: it keeps its prior, which the prediction adds,
         # so the volume terms are fitted to what the prior leaves (not to the whole time)
         resid = resid - prior.task_overhead_ms * fwk
@@ -225,8 +254,15 @@ def _solve(
                     f"measured: {how} on {len(yk)} phase times ({'; '.join(segs[:2])})"
                     + (" (hit 0 bound)" if v == 0 else "")
                 )
+    if split and all(i in chosen for i in consts):
+        fixed, fixed_how = _split_fixed(theta, consts, columns, prov)
+    for i in absorbed:
+        prov[f"costs.{columns[i]}"] = (
+            "measured: 0, not separable from the task's fixed time in these phase times "
+            "(one constant per attempt): task_overhead_ms carries it"
+        )
     for i in cand:
-        if i not in chosen:
+        if i not in chosen and i not in absorbed:
             near = _most_collinear(Vk * wk[:, None], i, chosen)
             prov[f"costs.{columns[i]}"] = (
                 f"defaulted: not separable from {columns[near] if near is not None else 'the fitted factors'} "
@@ -367,6 +403,26 @@ def _solve_ridge(
         warmup_ms=warmup,
         fixed_share={s: st.share[s] for s in fixed_segs},
     )
+
+
+def _split_fixed(
+    theta: F64, consts: list[int], columns: list[str], prov: dict[str, str]
+) -> tuple[float, str]:
+    """The task's fixed time as the part of the maps' and the reduces' first-phase constants
+    they share (container launch and JVM start are the same for both); the read intercept
+    and the shuffle floor keep the rest of each. The rows identify only the two sums."""
+    common = float(min(theta[consts[0]], theta[consts[1]]))
+    for i in consts:
+        theta[i] -= common
+        prov[f"costs.{columns[i]}"] = (
+            f"measured: {prov.get(f'costs.{columns[i]}', '')[len('measured: ') :]} less the "
+            "fixed time common to maps and reduces (task_overhead_ms)"
+        )
+    how = (
+        "measured: the part of the maps' and reduces' first-phase fixed times they share "
+        "(container launch, JVM start); the rest is read_fixed_ms / shuffle_floor_ms"
+    )
+    return common, how
 
 
 def _most_collinear(V: F64, i: int, chosen: list[int]) -> int | None:
