@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.calibration.check import check_calibration
+from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
 from mrtune.calibration.rows import (
     CODEC_COLUMN_PREFIX,
     SHAPE_FACTORS,
@@ -250,7 +251,7 @@ def solve_runs(
                 contention=contention,
             )
             _collect_reduce(profile, cfg, obs, codecs)
-        tied = _tie_spill_write(obs)
+        tied = tie_spill_write(obs)
         rows = obs["map.map"].rows if "map.map" in obs else []
         if (
             fit is not None
@@ -280,47 +281,16 @@ def solve_runs(
             if not tied and "not separable" in fit.prov.get("costs.spill_write", ""):
                 # spills timed apart but their bytes not separable from the per-spill and
                 # sort terms: spill_write follows local_write rather than its own default
-                tied = _tie_spill_write(obs, force=True)
+                tied = tie_spill_write(obs, force=True)
                 fit = _solve(obs, prior, refit, prior_source, codecs)
         if tied:
-            _untie_spill_write(fit)
+            untie_spill_write(fit)
         theta = {f: float(v) for f, v in zip(fit.columns, fit.theta, strict=True)}
     assert fit is not None
     fit.contention = contention
     fit.slowdown = slow
     fit.cache_bytes = prior.sort_cache_bytes
     return fit
-
-
-#: Segments that time the spills apart from the merge (a phase table's spill, a task log's
-#: spills): only with one of them can ``spill_write`` be told from ``local_write``.
-SPILL_SEGMENTS = ("map.spill", "map.spill_full", "map.spill_last")
-_SW, _LW = UNIT_FACTORS.index("spill_write"), UNIT_FACTORS.index("local_write")
-
-
-def _tie_spill_write(obs: dict[str, _Obs], force: bool = False) -> bool:
-    """Price spilled bytes at ``local_write`` when no segment times the spills apart.
-
-    A ``.jhist`` cuts a map at ``mapFinishTime``: spills and the merge share segments, and a
-    map's spilled bytes are proportional to its merged bytes, so the two disk factors are
-    collinear; a separate ``spill_write`` would also take the per-spill fixed cost's place
-    (spill count ∝ bytes). Tied, the spill volume joins ``local_write``'s column and
-    ``spill_write`` takes its fitted value (:func:`_untie_spill_write`)."""
-    if not force and any(obs.get(s) is not None and obs[s].y for s in SPILL_SEGMENTS):
-        return False
-    for o in obs.values():
-        for row in o.rows:
-            row[_LW] += row[_SW]
-            row[_SW] = 0.0
-    return True
-
-
-def _untie_spill_write(fit: _Fit) -> None:
-    fit.theta[_SW] = fit.theta[_LW]
-    fit.prov["costs.spill_write"] = (
-        "tied to local_write: these phase times do not separate the spills' disk cost from "
-        f"the merge's (or from the per-spill and sort terms); {fit.prov.get('costs.local_write', '')}"
-    )
 
 
 #: Spill contention values tried by :func:`solve_contention` (a 1-D search: the factor

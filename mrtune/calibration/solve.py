@@ -13,6 +13,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import least_squares, nnls
 
+from mrtune.calibration.fixed_costs import (
+    FIRST_SEGMENT_CONSTANTS,
+    FIXED_COST_COLUMNS,
+    LATE_COLUMNS,
+    split_fixed,
+)
 from mrtune.calibration.rows import UNIT_FACTORS, _Obs, codec_column
 from mrtune.calibration.segments import (
     FIRST_SEGMENTS,
@@ -27,13 +33,6 @@ from mrtune.costmodel.profile import (
 
 F64 = NDArray[np.float64]
 
-#: Columns that split a factor's volume (``spill_write`` prices the spills' share of the local
-#: writes): selected only after every other column, so they are fitted only where the rows
-#: still separate them; otherwise they keep their prior (for ``spill_write``: local_write's).
-LATE_COLUMNS: tuple[str, ...] = ("spill_write",)
-#: Per-attempt constants of an attempt's first segment (ms): where the rows cannot separate
-#: them from ``task_overhead_ms`` they are absorbed by it rather than kept at their prior.
-FIRST_SEGMENT_CONSTANTS: tuple[str, ...] = ("read_fixed_ms", "shuffle_floor_ms")
 #: Below this share of a segment's time at default costs, the segment is fixed time.
 FIXED_SHARE = 0.05
 #: Relative singular value (columns scaled to unit norm) below which a column adds nothing
@@ -104,7 +103,12 @@ def _stack(
     seg = np.concatenate([[s] * len(obs[s].y) for s in present])
     mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
     w = np.array([1.0 / mean_of[s] for s in seg])
-    share = {s: float(np.mean(V[seg == s] @ theta0 + off[seg == s])) / mean_of[s] for s in present}
+    theta_vol = theta0.copy()
+    for f in FIXED_COST_COLUMNS:
+        theta_vol[UNIT_FACTORS.index(f)] = 0.0
+    share = {
+        s: float(np.mean(V[seg == s] @ theta_vol + off[seg == s])) / mean_of[s] for s in present
+    }
     # a segment where a codec's CPU scale is fitted is never fixed time: the codec's prior can
     # be off by far more than 1/FIXED_SHARE (Hadoop's pure-Java bzip2 on incompressible data)
     n_unit = len(UNIT_FACTORS)
@@ -255,7 +259,7 @@ def _solve(
                     + (" (hit 0 bound)" if v == 0 else "")
                 )
     if split and all(i in chosen for i in consts):
-        fixed, fixed_how = _split_fixed(theta, consts, columns, prov)
+        fixed, fixed_how = split_fixed(theta, consts, columns, prov)
     for i in absorbed:
         prov[f"costs.{columns[i]}"] = (
             "measured: 0, not separable from the task's fixed time in these phase times "
@@ -403,26 +407,6 @@ def _solve_ridge(
         warmup_ms=warmup,
         fixed_share={s: st.share[s] for s in fixed_segs},
     )
-
-
-def _split_fixed(
-    theta: F64, consts: list[int], columns: list[str], prov: dict[str, str]
-) -> tuple[float, str]:
-    """The task's fixed time as the part of the maps' and the reduces' first-phase constants
-    they share (container launch and JVM start are the same for both); the read intercept
-    and the shuffle floor keep the rest of each. The rows identify only the two sums."""
-    common = float(min(theta[consts[0]], theta[consts[1]]))
-    for i in consts:
-        theta[i] -= common
-        prov[f"costs.{columns[i]}"] = (
-            f"measured: {prov.get(f'costs.{columns[i]}', '')[len('measured: ') :]} less the "
-            "fixed time common to maps and reduces (task_overhead_ms)"
-        )
-    how = (
-        "measured: the part of the maps' and reduces' first-phase fixed times they share "
-        "(container launch, JVM start); the rest is read_fixed_ms / shuffle_floor_ms"
-    )
-    return common, how
 
 
 def _most_collinear(V: F64, i: int, chosen: list[int]) -> int | None:
