@@ -409,6 +409,9 @@ def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
     )
     for f in ("setup_ms", "cleanup_ms"):
         prov[f"costs.{f}"] = "defaulted: not timed apart in histories (in task_overhead_ms)"
+    prov["costs.shapes_on_cluster"] = (
+        "defaulted: false, spill_contention and sort_cache_slowdown are local-mode terms"
+    )
     prov["costs.reduce_includes_final_merge"] = (
         "defaulted: false, reduce_cpu is fitted with the final merge charged apart"
     )

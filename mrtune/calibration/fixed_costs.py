@@ -73,10 +73,14 @@ def tie_spill_write(obs: dict[str, _Obs], force: bool = False) -> bool:
 
 
 def untie_spill_write(fit: Any) -> None:  # noqa: ANN401 - solve._Fit (no import cycle)
+    """``spill_write`` takes local_write's fitted value; its provenance says so, measured or
+    defaulted as local_write is."""
     fit.theta[_SW] = fit.theta[_LW]
+    lw = fit.prov.get("costs.local_write", "defaulted: its phase was not observed")
+    head = "measured" if lw.startswith("measured") else "defaulted"
     fit.prov["costs.spill_write"] = (
-        "tied to local_write: these phase times do not separate the spills' disk cost from "
-        f"the merge's (or from the per-spill and sort terms); {fit.prov.get('costs.local_write', '')}"
+        f"{head}: tied to local_write, since these phase times do not separate the spills' "
+        f"disk cost from the merge's (or from the per-spill and sort terms); local_write {lw}"
     )
 
 

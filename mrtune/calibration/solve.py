@@ -175,7 +175,7 @@ def _solve(
             prov.setdefault(
                 f"costs.{f}", "defaulted: nothing in this job for it to price (zero volume)"
             )
-        elif best in fixed_segs:
+        elif best in fixed_segs and columns[i] not in FIRST_SEGMENT_CONSTANTS:
             prov[f"costs.{f}"] = (
                 f"defaulted: {SEGMENT_LABEL[best]} is fixed time "
                 f"(volume terms {share[best]:.1%} of it)"
