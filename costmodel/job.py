@@ -261,6 +261,8 @@ def predict_job(
         input_records=full_recs,
         spill_overlap=ovl,
         counters=counters,
+        remote_bytes=cluster.remote_read_bytes(full_bytes),
+        local_mode=cluster.local_mode,
     )
     mt = map_task(
         profile,
@@ -270,6 +272,8 @@ def predict_job(
         input_records=tail_recs,
         spill_overlap=ovl,
         counters=counters,
+        remote_bytes=cluster.remote_read_bytes(tail_bytes),
+        local_mode=cluster.local_mode,
     )
     n_full = k_full * files
     n_tail = files.copy()

@@ -9,7 +9,13 @@ iff the *total* number of spills reaches ``mapreduce.map.combine.minspills`` (Ha
 ``MapTask.mergeParts``; reference §2.4).
 
 Costs are the reference's terms in ns (cost factors × bytes or records), divided by 1e6 for ms.
-Phases are serial (the reference's no-overlap assumption).
+Phases are serial (the reference's no-overlap assumption), except the spills made by Hadoop's
+``SpillThread`` while the map runs (``spill_overlap``): the time the map thread waits for
+them is booked as collect, where ``MapOutputBuffer.collect`` blocks.
+
+Cluster-scale terms (issue 20): a fixed read time per task (``read_fixed_ms``), the split's
+non-local blocks read over the network (``remote_bytes``), spills priced by their own disk
+factor (``spill_write``) and the merge's heap comparisons (``merge_cmp_cpu``).
 """
 
 from __future__ import annotations
@@ -88,6 +94,28 @@ def _cache_factor(working_set: F64, cache_bytes: float, slowdown: float) -> F64:
     n·log n alone gives +9%."""
     ratio = np.maximum(working_set / cache_bytes, 1.0)
     return 1.0 + slowdown * np.log2(ratio)
+
+
+def _xlog2(x: F64) -> F64:
+    """``x·log2(x)`` with ``0·log2(0) = 0`` (x ≥ 0)."""
+    return np.where(x > 0, x * np.log2(np.maximum(x, 1.0)), 0.0)
+
+
+def merge_comparisons(n_full: F64, c_full: F64, c_last: F64) -> F64:
+    """Key comparisons of merging ``n_full`` runs of ``c_full`` records and one of ``c_last``
+    into one (every pass of ``Merger``'s plan together): ``T·H(p)`` with ``p`` the runs'
+    shares of the ``T`` records, i.e. ``xlog(T) − n_full·xlog(c_full) − xlog(c_last)``.
+
+    This is the information-theoretic count (log2 of the interleavings), which a heap merge
+    of random keys attains up to lower-order terms; by the chain rule of entropy it does not
+    depend on how the passes group the runs, and per partition it scales by 1/R, so the
+    total is the same. With the spills' own sorts (``n·log2 n`` each) it adds up to
+    ``T·log2 T``: splitting a map's output into more spills does not save comparisons,
+    which is why fewer spills are never dearer in CPU (issue 20's io.sort.mb sweep).
+    """
+    total = n_full * c_full + c_last
+    out = _xlog2(total) - n_full * _xlog2(c_full) - _xlog2(c_last)
+    return np.maximum(out, 0.0)
 
 
 def ifile_bytes(records: F64, width: F64 | float, overhead: float, partitions: F64) -> F64:
@@ -305,6 +333,8 @@ def map_task(
     input_records: F64 | None = None,
     spill_overlap: bool = False,
     counters: bool = True,
+    remote_bytes: F64 | float = 0.0,
+    local_mode: bool = True,
 ) -> MapTaskResult:
     """Model one map task reading ``split_bytes`` (as stored) under each configuration.
 
@@ -317,6 +347,12 @@ def map_task(
     :func:`hidden_spill_ns`); the ``spill`` phase is then reported net of the spill time the
     map function hid (both its I/O and CPU parts, pro rata), less the share
     ``costs.spill_contention`` of the overlap that the two threads lose to each other.
+
+    ``remote_bytes``: bytes of the split read from another node's DataNode (its blocks with
+    no local replica, :meth:`~mrtune.costmodel.cluster.ClusterSpec.remote_read_bytes`), priced
+    at ``costs.network`` on top of the HDFS read. ``local_mode=False`` (a cluster) leaves out
+    ``spill_contention`` and ``sort_cache_slowdown`` unless ``costs.shapes_on_cluster`` says
+    a cluster measured them: they were measured on LocalJobRunner only.
 
     ``counters=False`` leaves out what only the counters read (spilled and combined records,
     local bytes written and read, the per-spill record count): those fields are ``None``.
@@ -331,6 +367,13 @@ def map_task(
     if split_bytes.shape != (n,):
         split_bytes = np.broadcast_to(split_bytes, (n,))
     w = _MapWork(split_bytes)
+    w.remote_bytes = remote_bytes
+    c = profile.costs
+    if local_mode:
+        w.contention, w.slowdown = c.spill_contention, c.sort_cache_slowdown
+    else:
+        w.contention = where(c.shapes_on_cluster, c.spill_contention, 0.0)
+        w.slowdown = where(c.shapes_on_cluster, c.sort_cache_slowdown, 0.0)
     _read_map(w, profile, batch, mi, input_records)
     _spill_dataflow(w, profile, mi)
     _spill_costs(w, profile, batch, mi, spill_overlap)
@@ -374,6 +417,12 @@ def _read_map(
         w.in_recs = np.asarray(input_records, dtype=np.float64)
     w.read_cpu = read_cpu
     w.read_io = split_bytes * c.hdfs_read
+    if nonzero(w.remote_bytes):
+        # non-local blocks cross the network from a remote DataNode (issue 20, locality)
+        w.read_io = w.read_io + np.asarray(w.remote_bytes) * c.network
+    if nonzero(c.read_fixed_ms):
+        # the read intercept: RecordReader.initialize (block locations, first connection)
+        w.read_io = w.read_io + np.where(split_bytes > 0, c.read_fixed_ms * NS_PER_MS, 0.0)
     w.out_recs = np.rint(w.in_recs * st.map_pairs_sel)
     w.out_bytes = w.out_recs * mi.width
     w.map_cpu = w.in_recs * c.map_cpu
@@ -443,15 +492,11 @@ def _spill_dataflow(w: _MapWork, profile: JobProfile | StackedProfiles, mi: MapI
     spill_u_written = _fma(n_full, u_full, u_last)
     cmp_last = _comparisons(r_last, mi.parts)
     cmp_full = _comparisons(r_full, mi.parts)
-    if nonzero(c.sort_cache_slowdown):
+    if nonzero(w.slowdown):
         # a spill whose records and metadata outgrow the caches compares more slowly
         row = mi.width + METADATA_BYTES
-        cmp_full = cmp_full * _cache_factor(
-            r_full * row, c.sort_cache_bytes, c.sort_cache_slowdown
-        )
-        cmp_last = cmp_last * _cache_factor(
-            r_last * row, c.sort_cache_bytes, c.sort_cache_slowdown
-        )
+        cmp_full = cmp_full * _cache_factor(r_full * row, c.sort_cache_bytes, w.slowdown)
+        cmp_last = cmp_last * _cache_factor(r_last * row, c.sort_cache_bytes, w.slowdown)
     sorted_cmp = _fma(n_full, cmp_full, cmp_last)
     if any_no_spill:
         spill_recs_written = np.where(spills > 0, spill_recs_written, 0.0)
@@ -471,7 +516,15 @@ def _spill_costs(
     spill_overlap: bool,
 ) -> None:
     """Collect and Spill's costs (§2.3): CPU and I/O of all spills, the final spill alone,
-    and (``spill_overlap``) the share the map function hides."""
+    and (``spill_overlap``) the background spills' overlap with the map thread.
+
+    With ``spill_overlap`` (Hadoop's ``SpillThread``, on every cluster type) the ``spill``
+    phase is the final spill (made by the map thread in ``flush``) and the time the map
+    thread waited on a running spill, because the buffer's headroom filled, is booked as
+    ``collect``: ``MapOutputBuffer.collect`` blocks on ``spillDone`` there, and a task log's
+    or a phase table's collect holds it (issue 20: 3.3 s of collect on Ceesay et al.'s
+    cluster). The rest of the background spills is hidden behind the map function.
+    """
     c = profile.costs
     out_recs, spills = w.out_recs, w.spills
     collect_cpu = out_recs * (c.partition_cpu + c.serde_cpu)
@@ -481,17 +534,21 @@ def _spill_costs(
     if mi.any_combining:
         spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
     spill_cpu += w.spill_u_written * mi.comp_ns
-    spill_io = w.spill_bytes_written * c.local_write
+    spill_io = w.spill_bytes_written * c.spill_write
     if nonzero(c.spill_file_ns):
         spill_io = spill_io + spills * c.spill_file_ns
     # the final spill alone (made by the map thread in flush): sort, combine, compress, write
-    last_ns = w.cmp_last * c.sort_cpu + w.d_last * c.local_write + c.spill_file_ns
+    last_io = w.d_last * c.spill_write + c.spill_file_ns
+    last_cpu = w.cmp_last * c.sort_cpu
     if mi.any_combining:
-        last_ns += w.r_last * c.combine_cpu * mi.combining_f
-    last_ns += w.u_last * mi.comp_ns
+        last_cpu += w.r_last * c.combine_cpu * mi.combining_f
+    last_cpu += w.u_last * mi.comp_ns
     if w.any_no_spill:
-        last_ns = np.where(spills > 0, last_ns, 0.0)
+        last_io = np.where(spills > 0, last_io, 0.0)
+        last_cpu = np.where(spills > 0, last_cpu, 0.0)
+    last_ns = last_cpu + last_io
     hidden_ns: F64 | float = 0.0
+    collect_io: F64 | None = None
     if spill_overlap:
         work = w.read_io + w.map_cpu + collect_cpu
         if w.read_cpu is not None:
@@ -506,12 +563,24 @@ def _spill_costs(
             w.r_last,
             out_recs,
             batch.spill_percent,
-            c.spill_contention,
+            w.contention,
         )
-        keep = 1.0 - np.divide(hidden_ns, spill_ns, out=np.zeros(len(batch)), where=spill_ns > 0)
-        spill_cpu = spill_cpu * keep
-        spill_io = spill_io * keep
-    w.collect_cpu, w.spill_cpu, w.spill_io = collect_cpu, spill_cpu, spill_io
+        # the background spills' time the map thread waited for, split into the spills'
+        # I/O and CPU pro rata, moves to collect; the spill phase keeps the final spill
+        bg_cpu = spill_cpu - last_cpu
+        bg_io = spill_io - last_io
+        bg = bg_cpu + bg_io
+        blocked = bg - hidden_ns
+        share = np.divide(blocked, bg, out=np.zeros(len(batch)), where=bg > 0)
+        collect_cpu = collect_cpu + bg_cpu * share
+        collect_io = bg_io * share
+        spill_cpu, spill_io = last_cpu, last_io
+    w.collect_cpu, w.collect_io, w.spill_cpu, w.spill_io = (
+        collect_cpu,
+        collect_io,
+        spill_cpu,
+        spill_io,
+    )
     w.last_ns, w.hidden_ns = last_ns, hidden_ns
 
 
@@ -565,6 +634,10 @@ def _merge(
         # runs the intermediate passes wrote (passes - 1 of them).
         merge_io = merge_io + (spills + passes - 1.0) * mi.parts * c.segment_seek_ns * merging_f
     merge_cpu = merged_recs * c.merge_cpu
+    if nonzero(c.merge_cmp_cpu):
+        # the merge heap's comparisons over the spills' runs (merge_comparisons)
+        cmp = merge_comparisons(w.n_full, w.c_full, w.c_last)
+        merge_cpu = merge_cpu + cmp * c.merge_cmp_cpu * merging_f
     if mi.any_combining:
         merge_cpu += final_in_recs * c.combine_cpu * comb_merge_f
     merge_cpu += merge_read * mi.uncomp_ns
@@ -609,7 +682,7 @@ def _map_result(
     phase_io = {
         "read": w.read_io / NS_PER_MS,
         "map": np.zeros(n),
-        "collect": np.zeros(n),
+        "collect": _ms(w.collect_io, n),
         "spill": w.spill_io / NS_PER_MS,
         "merge": w.merge_io / NS_PER_MS,
         "write": _ms(w.write_io, n),

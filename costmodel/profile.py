@@ -272,8 +272,55 @@ class CostFactors(BaseModel):
         1000.0,
         ge=0,
         description="per-task fixed time not in any phase (container launch, JVM start, commit), "
-        "ms; default ~1 s, a typical YARN container launch; measured from histories",
+        "ms; default ~1 s, a typical YARN container launch; measured from histories "
+        "(cluster-type priors: ClusterSpec.cost_priors, local mode ~0: tasks are threads)",
     )
+    # ---- cluster-scale terms (issue 20). Each defaults to the value that leaves the model as
+    # it was (local mode exact); ClusterSpec.cost_priors gives the documented YARN priors.
+    read_fixed_ms: float = Field(
+        0.0,
+        ge=0,
+        description="fixed time of a map's read phase, ms: the read intercept (RecordReader "
+        "initialize: the NameNode's getBlockLocations, the first DataNode connection and "
+        "read-ahead); YARN prior 160 ms (Ceesay et al.'s 8-node cluster, issue 20)",
+    )
+    spill_write: float = Field(
+        12.0,
+        ge=0,
+        description="ns per spilled byte written (MapTask.MapOutputBuffer.sortAndSpill: the "
+        "sort buffer to a spill file), apart from local_write, which prices the merges' and "
+        "the shuffle's local writes; when a profile does not give it, local_write's value",
+    )
+    merge_cmp_cpu: float = Field(
+        0.0,
+        ge=0,
+        description="ns per key comparison of a merge's heap (Merger.MergeQueue, a priority "
+        "queue over the segments): N·H(segment shares) comparisons, the information-theoretic "
+        "count a balanced merge makes; 0 = Herodotou's per-record merge_cpu only (it absorbs "
+        "them on a fit); YARN prior = sort_cpu's default (the same RawComparator)",
+    )
+    shuffle_floor_ms: float = Field(
+        0.0,
+        ge=0,
+        description="fixed time of a reduce's shuffle, ms (Fetcher threads start, the "
+        "EventFetcher's first poll for map completions, ShuffleSchedulerImpl's first copy "
+        "assignment); YARN prior 600 ms (0.5–0.7 s floor on Ceesay et al.'s cluster, issue 20)",
+    )
+    shapes_on_cluster: bool = Field(
+        False,
+        description="spill_contention and sort_cache_slowdown were measured on a cluster, so "
+        "they apply there too; otherwise they are local-mode terms (measured only on "
+        "LocalJobRunner) and a YARN prediction leaves them out",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spill_write_default(cls, data: object) -> object:
+        """A profile written before spill_write existed priced its spills at local_write:
+        keep that, so stored profiles predict exactly as they did."""
+        if isinstance(data, dict) and "spill_write" not in data and "local_write" in data:
+            return {**data, "spill_write": data["local_write"]}
+        return data
 
 
 class TaskTiming(BaseModel):

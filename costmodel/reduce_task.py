@@ -345,6 +345,10 @@ def _reduce_costs(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> None
     w.shuffle_net = w.fetched * c.network
     if nonzero(c.fetch_ns):
         w.shuffle_net = w.shuffle_net + m * c.fetch_ns
+    if nonzero(c.shuffle_floor_ms):
+        # the shuffle's latency floor: Fetcher start-up and the EventFetcher's first poll
+        # for map completions (ShuffleSchedulerImpl), once per reduce that fetches anything
+        w.shuffle_net = w.shuffle_net + np.where(m > 0, c.shuffle_floor_ms * NS_PER_MS, 0.0)
     shuffle_cpu = w.fetched * uncomp_ns * w.to_mem_f
     shuffle_cpu += w.n_inmem * w.mf_in * c.merge_cpu
     if w.any_combining:

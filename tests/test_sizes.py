@@ -72,6 +72,8 @@ LONG_MODULES: dict[str, str] = {
     "mrtune/calibration/cost_factors.py": "the job fit's public entry points and the codec "
     "and overlap columns (rows, solve and segments are split out)",
     "mrtune/calibration/fidelity.py": "debt: run comparison, summary and report of validate",
+    "mrtune/calibration/solve.py": "debt: the two solvers (NNLS with its identifiability "
+    "loop and the fixed-time split, ridge toward priors); fixed_costs.py holds their rules",
     "mrtune/calibration/run_profile.py": "debt: run record → profile steps and the key-law "
     "and combiner fits; the fits want their own module",
     "mrtune/cli/fit.py": "two commands (fit, predict-regression) and their tables",

@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.calibration.check import check_calibration
+from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
 from mrtune.calibration.rows import (
     CODEC_COLUMN_PREFIX,
     SHAPE_FACTORS,
@@ -250,6 +251,7 @@ def solve_runs(
                 contention=contention,
             )
             _collect_reduce(profile, cfg, obs, codecs)
+        tied = tie_spill_write(obs)
         rows = obs["map.map"].rows if "map.map" in obs else []
         if (
             fit is not None
@@ -276,6 +278,13 @@ def solve_runs(
             fit = _solve_ridge(obs, prior, strong, prior_source, codecs, warm_prior)
         else:
             fit = _solve(obs, prior, refit, prior_source, codecs)
+            if not tied and "not separable" in fit.prov.get("costs.spill_write", ""):
+                # spills timed apart but their bytes not separable from the per-spill and
+                # sort terms: spill_write follows local_write rather than its own default
+                tied = tie_spill_write(obs, force=True)
+                fit = _solve(obs, prior, refit, prior_source, codecs)
+        if tied:
+            untie_spill_write(fit)
         theta = {f: float(v) for f, v in zip(fit.columns, fit.theta, strict=True)}
     assert fit is not None
     fit.contention = contention
@@ -400,6 +409,9 @@ def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
     )
     for f in ("setup_ms", "cleanup_ms"):
         prov[f"costs.{f}"] = "defaulted: not timed apart in histories (in task_overhead_ms)"
+    prov["costs.shapes_on_cluster"] = (
+        "defaulted: false, spill_contention and sort_cache_slowdown are local-mode terms"
+    )
     prov["costs.reduce_includes_final_merge"] = (
         "defaulted: false, reduce_cpu is fitted with the final merge charged apart"
     )

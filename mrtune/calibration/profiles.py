@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mrtune.calibration.cost_factors import fit_cost_factors
 from mrtune.calibration.self_check import with_self_check
+from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.profile import CalibrationCheck, CostFactors, JobProfile
 from mrtune.profiling.build import build_statistics
 from mrtune.readers import SourceFormat, load_history
@@ -34,7 +35,15 @@ def build_profile(
     """
     profile, cfg = build_statistics(history, conf)
     if calibrate:
-        return with_self_check(fit_cost_factors(profile, cfg).profile, cfg)
+        prior, overlap = cluster_fit_setup(profile)
+        fitted = fit_cost_factors(
+            profile,
+            cfg,
+            prior=prior,
+            prior_source="prior: YARN cluster (ClusterSpec.cost_priors)",
+            spill_overlap=overlap,
+        )
+        return with_self_check(fitted.profile, cfg)
     prov = dict(profile.provenance)
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
@@ -42,6 +51,20 @@ def build_profile(
     return with_self_check(
         profile.model_copy(update={"provenance": prov, "calibration": not_run}), cfg
     )
+
+
+def cluster_fit_setup(profile: JobProfile) -> tuple[CostFactors, bool]:
+    """The priors and spill overlap a cluster history's fit uses (issue 20).
+
+    Priors: :meth:`~mrtune.costmodel.cluster.ClusterSpec.cost_priors` of the inferred
+    cluster (container and JVM start, the read intercept, per-spill and per-fetch costs, the
+    shuffle floor), kept for what the history cannot separate. Spill overlap: Hadoop's
+    SpillThread runs beside the map on every cluster, as the job model predicts it; not
+    for per-phase tables, whose spill phase times every spill (serial rows).
+    """
+    spec = ClusterSpec(**profile.cluster.spec_fields()) if profile.cluster else ClusterSpec()
+    per_phase = any("spill" in t.phases_ms for t in profile.observed if t.kind == "map")
+    return spec.cost_priors(), not per_phase
 
 
 def load_profile_source(

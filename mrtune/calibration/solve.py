@@ -13,6 +13,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import least_squares, nnls
 
+from mrtune.calibration.fixed_costs import (
+    FIRST_SEGMENT_CONSTANTS,
+    FIXED_COST_COLUMNS,
+    LATE_COLUMNS,
+    split_fixed,
+)
 from mrtune.calibration.rows import UNIT_FACTORS, _Obs, codec_column
 from mrtune.calibration.segments import (
     FIRST_SEGMENTS,
@@ -97,7 +103,12 @@ def _stack(
     seg = np.concatenate([[s] * len(obs[s].y) for s in present])
     mean_of = {s: max(float(np.mean(obs[s].y)), 1.0) for s in present}
     w = np.array([1.0 / mean_of[s] for s in seg])
-    share = {s: float(np.mean(V[seg == s] @ theta0 + off[seg == s])) / mean_of[s] for s in present}
+    theta_vol = theta0.copy()
+    for f in FIXED_COST_COLUMNS:
+        theta_vol[UNIT_FACTORS.index(f)] = 0.0
+    share = {
+        s: float(np.mean(V[seg == s] @ theta_vol + off[seg == s])) / mean_of[s] for s in present
+    }
     # a segment where a codec's CPU scale is fitted is never fixed time: the codec's prior can
     # be off by far more than 1/FIXED_SHARE (Hadoop's pure-Java bzip2 on incompressible data)
     n_unit = len(UNIT_FACTORS)
@@ -164,7 +175,7 @@ def _solve(
             prov.setdefault(
                 f"costs.{f}", "defaulted: nothing in this job for it to price (zero volume)"
             )
-        elif best in fixed_segs:
+        elif best in fixed_segs and columns[i] not in FIRST_SEGMENT_CONSTANTS:
             prov[f"costs.{f}"] = (
                 f"defaulted: {SEGMENT_LABEL[best]} is fixed time "
                 f"(volume terms {share[best]:.1%} of it)"
@@ -172,14 +183,30 @@ def _solve(
         else:
             cand.append(i)
     total = {i: sum(contrib[s][i] for s in present if s not in fixed_segs) for i in cand}
-    cand.sort(key=lambda i: -total[i])
+    # a refinement of another factor is tried after every factor it refines
+    cand.sort(key=lambda i: (columns[i] in LATE_COLUMNS, -total[i]))
 
     # ---- greedy selection of identifiable columns, then one non-negative least squares
     Vk, yk, offk, fwk, wk = V[keep], y[keep], off[keep], fw[keep], w[keep]
     cols: list[tuple[str, int]] = [("f", i) for i in cand]
+    consts = [i for i in cand if columns[i] in FIRST_SEGMENT_CONSTANTS]
+    # maps' and reduces' first phases each hold one constant: with both a read intercept and
+    # a shuffle floor to price, those two carry them and the task's fixed time is their
+    # common part (_split_fixed); otherwise the fixed time is a column of its own
+    split = (
+        fit_fixed
+        and len(consts) == 2
+        and bool(fwk.any())
+        and np.allclose(Vk[:, consts].sum(axis=1), fwk)
+    )
     if fwk.any() and fit_fixed:
         all_first_fixed = all(s in fixed_segs for s in present if s in FIRST_SEGMENTS)
-        cols.insert(0 if all_first_fixed or not cols else 1, ("c", -1))
+        at = 0 if all_first_fixed or not cols else 1
+        if split:
+            cols = [c for c in cols if c[1] not in consts]
+            cols[at:at] = [("f", i) for i in consts]
+        else:
+            cols.insert(at, ("c", -1))
     sel: list[tuple[str, int]] = []
     for c in cols:
         trial = [*sel, c]
@@ -187,8 +214,19 @@ def _solve(
             sel.append(c)
     chosen = [i for k, i in sel if k == "f"]
     others = [i for i in range(len(columns)) if i not in chosen]
+    theta0 = theta0.copy()
+    absorbed = []
+    if ("c", -1) in sel:
+        # a per-attempt constant of a first segment that the fitted fixed time cannot be told
+        # from: the fixed time carries it (0 here), so a prior larger than the observed
+        # constant cannot push the fit to its 0 bound; every prediction is the same, since
+        # both are one constant per task
+        for i in cand:
+            if i not in chosen and columns[i] in FIRST_SEGMENT_CONSTANTS:
+                theta0[i] = 0.0
+                absorbed.append(i)
     resid = yk - offk - Vk[:, others] @ theta0[others]
-    if fit_fixed and ("c", -1) not in sel:
+    if fit_fixed and ("c", -1) not in sel and not split:
         # the fixed time is not separable here: it keeps its prior, which the prediction adds,
         # so the volume terms are fitted to what the prior leaves (not to the whole time)
         resid = resid - prior.task_overhead_ms * fwk
@@ -220,8 +258,15 @@ def _solve(
                     f"measured: {how} on {len(yk)} phase times ({'; '.join(segs[:2])})"
                     + (" (hit 0 bound)" if v == 0 else "")
                 )
+    if split and all(i in chosen for i in consts):
+        fixed, fixed_how = split_fixed(theta, consts, columns, prov)
+    for i in absorbed:
+        prov[f"costs.{columns[i]}"] = (
+            "measured: 0, not separable from the task's fixed time in these phase times "
+            "(one constant per attempt): task_overhead_ms carries it"
+        )
     for i in cand:
-        if i not in chosen:
+        if i not in chosen and i not in absorbed:
             near = _most_collinear(Vk * wk[:, None], i, chosen)
             prov[f"costs.{columns[i]}"] = (
                 f"defaulted: not separable from {columns[near] if near is not None else 'the fitted factors'} "

@@ -63,6 +63,11 @@ COST_UNITS = {
     "sort_cache_bytes": "B",
     "sort_cache_slowdown": "share/doubling",
     "reduce_includes_final_merge": "",
+    "read_fixed_ms": "ms/task",
+    "spill_write": "ns/B",
+    "merge_cmp_cpu": "ns/comparison",
+    "shuffle_floor_ms": "ms/task",
+    "shapes_on_cluster": "",
 }
 PER_RECORD = ("map_cpu", "reduce_cpu", "combine_cpu", "partition_cpu", "serde_cpu", "merge_cpu")
 MAP_PHASES = (("map", "map (start→mapFinish)"), ("sort", "sort/spill (→finish)"))

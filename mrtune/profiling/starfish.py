@@ -578,6 +578,9 @@ def load_starfish(
         )
         cluster_facts = {}
 
+    # Starfish's What-if Engine times a map's phases serially (reference §2.3), and its
+    # profiles' spill times were measured in those terms: no SpillThread overlap (issue 20)
+    cluster = cluster.model_copy(update={"spill_overlap": False})
     stats = asm.stats(has_combiner)
     costs = asm.costs()
     codecs = asm.codecs(config, conf is not None)
