@@ -129,16 +129,19 @@ def jacobi_descent(
     """
     cur = {n: np.asarray(v, dtype=np.float64).copy() for n, v in starts.items()}
     cost = np.asarray(start_costs, dtype=np.float64).copy()
-    s = len(cost)
     combos = [next(iter_product(b, chunk=product_size(b))) for b in blocks]
     sizes = np.array([len(next(iter(c.values()))) for c in combos], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     m = int(offsets[-1])
+    # Only the starts that moved in the last cycle are scored again: a start that did not
+    # move would see the very same candidates, so it has converged.
+    active = np.arange(len(cost))
     combined: Values | None = None
     cycles = 0
     for cycles in range(1, max_cycles + 1):  # noqa: B007
+        s = len(active)
         width = m + (1 if combined is not None else 0)
-        cand = {n: np.repeat(cur[n], width).reshape(s, width) for n in cur}
+        cand = {n: np.repeat(v[active], width).reshape(s, width) for n, v in cur.items()}
         for b, block in enumerate(blocks):
             lo, hi = offsets[b], offsets[b + 1]
             for n in block:
@@ -150,16 +153,26 @@ def jacobi_descent(
         c = c.reshape(s, width)
         j = np.argmin(c, axis=1)
         best = c[np.arange(s), j]
-        better = best < cost * (1.0 - 1e-12)
+        better = best < cost[active] * (1.0 - 1e-12)
         if not better.any():
             break
-        old = {n: v.copy() for n, v in cur.items()}
-        old_cost = cost.copy()
-        rows = np.nonzero(better)[0]
+        old = {n: v[active] for n, v in cur.items()}
+        old_cost = cost[active]
+        new = {n: np.where(better, cand[n][np.arange(s), j], old[n]) for n in cur}
         for n in cur:
-            cur[n][rows] = cand[n][rows, j[rows]]
-        cost[rows] = best[rows]
-        combined = _combined_move(cur, old, old_cost, c[:, :m], offsets, combos, blocks)
+            cur[n][active] = new[n]
+        cost[active] = np.where(better, best, old_cost)
+        keep = np.nonzero(better)[0]
+        combined = _combined_move(
+            {n: v[keep] for n, v in new.items()},
+            {n: v[keep] for n, v in old.items()},
+            old_cost[keep],
+            c[keep, :m],
+            offsets,
+            combos,
+            blocks,
+        )
+        active = active[keep]
     return cur, cost, cycles
 
 
