@@ -96,3 +96,16 @@ def test_the_polish_gains_over_the_current_configuration(space: SearchSpace) -> 
     assert costs[0] == costs.min() and costs[0] < base
     assert all(space.feasible(as_values(rows)))
     assert 0 < evaluations < 400_000
+
+
+def test_batch_settings_name_their_strategy() -> None:
+    """The default strategy keeps the stored fingerprint; another one changes it (so a resumed
+    batch never mixes results of two strategies)."""
+    from mrtune.optimizer.batch import BatchSettings
+
+    default = BatchSettings(cluster=CLUSTER)
+    assert default.strategy == "descent"
+    assert (
+        BatchSettings(cluster=CLUSTER, strategy="descent").fingerprint() == default.fingerprint()
+    )
+    assert BatchSettings(cluster=CLUSTER, strategy="tpe").fingerprint() != default.fingerprint()
