@@ -10,6 +10,13 @@ mrtune's modules from source (~0.2–0.4 s of CPU). Goals: ``mrtune --help`` ≤
 ``mrtune optimize`` on the README example ≤ 1.5 s end to end.
 
     python benchmarks/bench_startup.py [--repeats 5]
+    python benchmarks/bench_startup.py --quality 0,1,2   # the default search's answers
+
+``--quality SEEDS`` prints, for the README example (at 100 GB and as profiled) and every
+profile of :func:`benchmarks.profiles.benchmark_profiles`, the default strategy's best
+predicted cost with its default budget, the trial that found it (trials below ``n_warm`` are
+the polished warm start) and its CPU time, so a faster start can be checked for not giving
+worse answers.
 """
 
 from __future__ import annotations
@@ -61,10 +68,50 @@ def measure(cmd: list[str], cwd: str) -> tuple[float, float]:
     return cpu, wall
 
 
+def quality(seeds: list[int]) -> None:
+    """The default strategy's answers (module docstring, ``--quality``)."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    from benchmarks.profiles import benchmark_profiles
+    from mrtune.cli._inputs import build_cluster, load_job, with_input_size
+    from mrtune.optimizer.objective import Objective
+    from mrtune.optimizer.strategies import DEFAULT_STRATEGY, get_strategy
+    from mrtune.search_spaces import SearchSpace
+
+    cases = []
+    for size in ("100GB", None):
+        prof, base = load_job(Path(_example()))
+        prof = with_input_size(prof, size)
+        cases.append(
+            (
+                f"readme-{size or 'as-profiled'}",
+                prof,
+                base,
+                build_cluster(prof, None, None, False)[0],
+            )
+        )
+    cases += benchmark_profiles()
+    strat = get_strategy(DEFAULT_STRATEGY)
+    print(f"{'profile':<32} {'seed':>4} {'best predicted ms':>18} {'trial':>5} {'CPU s':>6}")
+    for name, prof, base, cluster in cases:
+        space = SearchSpace.for_job(prof, base, cluster)
+        for seed in seeds:
+            t0 = time.process_time()
+            res = strat.optimize(space, Objective(space), n_trials=strat.default_trials, seed=seed)
+            cpu = time.process_time() - t0
+            found = next(i for i, h in enumerate(res.history) if h <= res.history[-1])
+            print(f"{name:<32} {seed:>4} {res.best_cost:>18.1f} {found:>5} {cpu:>6.2f}")
+    print("load average:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--quality", default=None, help="seeds, e.g. 0,1,2 (see above)")
     args = parser.parse_args()
+    if args.quality is not None:
+        quality([int(s) for s in args.quality.split(",")])
+        return
     example = _example()
     commands = {
         "help": [*_mrtune(), "--help"],
