@@ -1,6 +1,7 @@
 """Vectorised helpers over the knobs' grids: random grid points, chunked products, block descent.
 
-The exhaustive strategy and the default (warm-started TPE) share these. Every evaluation goes
+The exhaustive strategy (:func:`block_descent`, one model call per block) and the default
+warm-started TPE (:func:`jacobi_descent`, one model call per cycle for all blocks) share these. Every evaluation goes
 through the :class:`~mrtune.optimizer.objective.Objective` in large arrays (DESIGN decision 5);
 infeasible grid combinations are filtered with :meth:`SearchSpace.feasible` *before* they are
 evaluated, so nothing here relies on the repair moving a point off the grid.

@@ -1,9 +1,10 @@
 """Vectorised screening and polish: the warm start of the default strategy.
 
 Random points of the knobs' grids go through the cost model in one call; the best few are then
-improved by coordinate descent over single knobs and coupled pairs (every start in one model
-call per block), first on the registry grids, then on finer grids over each knob's whole range,
-then on narrowing local grids (:func:`zoom`). The resulting configurations are enqueued as the
+improved by coordinate descent over single knobs and coupled blocks, Jacobi-style (every start's
+moves of every block in one model call per cycle, :func:`jacobi_descent`), first on the
+registry grids, then on finer grids over each knob's whole range, then on narrowing local
+grids (:func:`zoom`). The resulting configurations are enqueued as the
 first trials of the TPE study (:class:`~mrtune.optimizer.strategies.TPEStrategy`).
 """
 
