@@ -134,6 +134,8 @@ def jacobi_descent(
     sizes = np.array([len(next(iter(c.values()))) for c in combos], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     m = int(offsets[-1])
+    if m == 0 or not len(cost):  # nothing to move (every knob has a single value)
+        return cur, cost, 0
     # Only the starts that moved in the last cycle are scored again: a start that did not
     # move would see the very same candidates, so it has converged.
     active = np.arange(len(cost))

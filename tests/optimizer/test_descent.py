@@ -109,3 +109,14 @@ def test_batch_settings_name_their_strategy() -> None:
         BatchSettings(cluster=CLUSTER, strategy="descent").fingerprint() == default.fingerprint()
     )
     assert BatchSettings(cluster=CLUSTER, strategy="tpe").fingerprint() != default.fingerprint()
+
+
+def test_jacobi_descent_with_nothing_to_move_returns_the_starts(space: SearchSpace) -> None:
+    """A space whose knobs each have one value (e.g. a reducer count capped at 1) has no
+    block to move: the starts come back as they are, without a model call."""
+    obj = Objective(space)
+    starts = as_values([current_row(space)])
+    cost = obj(starts)
+    end, end_cost, cycles = jacobi_descent(space, obj, starts, cost, [])
+    assert cycles == 0 and end_cost.tolist() == cost.tolist()
+    assert {n: v.tolist() for n, v in end.items()} == {n: v.tolist() for n, v in starts.items()}
