@@ -89,7 +89,6 @@ LONG_MODULES: dict[str, str] = {
     "is in starfish_cluster.py)",
     "mrtune/readers/task_log.py": "one parser per Hadoop log line kind (spills, merges, "
     "fetches, counters), each citing the class that logs it",
-    "optimizer/batch/_tune.py": "debt: the per-job tuner as a generator over stacked rounds",
     "optimizer/strategies/_optuna.py": "the four Optuna strategies (TPE, CMA-ES, NSGA-II, "
     "grid) over one shared trial adapter",
     "optimizer/workflow_tuning.py": "debt: workflow tuning's candidates, search and report",

@@ -1,31 +1,27 @@
-"""Lean per-job tuning for catalogs: vectorised coordinate descent on the knobs' grids.
+"""Lean per-job tuning for catalogs: a registry strategy per job, then vectorised pruning.
 
 ``recommend(..., strategy="exhaustive")`` certifies the optimum of one job but costs seconds;
-a catalog of 24,442 jobs on two cores leaves about 12 ms of CPU per job. This tuner spends a
-handful of vectorised calls of the cost model per job (DESIGN decision 5):
+a catalog of 24,442 jobs on two cores leaves about 12 ms of CPU per job. The search is a
+strategy of the registry (:func:`~mrtune.optimizer.strategies.get_strategy`), by default
+``"descent"`` (:class:`~mrtune.optimizer.strategies.DescentStrategy`: coordinate descent on
+the knobs' grids, a handful of vectorised model calls per job, DESIGN decision 5). A
+*stepwise* strategy runs as a generator, so :func:`tune_jobs` runs many jobs' searches in
+lockstep, one stacked model call per round; any other strategy runs job by job through its
+``optimize``. Then:
 
-1. **Descent.** From the job's current configuration, every *single-knob move* (each knob
-   over its whole grid, :meth:`SearchSpace.grid`, plus its current value) and the joint
-   grids of the coupled pairs of :data:`PLANES` (reducers × split size, reducers ×
-   slow-start, split size × sort buffer, reduce buffer percents) are evaluated in **one**
-   call; the best move is taken.
-   Once no such move gains, the blocks of :data:`POLISH_BLOCKS` (the three reduce buffer
-   percents, sort buffer × spill threshold, split size × slow-start) are searched once, each
-   over its grid product, all in one call, and the descent resumes if that gained. The next
-   call also evaluates the *combined* move (every knob at its best single-move value), so
-   several knobs can move per round. Rounds stop when no move gains (at most ``max_rounds``).
-2. **Pruning** (what :func:`mrtune.optimizer.recommend.recommend` does greedily, vectorised here):
+1. **Pruning** (what :func:`mrtune.optimizer.recommend.recommend` does greedily, vectorised here):
    the marginal gain of each change is measured by reverting it alone at the tuned point (one
    call for all changes); the changes gaining less than ``min_gain`` are reverted cheapest
    first as long as each revert costs less than ``min_gain`` (all prefixes of that order in one
    call), and this repeats until nothing is reverted. If what remains gains less than
    ``min_gain`` over the current configuration, the job keeps its current configuration.
-3. The final revert evaluation gives each remaining change's marginal gain, which the batch
+2. The final revert evaluation gives each remaining change's marginal gain, which the batch
    summary aggregates into "the settings that matter most".
 
-Every configuration evaluated is on the grid and passes :meth:`SearchSpace.feasible` (infeasible
-ones are never evaluated), so the result is one Hadoop accepts. The quality against the
-exhaustive strategy is measured by ``benchmarks/bench_batch.py --quality``.
+Every configuration the descent evaluates is on the grid and passes
+:meth:`SearchSpace.feasible` (infeasible ones are never evaluated), so the result is one
+Hadoop accepts. The quality against the exhaustive strategy is measured by
+``benchmarks/bench_batch.py --quality``.
 """
 
 from __future__ import annotations
@@ -38,48 +34,24 @@ import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
 from mrtune.costmodel.stacked import StackedProfiles
+from mrtune.optimizer.objective import Objective, ObjectiveKind
+from mrtune.optimizer.strategies import BaseStrategy, get_strategy
+from mrtune.optimizer.strategies._descent import (
+    REDUCES,
+    SORT_MB,
+    SPLIT,
+    Costs,
+    Descent,
+    current_vector,
+    job_grids,
+)
 from mrtune.search_spaces import SearchSpace, find_knob, knob_to_properties
 
-REDUCES = "mapreduce.job.reduces"
-SPLIT = "mapreduce.input.fileinputformat.split.maxsize"
-SORT_MB = "mapreduce.task.io.sort.mb"
-SLOWSTART = "mapreduce.job.reduce.slowstart.completedmaps"
 #: Knobs whose best value is a property of the job, not of the cluster: the reducer count and
 #: split size (task counts) and the job's own combiner class. The cluster-wide configuration
 #: never sets them.
 PER_JOB_KNOBS = frozenset({REDUCES, SPLIT, "mapreduce.job.combine.class"})
 MIN_GAIN = 0.01
-#: The reduce-side buffer knobs, searched as one block (their full grid product, one call)
-#: once the descent has converged: together they decide whether map outputs stay in memory
-#: from shuffle to reduce, which no single or pairwise move may reach.
-REDUCE_BUFFERS = (
-    "mapreduce.reduce.shuffle.input.buffer.percent",
-    "mapreduce.reduce.shuffle.merge.percent",
-    "mapreduce.reduce.input.buffer.percent",
-)
-#: Blocks searched once (all in one call) when single moves and planes stop gaining: the reduce
-#: buffers, the sort buffer with its spill threshold (together they set the spills, reference
-#: §3), and the split size with the slow-start point (map waves against reducer overlap).
-POLISH_BLOCKS: tuple[tuple[str, ...], ...] = (
-    REDUCE_BUFFERS,
-    (SORT_MB, "mapreduce.map.sort.spill.percent"),
-    (SPLIT, SLOWSTART),
-)
-#: Pairs of knobs moved jointly (their full grid product) in every round, because one alone
-#: cannot reach the pair's optimum: the reducer count and split size set the task counts and so
-#: the waves (reference §6.1); reducers launched at slow-start hold containers the maps can no
-#: longer use, so their number and start point trade off together; a larger split only pays
-#: with a sort buffer that holds its map output in few spills (reference §3); the reduce-side
-#: buffer percents decide together what stays in memory between shuffle and reduce
-#: (``MergeManagerImpl``: a larger reduce input buffer only pays once the in-memory merge
-#: threshold lets the segments stay, reference §7).
-PLANES: tuple[tuple[str, str], ...] = (
-    (REDUCES, SPLIT),
-    (REDUCES, SLOWSTART),
-    (SPLIT, SORT_MB),
-    ("mapreduce.reduce.shuffle.merge.percent", "mapreduce.reduce.input.buffer.percent"),
-    ("mapreduce.reduce.shuffle.input.buffer.percent", "mapreduce.reduce.input.buffer.percent"),
-)
 
 
 @dataclass
@@ -184,97 +156,9 @@ class _Evaluator:
         return self.finish(ok, job, gbs)
 
 
-def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
-    """Each knob's grid for this job (:meth:`SearchSpace.grid`: the registry's grid plus
-    job-aware values such as split sizes that make whole waves) plus its current value (so "no
-    change" is always on the grid).
-
-    ``io.sort.mb`` values above the heap cap are dropped (they are infeasible for this job's
-    heap whatever the other knobs are, :mod:`mrtune.search_spaces.constraints`).
-    """
-    grids = []
-    for j, k in enumerate(space.knobs):
-        g = np.union1d(space.grid(k), [current[j]])
-        grids.append(g)
-    if SORT_MB in space.names:
-        j = space.names.index(SORT_MB)
-        probe = np.repeat(current[None, :], len(grids[j]), axis=0)
-        probe[:, j] = grids[j]
-        ok = space.feasible({n: probe[:, i] for i, n in enumerate(space.names)})
-        grids[j] = grids[j][ok] if ok.any() else current[j : j + 1]
-    return grids
-
-
-@dataclass(frozen=True)
-class _MoveGrid:
-    """A job's grids, laid out once for :func:`_moves`: every knob's values end to end (with
-    the knob each belongs to) and each plane's grid product."""
-
-    values: np.ndarray
-    knob: np.ndarray
-    planes: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
-
-    @classmethod
-    def of(cls, grids: list[np.ndarray], names: list[str]) -> _MoveGrid:
-        planes = []
-        for a, b in PLANES:
-            if a in names and b in names:
-                ja, jb = names.index(a), names.index(b)
-                va, vb = np.meshgrid(grids[ja], grids[jb], indexing="ij")
-                planes.append((ja, jb, va.ravel(), vb.ravel()))
-        if not grids:
-            return cls(np.empty(0), np.empty(0, dtype=np.int64), tuple(planes))
-        knob = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
-        return cls(np.concatenate(grids), knob, tuple(planes))
-
-
-def _moves(x: np.ndarray, grid: _MoveGrid) -> tuple[np.ndarray, np.ndarray]:
-    """Every single-knob move from ``x`` (each knob over its grid, in grid order) and the
-    joint moves of :data:`PLANES`; rows and the knob index each row moves (-1 for a joint
-    move)."""
-    move = grid.values != x[grid.knob]
-    which = [grid.knob[move]]
-    rows = np.repeat(x[None, :], len(which[0]), axis=0)
-    rows[np.arange(len(which[0])), which[0]] = grid.values[move]
-    parts = [rows]
-    for ja, jb, va, vb in grid.planes:
-        keep = (va != x[ja]) & (vb != x[jb])
-        rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
-        rows[:, ja] = va[keep]
-        rows[:, jb] = vb[keep]
-        parts.append(rows)
-        which.append(np.full(len(rows), -1))
-    return np.concatenate(parts), np.concatenate(which)
-
-
-def _block(
-    x: np.ndarray, grids: list[np.ndarray], names: list[str], block: tuple[str, ...]
-) -> np.ndarray:
-    """Every configuration that differs from ``x`` only in ``block`` (its full grid product)."""
-    idx = [names.index(n) for n in block if n in names]
-    if len(idx) < 2:
-        return np.empty((0, len(x)))
-    mesh = np.meshgrid(*[grids[j] for j in idx], indexing="ij")
-    rows = np.repeat(x[None, :], mesh[0].size, axis=0)
-    for j, m in zip(idx, mesh, strict=True):
-        rows[:, j] = m.ravel()
-    return rows
-
-
-def current_vector(space: SearchSpace) -> np.ndarray:
-    """The base configuration's encoded knob values (repaired, as every search starts)."""
-    cur = space.current_values()
-    vals = {k.name: np.array([k.encode(cur[k.name])]) for k in space.knobs}
-    if not vals:
-        return np.empty(0)
-    rep = space.repair(vals)
-    return np.array([float(rep[n][0]) for n in space.names])
-
-
-#: What a tuning step asks for: the knob-value rows to cost; it is sent back their
-#: ``(cost, job_ms, gb_s)``.
-Costs = tuple[np.ndarray, np.ndarray, np.ndarray]
 Steps = Generator[np.ndarray, Costs, JobTuning]
+#: The registry strategy the batch tuner runs per job.
+DEFAULT_BATCH_STRATEGY = "descent"
 
 
 def tune_job(
@@ -284,12 +168,15 @@ def tune_job(
     *,
     objective: str = "time",
     min_gain: float = MIN_GAIN,
-    max_rounds: int = 12,
+    max_rounds: int | None = None,
+    strategy: str = DEFAULT_BATCH_STRATEGY,
 ) -> JobTuning:
-    """Tune one job (module docstring): descent, vectorised pruning, marginal gains."""
+    """Tune one job (module docstring): the registry ``strategy`` (with ``max_rounds`` as its
+    ``n_trials``; default its own budget), vectorised pruning, marginal gains."""
+    strat = get_strategy(strategy)
     space = SearchSpace.for_job(profile, base, cluster)
     ev = _Evaluator(space, objective)
-    steps = _tune_steps(space, ev, min_gain, max_rounds)
+    steps = _tune_steps(space, ev, strat, min_gain, max_rounds or strat.default_trials)
     try:
         x = next(steps)
         while True:
@@ -304,22 +191,27 @@ def tune_jobs(
     *,
     objective: str = "time",
     min_gain: float = MIN_GAIN,
-    max_rounds: int = 12,
+    max_rounds: int | None = None,
+    strategy: str = DEFAULT_BATCH_STRATEGY,
 ) -> list[JobTuning | Exception]:
     """:func:`tune_job` for many jobs at once: the same steps for every job, each round's
     candidates of all the jobs still descending costed in **one** stacked model call
     (:class:`~mrtune.costmodel.stacked.StackedProfiles`), so numpy's fixed cost per call is
     paid per round, not per job and round. Each job's result is the one :func:`tune_job`
     gives (the model's rows do not depend on what they are stacked with); a job whose
-    tuning raises gets its exception in its place.
+    tuning raises gets its exception in its place. A strategy that is not stepwise searches
+    each job through its own ``optimize`` as the job starts; the pruning rounds are still
+    stacked.
     """
+    strat = get_strategy(strategy)
+    budget = max_rounds or strat.default_trials
     out: list[JobTuning | Exception] = [ValueError("not tuned")] * len(jobs)
     active: dict[int, tuple[_Evaluator, Steps, np.ndarray]] = {}
     for i, (profile, base) in enumerate(jobs):
         try:
             space = SearchSpace.for_job(profile, base, cluster)
             ev = _Evaluator(space, objective)
-            steps = _tune_steps(space, ev, min_gain, max_rounds)
+            steps = _tune_steps(space, ev, strat, min_gain, budget)
             active[i] = (ev, steps, next(steps))
         except StopIteration as done:
             out[i] = done.value
@@ -382,71 +274,53 @@ def _stacked_round(
     return answers
 
 
-def _tune_steps(space: SearchSpace, ev: _Evaluator, min_gain: float, max_rounds: int) -> Steps:
+def _tune_steps(
+    space: SearchSpace, ev: _Evaluator, strat: BaseStrategy, min_gain: float, budget: int
+) -> Steps:
     """The tuner (module docstring) as a generator: it yields each matrix of knob values to
     cost and is sent back its costs, so that one job alone (:func:`tune_job`) or many in
     lockstep (:func:`tune_jobs`) run the very same steps."""
+    if strat.stepwise:
+        found = yield from strat.steps(space, n_trials=budget)  # type: ignore[attr-defined]
+    else:
+        found = yield from _search_alone(space, ev, strat, budget)
     names = space.names
-    x0 = current_vector(space)
-    grids = job_grids(space, x0)
-    move_grid = _MoveGrid.of(grids, names)
-    c0, t0, g0 = yield x0[None, :]
-    if not np.isfinite(c0[0]):
-        raise ValueError("the job's current configuration is infeasible for the cost model")
-    x, cx, tx, gx = x0.copy(), float(c0[0]), float(t0[0]), float(g0[0])
-    combined: np.ndarray | None = None
-    rounds = 0
-    polished = False
-    for rounds in range(1, max_rounds + 1):  # noqa: B007
-        cand, which = _moves(x, move_grid)
-        if combined is not None and not np.array_equal(combined, x):
-            cand = np.concatenate([cand, combined[None, :]])
-            which = np.concatenate([which, [-2]])
-        if not len(cand):
-            break
-        c, tj, gj = yield cand
-        i = int(np.argmin(c))
-        if not c[i] < cx * (1.0 - 1e-9):
-            if polished:
-                break
-            # Converged for single moves and planes: try the polish blocks once.
-            polished = True
-            blocks = [_block(x, grids, names, b) for b in POLISH_BLOCKS]
-            cand = np.concatenate(blocks) if blocks else np.empty((0, len(x)))
-            if not len(cand):
-                break
-            c, tj, gj = yield cand
-            i = int(np.argmin(c))
-            if not c[i] < cx * (1.0 - 1e-9):
-                break
-            x, cx, tx, gx = cand[i].copy(), float(c[i]), float(tj[i]), float(gj[i])
-            combined = None
-            continue
-        # The combined move: every knob at its best improving single-move value.
-        combined = cand[i].copy()
-        for j in range(len(names)):
-            sel = which == j
-            if sel.any():
-                k = int(np.argmin(np.where(sel, c, np.inf)))
-                if c[k] < cx * (1.0 - 1e-9) and j != which[i]:
-                    combined[j] = cand[k, j]
-        x, cx, tx, gx = cand[i].copy(), float(c[i]), float(tj[i]), float(gj[i])
-    x, gains, tx, gx = yield from _prune(
-        names, x0, (float(c0[0]), float(t0[0]), float(g0[0])), x, (cx, tx, gx), min_gain
-    )
+    x0, x = found.x0, found.x
+    x, gains, tx, gx = yield from _prune(names, x0, found.at0, x, found.at, min_gain)
+    grids = found.grids
     return JobTuning(
         knobs=names,
         current={n: float(x0[j]) for j, n in enumerate(names)},
         best={n: float(x[j]) for j, n in enumerate(names)},
-        current_ms=float(t0[0]),
-        current_gb_s=float(g0[0]),
+        current_ms=found.at0[1],
+        current_gb_s=found.at0[2],
         best_ms=tx,
         best_gb_s=gx,
         marginal_gain=gains,
         evaluations=ev.evaluations,
         limits=({SORT_MB: float(grids[names.index(SORT_MB)].max())} if SORT_MB in names else {}),
-        rounds=rounds,
+        rounds=found.rounds,
     )
+
+
+def _search_alone(
+    space: SearchSpace, ev: _Evaluator, strat: BaseStrategy, budget: int
+) -> Generator[np.ndarray, Costs, Descent]:
+    """A strategy that is not stepwise: its ``optimize`` on this job alone (seed 0), then the
+    current and the found configuration costed as one step."""
+    kind = ObjectiveKind.resources if ev.resources else ObjectiveKind.time
+    result = strat.optimize(space, Objective(space, kind), n_trials=budget, seed=0)
+    ev.evaluations += result.n_evaluations
+    x0 = current_vector(space)
+    x = np.array([result.best_values[n] for n in space.names], dtype=np.float64)
+    c, t, g = yield np.stack([x0, x])
+    if not np.isfinite(c[0]):
+        raise ValueError("the job's current configuration is infeasible for the cost model")
+    at0 = (float(c[0]), float(t[0]), float(g[0]))
+    at = (float(c[1]), float(t[1]), float(g[1]))
+    if not at[0] < at0[0]:
+        x, at = x0.copy(), at0
+    return Descent(x0=x0, at0=at0, x=x, at=at, grids=job_grids(space, x0), rounds=1)
 
 
 def _prune(

@@ -20,6 +20,7 @@ from mrtune.costmodel.stacked import StackedProfiles
 from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
 from mrtune.optimizer.batch._tune import (
+    DEFAULT_BATCH_STRATEGY,
     MIN_GAIN,
     BatchBuilder,
     JobTuning,
@@ -40,6 +41,8 @@ class BatchSettings:
     objective: str = "time"
     base_profile_json: str | None = None
     min_gain: float = MIN_GAIN
+    #: The registry strategy that searches each job (:func:`~mrtune.optimizer.strategies.get_strategy`).
+    strategy: str = DEFAULT_BATCH_STRATEGY
 
     def fingerprint(self) -> str:
         import hashlib
@@ -52,6 +55,8 @@ class BatchSettings:
             "min_gain": self.min_gain,
             "tuner": TUNER_VERSION,
         }
+        if self.strategy != DEFAULT_BATCH_STRATEGY:  # stores of the default keep their key
+            data["strategy"] = self.strategy
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -179,6 +184,7 @@ def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, An
         settings.cluster,
         objective=settings.objective,
         min_gain=settings.min_gain,
+        strategy=settings.strategy,
     )
     for (k, profile, base), t in zip(loaded, tunings, strict=True):
         try:

@@ -3,7 +3,9 @@
 Every strategy implements :class:`BaseStrategy` and returns a :class:`SearchResult`;
 :func:`get_strategy` builds one by its registry name, with its settings (for the Optuna ones,
 where the study is kept). ``"tpe"`` is the default; :func:`resolve_strategy` states the one rule
-that picks another (a Pareto objective needs a multi-objective strategy).
+that picks another (a Pareto objective needs a multi-objective strategy). ``"descent"`` is the
+lean grid descent for many tiny searches: the batch tuner runs it (stepwise, many jobs in
+lockstep), and ``mrtune optimize --strategy descent`` runs the same search for one job.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtune.optimizer.strategies._base import BaseStrategy, SearchResult, StudyError
+from mrtune.optimizer.strategies._descent import DescentStrategy
 from mrtune.optimizer.strategies._exhaustive import ExhaustiveStrategy
 from mrtune.optimizer.strategies._optuna import (
     CmaEsStrategy,
@@ -37,6 +40,7 @@ STRATEGIES: dict[str, type[BaseStrategy]] = {
         RRSStrategy,
         SmartRRSStrategy,
         ExhaustiveStrategy,
+        DescentStrategy,
     )
 }
 DEFAULT_STRATEGY = "tpe"
@@ -115,6 +119,7 @@ __all__ = [
     "STRATEGIES",
     "BaseStrategy",
     "CmaEsStrategy",
+    "DescentStrategy",
     "DifferentialEvolutionStrategy",
     "DualAnnealingStrategy",
     "ExhaustiveStrategy",

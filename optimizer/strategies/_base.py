@@ -101,6 +101,10 @@ class BaseStrategy(abc.ABC):
       URL or a SQLite file path), ``study_name`` and ``resume``; the others keep nothing, and
       :func:`~mrtune.optimizer.strategies.get_strategy` refuses those settings for them.
       :meth:`_search` therefore takes only what every strategy uses.
+    * Many tiny searches (a batch catalog): a :attr:`stepwise` strategy also offers its
+      search as a generator that yields the rows to cost and is sent their costs, so a caller
+      can stack many jobs' rows into one model call; ``optimize`` drives the same generator
+      through the objective, so both routes give the same answer.
     * Progress: every strategy evaluates through the objective, whose ``on_evaluate`` hook
       (:class:`~mrtune.optimizer.objective.Objective`) reports evaluations as they happen.
     * Thread safety: a strategy instance holds only its settings, so one instance may be used
@@ -117,6 +121,10 @@ class BaseStrategy(abc.ABC):
     uses_storage: ClassVar[bool] = False
     #: Whether the strategy searches job time and GB-seconds together (fills ``pareto``).
     multi_objective: ClassVar[bool] = False
+    #: Whether the strategy also runs as a generator of the rows to cost (``steps(space, *,
+    #: n_trials)``, e.g. :class:`~mrtune.optimizer.strategies.DescentStrategy`), so that many
+    #: small searches run in lockstep with one stacked model call per round (the batch tuner).
+    stepwise: ClassVar[bool] = False
 
     def optimize(
         self,

@@ -272,14 +272,17 @@ class TPEStrategy(OptunaStrategy):
        multivariate TPE with the constant liar then samples the knobs' *full* ranges (not only
        the grid) for the rest of the ``n_trials``, ``batch_size`` trials per model call.
 
-    Screening and polish cost ~50–100 k model evaluations (~0.3–1.2 s cold); each TPE trial
-    costs ~15–30 ms of sampler time, so ``n_trials`` ≈ 32 keeps the whole search under 2 s.
+    Screening and polish cost ~20–250 k model evaluations in ~10–30 model calls (~0.1–0.3 s
+    of CPU); each TPE trial costs ~10–30 ms of sampler time. The default budget is 24 trials:
+    the 16 polished points and one batch of 8 TPE samples. Over 15 profiles × 3 seeds the
+    best trial was always a polished point (``benchmarks/bench_startup.py --quality``), so more
+    TPE trials cost start-up time without improving the answer; ``--trials`` buys more.
 
     With ``warm_start=False`` it is plain TPE (``"tpe-plain"`` in the registry).
     """
 
     name = "tpe"
-    default_trials = 32
+    default_trials = 24
 
     def __init__(
         self,

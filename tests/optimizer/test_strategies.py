@@ -41,6 +41,7 @@ BUDGET = {
     "rrs": 150,
     "smart-rrs": 150,
     "exhaustive": 1,
+    "descent": 12,
 }
 SMALL_SETTINGS = {
     "tpe": {"n_screen": 400, "n_warm": 3},
@@ -221,6 +222,7 @@ def test_registry_names_and_default() -> None:
         "rrs",
         "smart-rrs",
         "exhaustive",
+        "descent",
     ]
     assert DEFAULT_STRATEGY == "tpe"
     for name, cls in STRATEGIES.items():
