@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mrtune.calibration.cost_factors import _apply_codec_scale, _fitted_codecs, fit_costs_dict
+from mrtune.calibration.cost_factors import (
+    UNIT_FACTORS,
+    _apply_codec_scale,
+    _fitted_codecs,
+    fit_costs_dict,
+)
+from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
+from mrtune.calibration.profiles import cluster_fit_setup
 from mrtune.calibration.rows import _collect_map, _collect_reduce, _Obs
 from mrtune.calibration.solve import _solve
 from mrtune.costmodel.config import HadoopConfig
@@ -59,21 +66,35 @@ class _Rows:
 
     A row depends only on its own attempt (its input bytes, records, spills: the model is run
     per attempt at unit factors, :mod:`mrtune.calibration.rows`), so a resample's rows are the
-    drawn attempts' rows, repeated as drawn: the solve is redone, the model is not rerun. This
-    is exactly what :func:`fit_cost_factors` does on the resampled profile (the same rows, the
-    same :func:`~mrtune.calibration.solve._solve`; ``tests/calibration/test_resample.py``), at
-    a tenth of the cost. It covers the default fit (non-negative least squares, spills not
-    overlapping the map function, the documented priors), the one both users refit with.
+    drawn attempts' rows, repeated as drawn: the solve is redone, the model is not rerun, at
+    a tenth of the cost of :func:`fit_cost_factors` on the resampled profile.
+
+    The fit is the one the profile was calibrated with (:func:`cluster_fit_setup`: the
+    cluster's priors, the spill overlap of Hadoop's SpillThread), including the spill-write
+    tie of :mod:`mrtune.calibration.fixed_costs`. Without the overlap it is exactly what
+    :func:`fit_cost_factors` gives on the resample (``tests/optimizer/test_confidence.py``);
+    with it, each map attempt's spill-bound branch is the one decided at the profile's own
+    fitted costs, where the full fit iterates it at each resample's (a branch flips only for
+    attempts at the boundary, which a resample moves little).
     """
 
     def __init__(self, profile: JobProfile, cfg: HadoopConfig) -> None:
-        self.prior = CostFactors()
+        self.prior, overlap = cluster_fit_setup(profile)
         self.profile = profile
         self.codecs = _fitted_codecs(profile, cfg)
         shape = {f: getattr(self.prior, f) for f in ("sort_cache_slowdown", "sort_cache_bytes")}
         shaped = profile.model_copy(update={"costs": profile.costs.model_copy(update=shape)})
+        theta = {f: float(getattr(profile.costs, f)) for f in UNIT_FACTORS} if overlap else None
         self.obs: dict[str, _Obs] = {}
-        _collect_map(shaped, cfg, self.obs, self.codecs, contention=self.prior.spill_contention)
+        _collect_map(
+            shaped,
+            cfg,
+            self.obs,
+            self.codecs,
+            spill_overlap=overlap,
+            theta=theta,
+            contention=self.prior.spill_contention,
+        )
         _collect_reduce(shaped, cfg, self.obs, self.codecs)
         self.where = {
             name: _positions(o.attempt) for name, o in self.obs.items()
@@ -81,20 +102,30 @@ class _Rows:
 
     def fit(self, draw: dict[str, np.ndarray] | None) -> CostFactors:
         """The factors fitted on the attempts ``draw`` (kind → drawn indices; None: all)."""
-        obs = self.obs if draw is None else {n: self._take(n, draw) for n in self.obs}
+        obs = {n: self._take(n, draw) for n in self.obs}
+        tied = tie_spill_write(obs)
         fit = _solve(obs, self.prior, None, "", self.codecs)
+        if not tied and "not separable" in fit.prov.get("costs.spill_write", ""):
+            tied = tie_spill_write(obs, force=True)
+            fit = _solve(obs, self.prior, None, "", self.codecs)
+        if tied:
+            untie_spill_write(fit)
         fit.contention = self.prior.spill_contention
         fit.slowdown = self.prior.sort_cache_slowdown
         fit.cache_bytes = self.prior.sort_cache_bytes
         costs, _ = fit_costs_dict(_apply_codec_scale(fit, self.codecs, self.profile))
         return CostFactors(**costs)
 
-    def _take(self, name: str, draw: dict[str, np.ndarray]) -> _Obs:
+    def _take(self, name: str, draw: dict[str, np.ndarray] | None) -> _Obs:
+        """The drawn attempts' rows (copies: the spill-write tie edits rows in place)."""
         o, where = self.obs[name], self.where[name]
-        pos = [p for a in draw[name.split(".", 1)[0]] for p in where.get(int(a), ())]
+        if draw is None:
+            pos = list(range(len(o.y)))
+        else:
+            pos = [p for a in draw[name.split(".", 1)[0]] for p in where.get(int(a), ())]
         return _Obs(
             y=[o.y[p] for p in pos],
-            rows=[o.rows[p] for p in pos],
+            rows=[np.array(o.rows[p], copy=True) for p in pos],
             offset=[o.offset[p] for p in pos],
             fixed_w=[o.fixed_w[p] for p in pos],
             warm_w=[o.warm_w[p] for p in pos] if o.warm_w else [],
