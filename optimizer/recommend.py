@@ -220,13 +220,16 @@ def recommend(
     min_gain: float = MIN_GAIN,
     local_mode_honoured: bool = False,
     progress: ProgressHook | None = None,
+    space_kind: str = "mrtune",
 ) -> Recommendation:
     """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
 
     ``strategy`` ``None`` picks the objective's default (:func:`resolve_strategy`: ``tpe``, or
     ``nsga2`` for ``pareto``); ``storage``/``study_name``/``resume`` say where an Optuna
     strategy keeps its study (``None`` = in memory); ``progress`` is called as configurations
-    are evaluated (:class:`~mrtune.optimizer.objective.Objective`).
+    are evaluated (:class:`~mrtune.optimizer.objective.Objective`). ``space_kind``
+    ``"starfish"`` searches Starfish's parameters and ranges only
+    (:func:`mrtune.search_spaces.starfish.starfish_space`).
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -238,14 +241,8 @@ def recommend(
             )
     chosen_by = "requested" if strategy is not None else f"default for objective {objective}"
     strategy = resolve_strategy(strategy, str(objective))
-    space = SearchSpace.for_job(
-        profile,
-        base,
-        cluster,
-        allow_memory=allow_memory,
-        only=only,
-        exclude=exclude or (),
-        local_mode_honoured=local_mode_honoured,
+    space = _space(
+        space_kind, profile, base, cluster, allow_memory, only, exclude, local_mode_honoured
     )
     kind = ObjectiveKind.time if objective == ObjectiveKind.pareto else objective
     obj = Objective(
@@ -326,7 +323,8 @@ def recommend(
             )
         )
     changes.sort(key=lambda c: -c.gain_fraction)
-    props = changed_properties(base, config)  # raises rather than write ≠ scored
+    # raises rather than write ≠ scored
+    props = changed_properties(base, config, combiner_switch=space.combiner_switch)
     return Recommendation(
         job_id=profile.job_id,
         objective=str(objective),
@@ -339,6 +337,45 @@ def recommend(
         properties=props,
         config=config,
         strategy_chosen_by=chosen_by,
+    )
+
+
+def _space(
+    kind: str,
+    profile: JobProfile,
+    base: HadoopConfig,
+    cluster: ClusterSpec,
+    allow_memory: bool,
+    only: list[str] | None,
+    exclude: list[str] | None,
+    local_mode_honoured: bool,
+) -> SearchSpace:
+    """mrtune's own space (``"mrtune"``) or Starfish's parameters and ranges (``"starfish"``)."""
+    if kind == "starfish":
+        if only or allow_memory:
+            raise InputError(
+                "the Starfish space is Starfish's parameters and ranges; --only and "
+                "--allow-memory apply to mrtune's own space",
+                field="--space",
+                value=kind,
+            )
+        from mrtune.search_spaces.starfish import starfish_space
+
+        return starfish_space(
+            profile, base, cluster, exclude=exclude or (), local_mode_honoured=local_mode_honoured
+        )
+    if kind != "mrtune":
+        raise InputError(
+            "unknown search space", field="--space", value=kind, allowed="mrtune, starfish"
+        )
+    return SearchSpace.for_job(
+        profile,
+        base,
+        cluster,
+        allow_memory=allow_memory,
+        only=only,
+        exclude=exclude or (),
+        local_mode_honoured=local_mode_honoured,
     )
 
 
