@@ -131,6 +131,42 @@ def print_table(rows: list[dict[str, object]], seeds: int) -> None:
         print(line + (" yes" if r["ok"] else " NO"))
 
 
+def report(paths: list[Path], markdown: bool, merged: Path | None) -> int:
+    """The table of saved runs (several files: one run split by ``--only``), optionally merged."""
+    rows: list[dict[str, object]] = []
+    metas = []
+    for p in paths:
+        data = json.loads(p.read_text())
+        metas.append(data["meta"])
+        rows.extend(data["rows"])
+    seeds = min(m["seeds"] for m in metas)
+    print_table(rows, seeds)
+    if markdown:
+        print()
+        print(
+            "| profile | current | default | RRS best / median / worst | smart RRS best / median / worst | ok |"
+        )
+        print("|---|---:|---:|---:|---:|---|")
+        for r in rows:
+            cells = [
+                str(r["profile"]),
+                f"{r['current_ms'] / 1e3:,.1f} s",
+                f"{r['default_ms'] / 1e3:,.1f} s",
+            ]
+            for b in BASELINES:
+                cells.append(
+                    " / ".join(
+                        f"{r[b][q] / r['default_ms']:.3f}" for q in ("best", "median", "worst")
+                    )
+                )
+            cells.append("yes" if r["ok"] else "no")
+            print("| " + " | ".join(cells) + " |")
+    if merged is not None:
+        meta = {"seeds": seeds, "default_strategy": metas[0]["default_strategy"], "runs": metas}
+        merged.write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
 def _write_json(path: Path, seeds: int, rows: list[dict[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -148,7 +184,17 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=20, help="RRS seeds per baseline (>= 1)")
     ap.add_argument("--only", default="", help="comma-separated profile names (default all)")
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON")
+    ap.add_argument(
+        "--report",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="print the table (and --markdown) of saved --json files instead of running",
+    )
+    ap.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     args = ap.parse_args()
+    if args.report:
+        return report(args.report, args.markdown, args.json)
     with tempfile.TemporaryDirectory() as tmp:
         jobs = {**fixture_jobs(), **constructed_jobs(Path(tmp))}
     wanted = [n for n in args.only.split(",") if n]
