@@ -27,22 +27,36 @@ class UnwritableChange(ValueError):
     """A scored change that this output cannot express as a Hadoop property."""
 
 
-def changed_properties(base: HadoopConfig, config: HadoopConfig) -> dict[str, str]:
+def changed_properties(
+    base: HadoopConfig, config: HadoopConfig, *, combiner_switch: str | None = None
+) -> dict[str, str]:
     """The properties that turn ``base`` into ``config``, as a site file or ``-D`` flags would.
 
     Raises :class:`UnwritableChange` when ``config`` drops a property ``base`` sets: a
     configuration layered over the job's (``Configuration.addResource``, ``-D``) can set a
     value but never unset one, so writing only the others would deploy a configuration
-    different from the one scored.
+    different from the one scored. The one exception is the combiner where the target has a
+    switch for it (``combiner_switch``: Starfish's ``starfish.use.combiner``, which its
+    ``MapProfileOracle`` and mrtune's reader honour): dropping the class is written as the
+    switch ``false``, adding it back also writes ``true``.
     """
     before, after = base.to_properties(), config.to_properties()
+    switch: dict[str, str] = {}
+    if combiner_switch is not None:
+        cls = HadoopConfig.model_fields["combine_class"].alias
+        assert cls is not None
+        if cls in before and cls not in after:
+            before = {k: v for k, v in before.items() if k != cls}
+            switch = {combiner_switch: "false"}
+        elif cls in after and before.get(cls) != after[cls]:
+            switch = {combiner_switch: "true"}
     dropped = sorted(k for k in before if k not in after)
     if dropped:
         raise UnwritableChange(
             f"{', '.join(dropped)}: the recommendation removes a setting, which no property "
             "can express (a site file or -D flag can only set values)"
         )
-    return {k: v for k, v in after.items() if before.get(k) != v}
+    return {**{k: v for k, v in after.items() if before.get(k) != v}, **switch}
 
 
 def _check_values(props: Mapping[str, str], fmt: str, forbidden: str = "") -> None:

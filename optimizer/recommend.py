@@ -195,6 +195,7 @@ def recommend(
     samples: int = SAMPLES,
     max_time_ms: float | None = None,
     max_gb_s: float | None = None,
+    space_kind: str = "mrtune",
 ) -> Recommendation:
     """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
 
@@ -216,6 +217,10 @@ def recommend(
     For ``pareto`` the point
     recommended lies on the front: its knee, or the best within ``max_time_ms`` / ``max_gb_s``
     (:func:`mrtune.optimizer.pareto.settle`, which also does the pruning).
+
+    ``space_kind``
+    ``"starfish"`` searches Starfish's parameters and ranges only
+    (:func:`mrtune.search_spaces.starfish.starfish_space`).
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -227,14 +232,8 @@ def recommend(
             )
     chosen_by = "requested" if strategy is not None else f"default for objective {objective}"
     strategy = resolve_strategy(strategy, str(objective))
-    space = SearchSpace.for_job(
-        profile,
-        base,
-        cluster,
-        allow_memory=allow_memory,
-        only=only,
-        exclude=exclude or (),
-        local_mode_honoured=local_mode_honoured,
+    space = _space(
+        space_kind, profile, base, cluster, allow_memory, only, exclude, local_mode_honoured
     )
     kind = point_kind(objective)
     obj = Objective(
@@ -287,7 +286,8 @@ def recommend(
         if ev is not None
         else {}
     )
-    props = changed_properties(base, config)  # raises rather than write ≠ scored
+    # raises rather than write ≠ scored
+    props = changed_properties(base, config, combiner_switch=space.combiner_switch)
     return Recommendation(
         job_id=profile.job_id,
         objective=str(objective),
@@ -346,6 +346,45 @@ def _prune(
     if float(costs([best])[0]) > base_cost * (1 - min_gain):
         best = dict(cur_row)
     return best
+
+
+def _space(
+    kind: str,
+    profile: JobProfile,
+    base: HadoopConfig,
+    cluster: ClusterSpec,
+    allow_memory: bool,
+    only: list[str] | None,
+    exclude: list[str] | None,
+    local_mode_honoured: bool,
+) -> SearchSpace:
+    """mrtune's own space (``"mrtune"``) or Starfish's parameters and ranges (``"starfish"``)."""
+    if kind == "starfish":
+        if only or allow_memory:
+            raise InputError(
+                "the Starfish space is Starfish's parameters and ranges; --only and "
+                "--allow-memory apply to mrtune's own space",
+                field="--space",
+                value=kind,
+            )
+        from mrtune.search_spaces.starfish import starfish_space
+
+        return starfish_space(
+            profile, base, cluster, exclude=exclude or (), local_mode_honoured=local_mode_honoured
+        )
+    if kind != "mrtune":
+        raise InputError(
+            "unknown search space", field="--space", value=kind, allowed="mrtune, starfish"
+        )
+    return SearchSpace.for_job(
+        profile,
+        base,
+        cluster,
+        allow_memory=allow_memory,
+        only=only,
+        exclude=exclude or (),
+        local_mode_honoured=local_mode_honoured,
+    )
 
 
 def space_current(space: SearchSpace) -> dict[str, float]:

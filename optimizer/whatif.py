@@ -21,9 +21,10 @@ from mrtune.costmodel import (
     predict_job,
 )
 from mrtune.costmodel.config import check_property_name
+from mrtune.errors import InputError
 from mrtune.optimizer.confidence import Evidence, evaluate_profiles, interval_of, ratio_interval
 from mrtune.search_spaces import find_knob, knob_to_properties
-from mrtune.search_spaces.knobs import canonical_name
+from mrtune.search_spaces.knobs import Role, canonical_name
 
 MAP_PHASES = ("read", "map", "collect", "spill", "merge", "write")
 REDUCE_PHASES = ("shuffle", "merge", "reduce", "write")
@@ -95,6 +96,63 @@ def apply_changes(
         else:
             props[knob.name] = value
     return base.with_changes(props)
+
+
+def replay_conf(
+    base: HadoopConfig,
+    props: Mapping[str, str],
+    profile: JobProfile,
+    *,
+    source: str = "--conf",
+) -> tuple[HadoopConfig, list[str]]:
+    """``base`` with a whole configuration file layered over it, as Hadoop would read it.
+
+    This replays a configuration as written (a Starfish recommendation, a ``mapred-site.xml``):
+    every property is set literally, in Hadoop 1 or 2/3 names, and any Hadoop-valid value is
+    taken, search range or not (``io.sort.spill.percent=0.277``,
+    ``min.num.spills.for.combine=9999``, ``mapred.reduce.tasks=0``). Unlike :func:`apply_changes`
+    a codec class does not switch compression on: in Hadoop only
+    ``mapred.compress.map.output`` / ``mapred.output.compress`` do (``JobConf.getCompressMapOutput``),
+    and a file that names a codec with the switch false runs uncompressed. Starfish's
+    ``starfish.use.combiner`` is its combiner switch (``MapProfileOracle``: a combiner class and
+    the flag not false); ``true`` restores the profiled job's combiner. Properties the model
+    does not read are returned, in order, as not modelled: a job's full ``*_conf.xml`` holds
+    hundreds. A value Hadoop would refuse is one :class:`InputError` naming the file and key.
+    """
+    not_modelled = unknown_properties(props)
+    skip = set(not_modelled)
+    plain: dict[str, Any] = {}
+    switches: dict[str, Any] = {}
+    for key, raw in props.items():
+        if key in skip:
+            continue
+        try:
+            knob = find_knob(key)
+        except KeyError:
+            plain[key] = raw
+            continue
+        if knob.role == Role.combiner and canonical_name(key) != knob.name:
+            try:  # Starfish's on/off flag, not the class name
+                on = knob.parse(raw)
+            except ValueError:
+                raise InputError(
+                    "invalid value", path=source, field=key, value=raw, allowed=knob.allowed()
+                ) from None
+            switches.update(knob_to_properties(knob, on, base, profile))
+            continue
+        if knob.kind in {"int", "float", "categorical"} and canonical_name(key) == knob.name:
+            try:
+                knob.parse(raw)
+            except ValueError:
+                raise InputError(
+                    "invalid value", path=source, field=key, value=raw, allowed=knob.allowed()
+                ) from None
+        plain[key] = raw
+    try:
+        return base.with_changes({**plain, **switches}), not_modelled
+    except ValueError as exc:
+        msg = str(exc).splitlines()
+        raise InputError(" ".join(msg[-2:]) if len(msg) > 1 else str(exc), path=source) from None
 
 
 @dataclass
@@ -181,6 +239,8 @@ def what_if(
     new_cluster: ClusterSpec | None = None,
     allow_unknown: bool = False,
     evidence: Evidence | None = None,
+    replay: Mapping[str, str] | None = None,
+    replay_source: str = "--conf",
 ) -> dict[str, Any]:
     """Answer one what-if question: current vs changed (configuration, cluster) at one size.
 
@@ -192,9 +252,14 @@ def what_if(
     ``evidence`` (:func:`~mrtune.optimizer.confidence.gather_evidence` on ``profile``) adds
     ``interval``: the speedup's interval, current ÷ what-if taken per sample
     (:func:`whatif_interval`).
+    ``replay``: a configuration file's properties, layered over ``base`` first
+    (:func:`replay_conf`), then ``changes`` over them.
     """
     changes = changes or {}
-    proposed = apply_changes(base, changes, profile, allow_unknown=allow_unknown)
+    start, unread = base, []
+    if replay:
+        start, unread = replay_conf(base, replay, profile, source=replay_source)
+    proposed = apply_changes(start, changes, profile, allow_unknown=allow_unknown)
     (new_cluster or cluster).check_fits(proposed)  # containers YARN would refuse: one line
     new_profile = profile
     if input_bytes is not None:
@@ -224,7 +289,7 @@ def what_if(
             "what-if": new_profile.input_bytes,
         },
         "profiled": rows[2] if input_bytes is not None else None,
-        "not_modelled": unknown_properties(changes) if allow_unknown else [],
+        "not_modelled": unread + (unknown_properties(changes) if allow_unknown else []),
         "cluster": {
             "current": cluster.model_dump(),
             "what-if": (new_cluster or cluster).model_dump(),

@@ -15,6 +15,17 @@ What a knob declares itself is what only the search needs:
   memory is searched only on request …) is an attribute read by the search space, the strategies
   and the recommendation, never a comparison of property names.
 
+The in-memory merge threshold (``mapred.inmem.merge.threshold``, Hadoop 2/3 name
+``mapreduce.reduce.merge.inmem.threshold``) is searched in Hadoop 1 mode only, over Starfish's
+10–1000. Hadoop 1's ``ReduceTask.ReduceCopier`` starts an in-memory merge when that many map
+outputs are closed in memory (``ShuffleRamManager.waitForDataToMerge``, 0 = no count limit);
+Hadoop 2/3's ``MergeManagerImpl`` never reads the property: its ``InMemoryMerger`` starts only
+when the committed bytes reach ``shuffle.merge.percent`` of the buffer (``closeInMemoryFile``),
+and its only count threshold, ``memToMemMergeOutputsThreshold``, is the separate
+``mapreduce.reduce.merge.memtomem.threshold`` of the mem-to-mem merger (default
+``io.sort.factor``, off unless ``mapreduce.reduce.merge.memtomem.enabled``). So in Hadoop 2/3
+the knob is accepted and written (``whatif --set``) but never searched: it cannot move the job.
+
 :data:`KNOBS` is the one registry that the optimizer, the CLI (``--set`` validation), the batch
 tuner and the docs read; ``tests/search_spaces/test_knob_registry.py`` checks, for every knob, that
 it agrees with ``HadoopConfig`` and with the property names Hadoop 1 and Hadoop 2/3 really have.
@@ -112,6 +123,11 @@ KNOBS: tuple[Knob, ...] = (
         "mapreduce.reduce.shuffle.merge.percent", "shuffle_merge_pct", "reduce",
         "shuffle buffer fill that starts an in-memory merge",
         0.2, 0.99, grid=(0.3, 0.5, 0.66, 0.8, 0.9, 0.99),
+    ),
+    Knob(
+        "mapreduce.reduce.merge.inmem.threshold", "inmem_threshold", "reduce",
+        "Hadoop 1: in-memory segments that start an in-memory merge (0 = no count limit)",
+        10, 1000, log=True, grid=(10, 25, 50, 100, 250, 500, 1000), versions=(1,),
     ),
     Knob(
         "mapreduce.reduce.shuffle.memory.limit.percent", "shuffle_limit_pct", "reduce",

@@ -70,6 +70,10 @@ class SearchSpace:
     knobs: list[Knob] = field(default_factory=list)
     #: Codecs the job's limits withhold, each "name: reason" (for explanations and lint).
     withheld: list[str] = field(default_factory=list)
+    #: The property that switches the job's combiner off where the target reads one (Starfish's
+    #: ``starfish.use.combiner``, :mod:`mrtune.search_spaces.starfish`); ``None``: Hadoop has
+    #: none, the driver's class decides.
+    combiner_switch: str | None = None
 
     @classmethod
     def for_job(

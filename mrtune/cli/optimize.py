@@ -212,6 +212,12 @@ def optimize_cmd(
         "--allow-native-codecs",
         help="Also offer codecs that need libhadoop (ZStandard; Snappy/Lz4 before 3.3.1).",
     ),
+    space: str = typer.Option(
+        "mrtune",
+        "--space",
+        help="mrtune (its own knobs and ranges) or starfish (Starfish 0.2.0's parameters and "
+        "ranges only, Hadoop 1 names: a like-for-like comparison).",
+    ),
     only: list[str] = typer.Option([], "--only", help="Tune only these settings."),
     exclude: list[str] = typer.Option([], "--exclude", help="Never change these settings."),
     output: Path | None = typer.Option(
@@ -273,6 +279,7 @@ def optimize_cmd(
                 include_low_confidence=include_low_confidence,
                 samples=samples,
                 **limits,
+                space_kind=space,
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
@@ -281,13 +288,14 @@ def optimize_cmd(
                 str(exc), field="--study-name", value=study_name, allowed="a new name, or --resume"
             ) from None
     if names is None:
-        names = NameStyle.hadoop1 if base.hadoop_version == 1 else NameStyle.hadoop2
+        starfish = space == "starfish" or base.hadoop_version == 1
+        names = NameStyle.hadoop1 if starfish else NameStyle.hadoop2
     props = rename(rec.properties, names)
     report = lint_before_writing(rec, prof, base, spec)
     if output is not None:
         _write_output(rec, props, names, emit, output)
     plots = _plots(rec, plot)
-    withheld = _withheld_codecs(prof, base, spec, only, exclude)
+    withheld = [] if space == "starfish" else _withheld_codecs(prof, base, spec, only, exclude)
     if fmt == OutputFormat.json:
         data = rec.to_json()
         data["codecs_withheld"] = withheld

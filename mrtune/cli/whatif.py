@@ -10,7 +10,6 @@ from rich.table import Table
 
 from mrtune.cli._inputs import (
     ClusterOpt,
-    ConfOpt,
     LocalOpt,
     NodesOpt,
     ProfileArg,
@@ -65,8 +64,11 @@ def render_whatif(result: dict[str, Any]) -> None:
         for k, v in result["changes"].items():
             a, b = (short_value(x) for x in (v["from"], v["to"]))
             console.print(f"  [cyan]{k}[/]: {a} → [bold]{b}[/]", soft_wrap=True)
-    for name in result.get("not_modelled", []):
+    unread = result.get("not_modelled", [])
+    for name in unread[:8]:
         console.print(f"  [yellow]{name}[/]: passed through; the model does not read it")
+    if len(unread) > 8:
+        console.print(f"  … and {len(unread) - 8} more the model does not read (--format json)")
     sizes, profiled = result["input_bytes"], result.get("profiled")
     if profiled is not None:
         console.print(
@@ -137,7 +139,12 @@ def whatif_cmd(
     nodes: int | None = NodesOpt,
     cluster: Path | None = ClusterOpt,
     local: bool = LocalOpt,
-    conf: Path | None = ConfOpt,
+    conf: Path | None = typer.Option(
+        None,
+        "--conf",
+        help="With a history: the job's *_conf.xml. With a saved profile (JSON): a "
+        "configuration to replay as the what-if (e.g. a Starfish recommendation).",
+    ),
     timeline: Path | None = typer.Option(
         None, "--timeline", help="Write a Gantt PNG of the what-if job (task simulation)."
     ),
@@ -162,6 +169,7 @@ def whatif_cmd(
 ) -> None:
     """Predict what a configuration change (or new input size or cluster) does to a job."""
     prof, base = load_job(profile, conf)
+    replay = _replayed_conf(profile, conf)
     warn_calibration(prof, strict)
     spec, where = build_cluster(prof, None, cluster, local)
     new_spec = spec.model_copy(update={"num_nodes": nodes}) if nodes else None
@@ -181,6 +189,8 @@ def whatif_cmd(
             new_cluster=new_spec,
             allow_unknown=allow_unknown,
             evidence=_evidence(prof, base, samples, seed) if samples else None,
+            replay=replay,
+            replay_source=str(conf),
         )
     except ValueError as exc:
         if isinstance(exc, InputError):
@@ -191,12 +201,13 @@ def whatif_cmd(
     if timeline is not None:
         from mrtune.cli._timeline import plot_timeline
         from mrtune.costmodel.scheduler import simulate_schedule
-        from mrtune.optimizer.whatif import apply_changes
+        from mrtune.optimizer.whatif import apply_changes, replay_conf
 
         new_prof = prof if size is None else prof.model_copy(update={"input_bytes": size})
+        start = replay_conf(base, replay, prof, source=str(conf))[0] if replay else base
         sched = simulate_schedule(
             new_prof,
-            apply_changes(base, changes, prof, allow_unknown=allow_unknown),
+            apply_changes(start, changes, prof, allow_unknown=allow_unknown),
             new_spec or spec,
         )
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
@@ -228,6 +239,27 @@ def _evidence(prof: JobProfile, base: HadoopConfig, samples: int, seed: int) -> 
             allowed="0 (no interval) or 8 … 4096",
         )
     return gather_evidence(prof, base, samples=samples, seed=seed)
+
+
+def _replayed_conf(profile: Path, conf: Path | None) -> dict[str, str] | None:
+    """The properties ``--conf`` replays as the what-if, when the profile is a saved one.
+
+    A history is profiled with ``--conf`` as the job's own configuration (``load_job``); a
+    saved profile already carries its configuration, so there ``--conf`` is the configuration
+    to predict, never ignored (issue 16: a Starfish recommendation replays this way).
+    """
+    if conf is None or profile.suffix.lower() != ".json" or not profile.is_file():
+        return None
+    from mrtune.readers import safe_io
+    from mrtune.readers.conf import load_conf
+
+    try:
+        data = safe_io.json_loads(safe_io.read_text(profile), str(profile))
+    except InputError:
+        return None  # not one JSON value: a history (Rumen), which took --conf as its own
+    if not (isinstance(data, dict) and "input_bytes" in data and "stats" in data):
+        return None
+    return load_conf(conf).properties
 
 
 def _refuse_unknown(changes: dict[str, str]) -> None:
