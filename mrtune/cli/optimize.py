@@ -126,6 +126,12 @@ def _strategy_settings(
     return name, store
 
 
+def _name_style(space: str, hadoop_version: int) -> NameStyle:
+    """Hadoop 1 names for a Hadoop 1 job and for Starfish's space (its own names)."""
+    starfish = space == "starfish" or hadoop_version == 1
+    return NameStyle.hadoop1 if starfish else NameStyle.hadoop2
+
+
 def _write_output(
     rec: Recommendation, props: dict[str, str], names: NameStyle, emit: str, output: Path
 ) -> None:
@@ -287,9 +293,7 @@ def optimize_cmd(
             raise InputError(
                 str(exc), field="--study-name", value=study_name, allowed="a new name, or --resume"
             ) from None
-    if names is None:
-        starfish = space == "starfish" or base.hadoop_version == 1
-        names = NameStyle.hadoop1 if starfish else NameStyle.hadoop2
+    names = names or _name_style(space, base.hadoop_version)
     props = rename(rec.properties, names)
     report = lint_before_writing(rec, prof, base, spec)
     if output is not None:
