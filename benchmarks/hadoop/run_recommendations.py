@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mrtune.calibration.machine_costs import MachineCosts  # noqa: E402
 from mrtune.calibration.run_profile import local_cluster, profile_from_run, run_config  # noqa: E402
 from mrtune.costmodel import CodecStats, JobProfile  # noqa: E402
+from mrtune.optimizer.objective import ObjectiveKind  # noqa: E402
 from mrtune.optimizer.recommend import Recommendation, recommend  # noqa: E402
 from mrtune.readers.run_records import RunRecord, read_jsonl, write_jsonl  # noqa: E402
 
@@ -52,12 +53,19 @@ MATRIX = ROOT / "benchmarks" / "results" / "runs-matrix.jsonl"
 OUT = ROOT / "benchmarks" / "results" / "runs-recommended.jsonl"
 SUMMARY = ROOT / "benchmarks" / "results" / "recommendations.json"
 MACHINE = ROOT / "benchmarks" / "results" / "machine-costs.json"
-JOBS = {"sort": "sort-default", "wordcount": "wc-default", "selectivity": "sel-default"}
+POSTINGS = ROOT / "benchmarks" / "results" / "runs-postings.jsonl"
+JOBS = {
+    "sort": "sort-default",
+    "wordcount": "wc-default",
+    "selectivity": "sel-default",
+    "postings": "pst-default",
+}
 #: The matrix's inputs (mrtune/harness/matrices/matrix.yaml): kind, MiB, seed.
 INPUTS = {
     "sort": ("records", 128, 0),
     "wordcount": ("text", 64, 1),
     "selectivity": ("records", 128, 0),
+    "postings": ("text", 36, 2),
 }
 #: Properties of a HadoopConfig that describe local mode itself, not a setting to pass.
 _NOT_SETTINGS = {
@@ -108,6 +116,7 @@ def recommend_for(
     records: list[RunRecord],
     search_reduces: bool = False,
     machine: MachineCosts | None = None,
+    include_low: bool = False,
 ) -> tuple[Recommendation, dict[str, str]]:
     """The recommendation and the -D settings that apply it to the project's job."""
     prof = local_profile(cal, records, machine)
@@ -116,11 +125,18 @@ def recommend_for(
     if not search_reduces:
         exclude.append("mapreduce.job.reduces")
     rec = recommend(
-        prof, base, local_cluster(cal), local_mode_honoured=True, exclude=exclude, seed=0
+        prof,
+        base,
+        local_cluster(cal),
+        local_mode_honoured=True,
+        exclude=exclude,
+        seed=0,
+        objective=ObjectiveKind.robust,  # the CLI's default: p90 objective, intervals
+        include_low_confidence=include_low,
     )
     settings = {k: v for k, v in rec.properties.items() if k not in _NOT_SETTINGS}
     if base.use_combiner and not rec.config.use_combiner:
-        settings["mrtune.wordcount.combiner"] = "false"
+        settings[f"mrtune.{cal.job}.combiner"] = "false"
     return rec, settings
 
 
@@ -224,18 +240,29 @@ def main(argv: list[str] | None = None) -> int:
         "--machine", type=Path, default=MACHINE, help="machine cost file ('' for none)"
     )
     parser.add_argument("--jobs", nargs="*", default=list(JOBS))
+    parser.add_argument(
+        "--include-low-confidence",
+        action="store_true",
+        help="run the low-confidence changes too (as `optimize --include-low-confidence`)",
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     summary: dict = json.loads(SUMMARY.read_text()) if SUMMARY.is_file() else {}
     if not args.report:
-        records = read_jsonl(args.matrix)
+        records = read_jsonl(args.matrix) + (read_jsonl(POSTINGS) if POSTINGS.is_file() else [])
         machine = MachineCosts.load(args.machine) if str(args.machine) not in ("", ".") else None
         plans: dict[str, dict[str, str]] = {}
         for job in args.jobs:
             cal = calibration_run(records, JOBS[job])
             t0 = time.perf_counter()
-            rec, settings = recommend_for(cal, records, args.search_reduces, machine)
-            plans[job] = settings
+            rec, settings = recommend_for(
+                cal, records, args.search_reduces, machine, args.include_low_confidence
+            )
+            if not settings:
+                print(f"{job}: nothing written (every change low-confidence or < 1%)")
+            else:
+                plans[job] = settings
+            speedup = rec.intervals.get("speedup")
             summary[job] = {
                 "calibration_run": cal.run_id,
                 "calibration_job_time_ms": cal.job_time_ms,
@@ -245,12 +272,17 @@ def main(argv: list[str] | None = None) -> int:
                 "settings": settings,
                 "predicted_defaults_ms": rec.defaults["job_ms"],
                 "predicted_recommended_ms": rec.recommended["job_ms"],
+                # current (= Hadoop's defaults here) ÷ recommended, per evidence sample
+                "predicted_speedup": rec.current["job_ms"] / rec.recommended["job_ms"],
+                "predicted_speedup_interval": speedup.to_json() if speedup else None,
+                "withheld_low_confidence": [c.name for c in rec.withheld],
                 "changes": [
                     {
                         "name": c.name,
                         "from": c.current,
                         "to": c.recommended,
                         "gain_fraction": round(c.gain_fraction, 4),
+                        "confidence": c.trust.to_json() if c.trust is not None else None,
                     }
                     for c in rec.changes
                 ],
@@ -261,6 +293,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         run_all(plans, args.repeats, args.output)
     summary["measured"] = measured_speedups(args.output)
+    for job, m in summary["measured"].items():
+        iv = (summary.get(job) or {}).get("predicted_speedup_interval")
+        if iv and m.get("paired_speedup_median"):
+            m["inside_predicted_interval"] = iv["low"] <= m["paired_speedup_median"] <= iv["high"]
     SUMMARY.write_text(json.dumps(summary, indent=1) + "\n")
     for job, m in summary["measured"].items():
         print(

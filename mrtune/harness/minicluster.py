@@ -48,6 +48,9 @@ _REQUIRED = (
     f"hadoop-mapreduce-client-jobclient-{HADOOP_VERSION}-tests.jar",
     f"hadoop-yarn-server-tests-{HADOOP_VERSION}-tests.jar",
     f"hadoop-hdfs-{HADOOP_VERSION}-tests.jar",
+    # Lz4Codec's Java implementation (hadoop-common declares it provided): without it a job
+    # compressing map output with Lz4Codec fails in its tasks (ClassNotFoundException).
+    "lz4-java-1.8.0.jar",
 )
 _COMPLETE = ".complete"
 
