@@ -42,11 +42,11 @@ Rules (each finding names the property, its value, the rule, its threshold and t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, predict_job
 from mrtune.costmodel.config import MB, parse_xmx
+from mrtune.optimizer.severity import Severity, ascending, descending
 from mrtune.optimizer.units import format_bytes
 from mrtune.search_spaces.constraints import (
     MIN_REDUCE_BYTES,
@@ -70,39 +70,6 @@ REDUCER_EXCESS_LIMITS = (1.0 + 1e-9, 4.0, 16.0, 64.0)
 SORT_SHARE_LIMITS = (0.7, 0.75, SORT_BUFFER_HEAP_SHARE + 1e-9)
 HEAP_SHARE_LIMITS = (0.85, 0.9, 0.95, 1.0)
 SORT_MB_MAX = 2047
-
-
-class Severity(IntEnum):
-    """Dr. Elephant's levels (``analysis.Severity``) and ``ERROR``: Hadoop rejects the value."""
-
-    NONE = 0
-    LOW = 1
-    MODERATE = 2
-    SEVERE = 3
-    CRITICAL = 4
-    ERROR = 5
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-
-def ascending(value: float, limits: tuple[float, ...]) -> Severity:
-    """The highest level whose limit ``value`` reaches (``Severity.getSeverityAscending``)."""
-    level = Severity.NONE
-    for i, lim in enumerate(limits):
-        if value >= lim:
-            level = Severity(i + 1)
-    return level
-
-
-def descending(value: float, limits: tuple[float, ...]) -> Severity:
-    """The highest level whose limit ``value`` is at or below (``getSeverityDescending``)."""
-    level = Severity.NONE
-    for i, lim in enumerate(limits):
-        if value <= lim:
-            level = Severity(i + 1)
-    return level
 
 
 @dataclass

@@ -13,46 +13,18 @@ expect a severity to mean.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.costmodel.profile import TaskTiming
 
+# the heuristics import the scale from here (one scale for the diagnosis and the lint pass)
+from mrtune.optimizer.severity import Severity as Severity
+from mrtune.optimizer.severity import ascending as ascending
+from mrtune.optimizer.severity import descending as descending
+
 MINUTE_MS = 60_000.0
 MB = 1024 * 1024
-
-
-class Severity(IntEnum):
-    """Dr. Elephant's five severity levels (``analysis.Severity``)."""
-
-    NONE = 0
-    LOW = 1
-    MODERATE = 2
-    SEVERE = 3
-    CRITICAL = 4
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-
-def ascending(value: float, limits: tuple[float, float, float, float]) -> Severity:
-    """The highest severity whose limit ``value`` reaches (limits low → critical, increasing)."""
-    level = Severity.NONE
-    for i, lim in enumerate(limits):
-        if value >= lim:
-            level = Severity(i + 1)
-    return level
-
-
-def descending(value: float, limits: tuple[float, float, float, float]) -> Severity:
-    """The highest severity whose limit ``value`` is at or below (limits decreasing)."""
-    level = Severity.NONE
-    for i, lim in enumerate(limits):
-        if value <= lim:
-            level = Severity(i + 1)
-    return level
 
 
 @dataclass

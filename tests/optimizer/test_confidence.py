@@ -297,7 +297,8 @@ def test_a_well_measured_job_gets_confident_changes_written() -> None:
     assert all(c.trust.defaulted_share < 0.5 and c.trust.gain.low > 1 for c in rec.changes)
     assert all(c.trust.reasons for c in rec.withheld)
     sp = rec.intervals["speedup"]
-    assert 1 < sp.low <= sp.point <= sp.high
+    # 64 measured maps: a sure gain, and a narrow interval (the raw p10–p90 within ±12%)
+    assert 1 < sp.low and sp.high / sp.low < 1.25
     assert sp.point == pytest.approx(rec.current["job_ms"] / rec.recommended["job_ms"])
 
 
