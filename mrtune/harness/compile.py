@@ -57,28 +57,31 @@ def compile_jobs(jars: HadoopJars, cache_dir: Path | None = None) -> Path:
     target = cache / "mrtune-jobs.jar"
     if target.is_file():
         return target
+    return javac_jar(java_sources(), jars.classpath_string(), target)
+
+
+def javac_jar(sources: list[Path], classpath: str, target: Path) -> Path:
+    """Compile ``sources`` against ``classpath`` and write their classes as the jar
+    ``target``, atomically (a temporary jar renamed into place: an interrupted build never
+    leaves a half-written jar that looks cached). Used for the jobs jar and the mini-cluster
+    launcher.
+
+    Raises:
+        InputError: ``javac`` is not installed or the compilation failed (its output is in
+            the message).
+    """
     javac = shutil.which("javac")
     if javac is None:
         raise InputError("javac not found on PATH; install a JDK (17 is known to work)")
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="mrtune-javac-", dir=cache) as tmp:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="mrtune-javac-", dir=target.parent) as tmp:
         classes = Path(tmp) / "classes"
         classes.mkdir()
-        cmd = [
-            javac,
-            "-nowarn",
-            "-encoding",
-            "UTF-8",
-            "-d",
-            str(classes),
-            "-cp",
-            jars.classpath_string(),
-            *map(str, java_sources()),
-        ]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-d", str(classes), "-cp", classpath]
+        proc = subprocess.run([*cmd, *map(str, sources)], capture_output=True, text=True)
         if proc.returncode != 0:
             raise InputError("javac failed: " + (proc.stderr or proc.stdout).strip()[-2000:])
-        tmp_jar = Path(tmp) / "mrtune-jobs.jar"
+        tmp_jar = Path(tmp) / target.name
         with zipfile.ZipFile(tmp_jar, "w", zipfile.ZIP_DEFLATED) as zf:
             zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
             for cls in sorted(classes.rglob("*.class")):

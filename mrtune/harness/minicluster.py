@@ -26,11 +26,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from mrtune.errors import InputError
+from mrtune.harness.compile import javac_jar
 from mrtune.harness.jars import default_cache_dir
 
 HADOOP_VERSION = "3.5.0"
@@ -139,24 +139,7 @@ def compile_launcher(jars: MiniClusterJars, cache_dir: Path | None = None) -> Pa
     target = cache / "mrtune-yarn.jar"
     if target.is_file():
         return target
-    javac = shutil.which("javac")
-    if javac is None:
-        raise InputError("javac not found on PATH; install a JDK (17 is known to work)")
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="javac-", dir=cache) as tmp:
-        classes = Path(tmp) / "classes"
-        cmd = [javac, "-nowarn", "-encoding", "UTF-8", "-d", str(classes)]
-        cmd += ["-cp", jars.classpath_string(), *map(str, launcher_sources())]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise InputError("javac failed: " + (proc.stderr or proc.stdout).strip()[-2000:])
-        tmp_jar = Path(tmp) / "mrtune-yarn.jar"
-        with zipfile.ZipFile(tmp_jar, "w", zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
-            for cls in sorted(classes.rglob("*.class")):
-                zf.write(cls, cls.relative_to(classes).as_posix())
-        tmp_jar.replace(target)
-    return target
+    return javac_jar(list(launcher_sources()), jars.classpath_string(), target)
 
 
 def main(argv: list[str] | None = None) -> int:
