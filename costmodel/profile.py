@@ -8,6 +8,7 @@ records whether it was *measured* from the job's history or *defaulted* (and why
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -480,6 +481,44 @@ class CalibrationCheck(BaseModel):
         )
 
 
+class BootstrapRatios(BaseModel):
+    """The bootstrap refits of a calibrated profile, kept with it.
+
+    Resample ``i`` redraws the observed attempts with replacement (seeded by ``seed``) and refits
+    the cost factors; ``ratios[f][i]`` is factor ``f`` of that refit over the refit on all
+    attempts (``mrtune.calibration.resample``). A factor absent from ``ratios`` has no spread (its
+    full refit is 0). ``requested`` resamples were drawn; refits that failed on a degenerate draw
+    are left out, so each list may be shorter. ``mrtune.optimizer.confidence`` turns them into
+    the intervals of every prediction without refitting.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int
+    requested: int = Field(ge=1)
+    ratios: dict[str, list[float]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> BootstrapRatios:
+        lengths = {len(v) for v in self.ratios.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"bootstrap.ratios: lists of unequal lengths {sorted(lengths)}")
+        bad = [
+            f for f, v in self.ratios.items() if not all(math.isfinite(x) and x >= 0 for x in v)
+        ]
+        if bad:
+            raise ValueError(f"bootstrap.ratios: non-finite or negative ratios for {bad}")
+        unknown = set(self.ratios) - set(CostFactors.model_fields)
+        if unknown:
+            raise ValueError(f"bootstrap.ratios: unknown cost factor(s) {sorted(unknown)}")
+        return self
+
+    @property
+    def count(self) -> int:
+        """Refits kept (those that succeeded)."""
+        return len(next(iter(self.ratios.values()), []))
+
+
 class JobProfile(BaseModel):
     """Everything the cost model needs to know about a job, independent of its configuration."""
 
@@ -514,6 +553,11 @@ class JobProfile(BaseModel):
         None,
         description="the calibrated model against the observed phase times (None: older "
         "profile or not calibrated by mrtune)",
+    )
+    bootstrap: BootstrapRatios | None = Field(
+        None,
+        description="the bootstrap refits of the cost factors behind every interval (None: "
+        "none kept; they are then recomputed from the observed attempts)",
     )
 
     @model_validator(mode="after")

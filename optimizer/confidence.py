@@ -40,7 +40,7 @@ from mrtune.costmodel.stacked import StackedProfiles
 #: computed once (:func:`mrtune.calibration.resample.refit_resamples`, ~2 ms), so every sample
 #: gets its own resample.
 SAMPLES = 64
-RESAMPLES = 64
+RESAMPLES = 64  # = mrtune.calibration.resample.BOOTSTRAP_RESAMPLES, the refits a profile keeps
 #: The reported interval: the 10th to 90th percentile of the samples (an 80% interval).
 LEVEL = (10.0, 90.0)
 
@@ -269,6 +269,36 @@ def _boot_ratios(refits: Any, measured: Sequence[str]) -> list[dict[str, float]]
     return out
 
 
+def _kept_ratios(
+    profile: JobProfile, measured: Sequence[str], resamples: int, seed: int
+) -> list[dict[str, float]] | None:
+    """The ratios of the refits the profile keeps (``profile.bootstrap``, computed when it was
+    calibrated), when they are the ones asked for (same seed and number of resamples); else
+    ``None``. They equal what :func:`_boot_ratios` computes (``test_confidence``), without the
+    refit or ``scipy.optimize`` at every command's start."""
+    kept = profile.bootstrap
+    if kept is None or kept.seed != seed or kept.requested != resamples or kept.count == 0:
+        return None
+    ones = [1.0] * kept.count
+    cols = {f: kept.ratios.get(f, ones) for f in measured}
+    return [{f: cols[f][i] for f in measured} for i in range(kept.count)]
+
+
+def _measured_ratios(
+    profile: JobProfile, cfg: HadoopConfig, measured: Sequence[str], resamples: int, seed: int
+) -> list[dict[str, float]]:
+    """Per bootstrap refit, each measured factor's ratio (kept with the profile, or refitted)."""
+    kept = _kept_ratios(profile, measured, resamples, seed)
+    if kept is not None:
+        return kept
+    from mrtune.calibration.resample import refit_resamples
+
+    refits = refit_resamples(profile, cfg, resamples, seed)
+    if refits.full is None or not refits.samples:
+        return []
+    return _boot_ratios(refits, measured)
+
+
 def gather_evidence(
     profile: JobProfile,
     cfg: HadoopConfig,
@@ -281,16 +311,12 @@ def gather_evidence(
     """Draw ``samples`` profiles from the evidence (module doc). ``cfg``: the configuration the
     observed attempts ran with (what the refit needs). ``priors=False`` holds the defaulted
     factors at their values: the spread of the measured ones alone (the bootstrap)."""
-    from mrtune.calibration.resample import refit_resamples
-
     measured = [f for f in PRIORS if is_measured(profile, f)]
     defaulted = defaulted_factors(profile)
     notes: list[str] = []
     ratios: list[dict[str, float]] = []
     if measured and profile.observed:
-        refits = refit_resamples(profile, cfg, min(resamples, samples), seed)
-        if refits.full is not None and refits.samples:
-            ratios = _boot_ratios(refits, measured)
+        ratios = _measured_ratios(profile, cfg, measured, min(resamples, samples), seed)
     if measured and not ratios:
         notes.append(
             "measured factors are held at their values: no observed attempts to resample"

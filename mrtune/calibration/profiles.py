@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mrtune.calibration.cost_factors import fit_cost_factors
+from mrtune.calibration.fit_setup import cluster_fit_setup
+from mrtune.calibration.resample import with_bootstrap
 from mrtune.calibration.self_check import with_self_check
-from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.profile import CalibrationCheck, CostFactors, JobProfile
 from mrtune.profiling.build import build_statistics
 from mrtune.readers import SourceFormat, load_history
@@ -43,7 +44,7 @@ def build_profile(
             prior_source="prior: YARN cluster (ClusterSpec.cost_priors)",
             spill_overlap=overlap,
         )
-        return with_self_check(fitted.profile, cfg)
+        return with_bootstrap(with_self_check(fitted.profile, cfg), cfg)
     prov = dict(profile.provenance)
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
@@ -51,20 +52,6 @@ def build_profile(
     return with_self_check(
         profile.model_copy(update={"provenance": prov, "calibration": not_run}), cfg
     )
-
-
-def cluster_fit_setup(profile: JobProfile) -> tuple[CostFactors, bool]:
-    """The priors and spill overlap a cluster history's fit uses (issue 20).
-
-    Priors: :meth:`~mrtune.costmodel.cluster.ClusterSpec.cost_priors` of the inferred
-    cluster (container and JVM start, the read intercept, per-spill and per-fetch costs, the
-    shuffle floor), kept for what the history cannot separate. Spill overlap: Hadoop's
-    SpillThread runs beside the map on every cluster, as the job model predicts it; not
-    for per-phase tables, whose spill phase times every spill (serial rows).
-    """
-    spec = ClusterSpec(**profile.cluster.spec_fields()) if profile.cluster else ClusterSpec()
-    per_phase = any("spill" in t.phases_ms for t in profile.observed if t.kind == "map")
-    return spec.cost_priors(), not per_phase
 
 
 def load_profile_source(
@@ -93,3 +80,6 @@ def load_profile_source(
             if found is not None:
                 conf_file = load_conf(found)
     return build_profile(history, conf_file)
+
+
+__all__ = ["build_profile", "cluster_fit_setup", "load_profile_source"]

@@ -25,15 +25,20 @@ from mrtune.calibration.cost_factors import (
     _fitted_codecs,
     fit_costs_dict,
 )
+from mrtune.calibration.fit_setup import cluster_fit_setup
 from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
-from mrtune.calibration.profiles import cluster_fit_setup
 from mrtune.calibration.rows import _collect_map, _collect_reduce, _Obs
 from mrtune.calibration.solve import _solve
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.profile import CostFactors, JobProfile
+from mrtune.costmodel.profile import BootstrapRatios, CostFactors, JobProfile
 from mrtune.errors import MrtuneError
 
 Progress = Callable[[int, int], None]
+#: Bootstrap refits kept with a calibrated profile (:func:`with_bootstrap`): 64 put the p10/p90
+#: of an interval on ~6 resamples each side (:mod:`mrtune.optimizer.confidence`).
+BOOTSTRAP_RESAMPLES = 64
+#: The seed of the kept refits: the seed ``whatif`` and ``optimize`` draw with by default.
+BOOTSTRAP_SEED = 0
 #: what a refit may raise on a degenerate resample (all attempts equal, a singular system)
 _FIT_ERRORS = (MrtuneError, ValueError, np.linalg.LinAlgError)
 
@@ -182,3 +187,37 @@ def refit_resamples(
         if progress is not None:
             progress(b + 1, resamples)
     return Refits(full, out, resamples)
+
+
+def bootstrap_ratios(
+    profile: JobProfile,
+    cfg: HadoopConfig,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> BootstrapRatios | None:
+    """Each fitted factor's ratio to the refit on all attempts, per resample (1 where the full
+    refit is 0: a factor the fit pinned at zero has no spread to transfer). ``None`` when there
+    is nothing to resample (no observed attempts, or the full refit fails)."""
+    refits = refit_resamples(profile, cfg, resamples, seed)
+    if refits.full is None or not refits.samples:
+        return None
+    full = refits.full.costs
+    ratios: dict[str, list[float]] = {}
+    for name in CostFactors.model_fields:
+        a = float(getattr(full, name))
+        if a > 0:
+            ratios[name] = [float(getattr(q.costs, name)) / a for q in refits.samples]
+    return BootstrapRatios(seed=seed, requested=resamples, ratios=ratios)
+
+
+def with_bootstrap(profile: JobProfile, cfg: HadoopConfig) -> JobProfile:
+    """``profile`` with its bootstrap refits kept (:class:`BootstrapRatios`).
+
+    The refits depend only on the observed attempts and the fit setup, both fixed once the
+    profile is calibrated, so they are computed here once rather than by every ``whatif`` and
+    ``optimize`` that reads the saved profile: those then need neither the refit nor
+    ``scipy.optimize`` (about 1 s of a command's start, issue 13).
+    """
+    if not profile.observed:
+        return profile
+    return profile.model_copy(update={"bootstrap": bootstrap_ratios(profile, cfg)})

@@ -198,6 +198,10 @@ def _root(
 
 def main() -> None:
     """Console-script entry point: user errors exit 2 (one line), bugs exit 1 (one line)."""
+    # pydantic looks for third-party validation plugins (an entry-point scan of every
+    # installed distribution, ~40 ms of each command's start) before it builds its first
+    # model; the command-line tool has none to run. A user who wants them sets the variable.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from mrtune.cli.console import report_bug, report_user_error
 
     try:

@@ -4,7 +4,7 @@ predictions and, per change, its gain, interval, confidence and the cost factors
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich import box
@@ -15,8 +15,10 @@ from rich.text import Text
 
 from mrtune.cli.console import console
 from mrtune.optimizer.confidence import LEVEL, SAMPLES
-from mrtune.optimizer.recommend import Recommendation
 from mrtune.optimizer.units import format_ms
+
+if TYPE_CHECKING:
+    from mrtune.optimizer.recommend import Recommendation
 
 #: property prefixes dropped in the change table (the full names are in the -D flags / XML)
 _PREFIXES = ("mapreduce.", "mapred.")

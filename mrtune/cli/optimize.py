@@ -50,7 +50,7 @@ from mrtune.optimizer.recommend import Recommendation, recommend
 from mrtune.optimizer.strategies import (
     DEFAULT_PARETO_STRATEGY,
     DEFAULT_STRATEGY,
-    STRATEGIES,
+    STRATEGY_NAMES,
     StudyError,
     get_strategy,
     resolve_strategy,
@@ -160,7 +160,7 @@ def optimize_cmd(
     strategy: str | None = typer.Option(
         None,
         "--strategy",
-        help=f"One of: {', '.join(STRATEGIES)}. Default: {DEFAULT_STRATEGY}, or "
+        help=f"One of: {', '.join(STRATEGY_NAMES)}. Default: {DEFAULT_STRATEGY}, or "
         f"{DEFAULT_PARETO_STRATEGY} for --objective pareto.",
     ),
     trials: int | None = typer.Option(

@@ -14,18 +14,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from pydantic import ValidationError
-
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import (
     CostFactors,
     JobProfile,
     TaskTiming,
 )
-from mrtune.costmodel.properties import STARFISH_USE_COMBINER
 from mrtune.errors import InputError
+from mrtune.profiling.baseline import profile_config, profiled_config
 from mrtune.profiling.cluster_facts import infer_cluster
-from mrtune.profiling.codecs import recognise_codecs
 from mrtune.profiling.dataflow import (
     UNKNOWN_COMBINER,
     JobContext,
@@ -46,57 +43,6 @@ __all__ = [
     "stored_input",
     "stored_input_bytes",
 ]
-
-
-def profiled_config(
-    props: Mapping[str, str], hadoop_version: int | None, warnings: list[str] | None = None
-) -> HadoopConfig:
-    """``HadoopConfig`` of the profiled run; properties the model cannot accept are dropped.
-
-    A real job configuration can hold values the model refuses (an LZO codec, an unresolved
-    ``${var}``, settings that only make sense on that cluster). Those properties are left out,
-    each with a warning, instead of losing the whole configuration.
-    """
-    warnings = warnings if warnings is not None else []
-    version = hadoop_version or 3
-    props = dict(props)
-    recognise_codecs(props, warnings)  # an unknown codec class: fast-codec prior, not zlib
-    for _ in range(len(props) + 1):
-        try:
-            return HadoopConfig.from_properties(props, hadoop_version=version)
-        except (ValidationError, ValueError) as exc:
-            bad = _offending_property(props, version)
-            if bad is None:
-                warnings.append(f"configuration not usable ({exc}); Hadoop defaults assumed")
-                return HadoopConfig(hadoop_version=version)
-            warnings.append(
-                f"configuration property {bad}={props[bad]!r} is not usable by the model; "
-                "its default is assumed"
-            )
-            del props[bad]
-    return HadoopConfig(hadoop_version=version)
-
-
-def _offending_property(props: dict[str, str], version: int) -> str | None:
-    """The first property that fails on its own, or that breaks a cross-field rule."""
-    known = {f.alias for f in HadoopConfig.model_fields.values() if f.alias}
-    from mrtune.costmodel.properties import DEPRECATED_NAMES
-
-    model_props = [k for k in props if DEPRECATED_NAMES.get(k, k) in known or k in known]
-    for k in model_props:
-        try:
-            HadoopConfig.from_properties({k: props[k]}, hadoop_version=version)
-        except (ValidationError, ValueError):
-            return k
-    # each is fine alone: drop the last model property taking part in a failing combination
-    for k in reversed(model_props):
-        rest = {kk: v for kk, v in props.items() if kk != k}
-        try:
-            HadoopConfig.from_properties(rest, hadoop_version=version)
-            return k
-        except (ValidationError, ValueError):
-            continue
-    return None
 
 
 def _check_usable(h: JobHistory) -> None:
@@ -335,23 +281,3 @@ def _dedupe(items: list[str]) -> list[str]:
             seen.add(i)
             out.append(i)
     return out
-
-
-def profile_config(profile: JobProfile) -> HadoopConfig:
-    """The profiled run's configuration as a :class:`HadoopConfig` (for a what-if baseline)."""
-    raw = str(profile.cluster_facts.get("hadoop_version", 3)).strip()
-    try:  # "3", 3.0 or a release string such as "3.5.0": the major version
-        version = int(float(raw)) if raw.count(".") <= 1 else int(raw.split(".", 1)[0])
-    except ValueError:
-        version = 3
-    cfg = profiled_config(profile.source_properties, version)
-    # A job that had a combiner ran with it, unless its configuration turned it off through
-    # Starfish's switch (then from_properties has already dropped the class).
-    flag = cfg.other_properties.get(STARFISH_USE_COMBINER, "").strip().lower()
-    switched_off = flag in {"false", "0", "no", "off"}
-    if profile.has_combiner and not cfg.combine_class and not switched_off:
-        cfg = cfg.model_copy(update={"combine_class": profile.combine_class or UNKNOWN_COMBINER})
-    n_red = profile.cluster_facts.get("num_reduces")
-    if isinstance(n_red, float) and int(n_red) != cfg.num_reducers:
-        cfg = cfg.model_copy(update={"num_reducers": int(n_red)})
-    return cfg

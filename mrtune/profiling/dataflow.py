@@ -37,6 +37,7 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import CodecStats, DataflowStats
+from mrtune.profiling.baseline import UNKNOWN_COMBINER
 from mrtune.profiling.codecs import measure_map_output_codec
 from mrtune.profiling.combine_fit import fit_beta_from_groups, measure_combined_width
 from mrtune.readers.history import JobHistory
@@ -46,7 +47,6 @@ IFILE_SEGMENT_BYTES = 6.0
 IFILE_CHECKSUM_BYTES = 4.0
 IFILE_EOF_BYTES = 2.0
 #: ``combine_class`` of a configuration whose combiner is known only from its counters.
-UNKNOWN_COMBINER = "(combiner seen in counters; class not recorded)"
 
 
 def stored_input(counters: Mapping[str, float]) -> tuple[float, str]:

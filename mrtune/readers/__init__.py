@@ -9,15 +9,42 @@ and :mod:`mrtune.calibration` (cost factors).
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mrtune.errors import InputError
-from mrtune.readers.conf import ConfFile, find_conf_for, load_conf, parse_conf_text
-from mrtune.readers.history import AttemptRecord, JobHistory
-from mrtune.readers.jhist import load_jhist
-from mrtune.readers.rest import fetch_jhs, load_rest_saved
-from mrtune.readers.rumen import load_rumen, select_job
+
+if TYPE_CHECKING:
+    from mrtune.readers.conf import ConfFile, find_conf_for, load_conf, parse_conf_text
+    from mrtune.readers.history import AttemptRecord, JobHistory
+    from mrtune.readers.jhist import load_jhist
+    from mrtune.readers.rest import fetch_jhs, load_rest_saved
+    from mrtune.readers.rumen import load_rumen, select_job
+
+#: Where each reader lives: a reader's module (and what it imports: XML, HTTP, Avro) is loaded
+#: only when that reader is used, so reading a saved profile pays for none of them (issue 13).
+_WHERE = {
+    "ConfFile": "conf",
+    "find_conf_for": "conf",
+    "load_conf": "conf",
+    "parse_conf_text": "conf",
+    "AttemptRecord": "history",
+    "JobHistory": "history",
+    "load_jhist": "jhist",
+    "fetch_jhs": "rest",
+    "load_rest_saved": "rest",
+    "load_rumen": "rumen",
+    "select_job": "rumen",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: the readers are imported on first use (see :data:`_WHERE`)."""
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 SourceFormat = Literal["auto", "jhist", "rest", "rumen"]
 FORMATS: tuple[str, ...] = ("jhist", "rest", "rumen")
@@ -100,10 +127,16 @@ def load_history(
     """Read one job's history from ``path`` in format ``fmt`` (``auto`` sniffs it)."""
     kind = sniff_format(path) if fmt == "auto" else fmt
     if kind == "jhist":
+        from mrtune.readers.jhist import load_jhist
+
         return load_jhist(path)
     if kind == "rest":
+        from mrtune.readers.rest import load_rest_saved
+
         return load_rest_saved(path, job_id=job)
     if kind == "rumen":
+        from mrtune.readers.rumen import load_rumen, select_job
+
         return select_job(load_rumen(path), job, str(path))
     raise InputError(
         "unknown format", field="source format", value=fmt, allowed=", ".join(FORMATS)
@@ -123,5 +156,6 @@ __all__ = [
     "load_rest_saved",
     "load_rumen",
     "parse_conf_text",
+    "select_job",
     "sniff_format",
 ]

@@ -10,39 +10,68 @@ lockstep), and ``mrtune optimize --strategy descent`` runs the same search for o
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from mrtune.optimizer.strategies._base import BaseStrategy, SearchResult, StudyError
-from mrtune.optimizer.strategies._descent import DescentStrategy
-from mrtune.optimizer.strategies._exhaustive import ExhaustiveStrategy
-from mrtune.optimizer.strategies._optuna import (
-    CmaEsStrategy,
-    GridStrategy,
-    NSGAIIStrategy,
-    OptunaStrategy,
-    PlainTPEStrategy,
-    TPEStrategy,
-)
-from mrtune.optimizer.strategies._rrs import RRSStrategy, SmartRRSStrategy
-from mrtune.optimizer.strategies._scipy import DifferentialEvolutionStrategy, DualAnnealingStrategy
 
-#: Registry: name → strategy class. Order = the order of listings and benchmarks.
-STRATEGIES: dict[str, type[BaseStrategy]] = {
-    cls.name: cls
-    for cls in (
-        TPEStrategy,
-        PlainTPEStrategy,
+if TYPE_CHECKING:
+    from mrtune.optimizer.strategies._descent import DescentStrategy
+    from mrtune.optimizer.strategies._exhaustive import ExhaustiveStrategy
+    from mrtune.optimizer.strategies._optuna import (
         CmaEsStrategy,
-        NSGAIIStrategy,
         GridStrategy,
+        NSGAIIStrategy,
+        OptunaStrategy,
+        PlainTPEStrategy,
+        TPEStrategy,
+    )
+    from mrtune.optimizer.strategies._rrs import RRSStrategy, SmartRRSStrategy
+    from mrtune.optimizer.strategies._scipy import (
         DifferentialEvolutionStrategy,
         DualAnnealingStrategy,
-        RRSStrategy,
-        SmartRRSStrategy,
-        ExhaustiveStrategy,
-        DescentStrategy,
     )
+
+#: Where each strategy lives: name → (module, class). Order = the order of listings and
+#: benchmarks. A strategy's module is imported only when the strategy is asked for, so a
+#: command that never searches (``whatif``, ``profile``) does not pay for Optuna (~0.1 s) or
+#: ``scipy.optimize`` (~0.5 s) at start-up (issue 13's start-up goals).
+_WHERE: dict[str, tuple[str, str]] = {
+    "tpe": ("_optuna", "TPEStrategy"),
+    "tpe-plain": ("_optuna", "PlainTPEStrategy"),
+    "cmaes": ("_optuna", "CmaEsStrategy"),
+    "nsga2": ("_optuna", "NSGAIIStrategy"),
+    "grid": ("_optuna", "GridStrategy"),
+    "de": ("_scipy", "DifferentialEvolutionStrategy"),
+    "dual-annealing": ("_scipy", "DualAnnealingStrategy"),
+    "rrs": ("_rrs", "RRSStrategy"),
+    "smart-rrs": ("_rrs", "SmartRRSStrategy"),
+    "exhaustive": ("_exhaustive", "ExhaustiveStrategy"),
+    "descent": ("_descent", "DescentStrategy"),
 }
+#: The registered names, without importing any strategy (for help texts and listings).
+STRATEGY_NAMES: tuple[str, ...] = tuple(_WHERE)
+_CLASS_MODULE = {cls: mod for mod, cls in _WHERE.values()} | {"OptunaStrategy": "_optuna"}
+
+
+def _load(module: str, attr: str) -> Any:
+    return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+
+
+def _registry() -> dict[str, type[BaseStrategy]]:
+    """Registry: name → strategy class (imports every strategy's module)."""
+    return {name: _load(*where) for name, where in _WHERE.items()}
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: ``STRATEGIES`` and the strategy classes are resolved on first use."""
+    if name == "STRATEGIES":
+        return _registry()
+    if name in _CLASS_MODULE:
+        return _load(_CLASS_MODULE[name], name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 DEFAULT_STRATEGY = "tpe"
 #: The strategy used for a Pareto (time and GB-seconds) objective when none is named.
 DEFAULT_PARETO_STRATEGY = "nsga2"
@@ -51,20 +80,21 @@ _STUDY_SETTINGS = ("storage", "study_name", "resume")
 
 def _strategy_class(name: str) -> type[BaseStrategy]:
     try:
-        return STRATEGIES[name]
+        where = _WHERE[name]
     except KeyError:
-        known = ", ".join(STRATEGIES)
+        known = ", ".join(STRATEGY_NAMES)
         raise ValueError(f"unknown strategy {name!r}; allowed: {known}") from None
+    return _load(*where)
 
 
 def storing_strategies() -> list[str]:
     """Names of the strategies that keep an Optuna study (storage, study name, resume)."""
-    return [n for n, c in STRATEGIES.items() if c.uses_storage]
+    return [n for n, c in _registry().items() if c.uses_storage]
 
 
 def multi_objective_strategies() -> list[str]:
     """Names of the strategies that search job time and GB-seconds together."""
-    return [n for n, c in STRATEGIES.items() if c.multi_objective]
+    return [n for n, c in _registry().items() if c.multi_objective]
 
 
 def resolve_strategy(name: str | None, objective: str) -> str:
@@ -117,6 +147,7 @@ __all__ = [
     "DEFAULT_PARETO_STRATEGY",
     "DEFAULT_STRATEGY",
     "STRATEGIES",
+    "STRATEGY_NAMES",
     "BaseStrategy",
     "CmaEsStrategy",
     "DescentStrategy",

@@ -8,10 +8,12 @@ import pytest
 
 from mrtune.calibration.cost_factors import fit_cost_factors
 from mrtune.calibration.profiles import cluster_fit_setup
-from mrtune.calibration.resample import refit_resamples, resample_observed
+from mrtune.calibration.resample import refit_resamples, resample_observed, with_bootstrap
 from mrtune.costmodel import ClusterSpec, CostFactors, DataflowStats, HadoopConfig, JobProfile
 from mrtune.optimizer.confidence import (
     PRIORS,
+    RESAMPLES,
+    SAMPLES,
     defaulted_factors,
     gather_evidence,
     latin_hypercube,
@@ -121,6 +123,37 @@ def test_evidence_is_deterministic_with_a_seed() -> None:
     assert [p.costs for p in a.samples] == [p.costs for p in b.samples]
     assert [p.costs for p in a.samples] != [p.costs for p in c.samples]
     assert a.n_refits == 16
+
+
+def test_the_refits_kept_with_a_profile_give_the_same_samples_as_refitting() -> None:
+    """A calibrated profile keeps its bootstrap refits (``profile.bootstrap``); the samples
+    drawn from them are exactly the ones a refit gives, so ``whatif`` and ``optimize`` need not
+    refit (nor import ``scipy.optimize``) on every start."""
+    prof, cfg = measured_job(12)
+    kept = with_bootstrap(prof, cfg)
+    assert kept.bootstrap is not None and kept.bootstrap.count == RESAMPLES
+    assert kept.model_copy(update={"bootstrap": None}) == prof
+    a = gather_evidence(kept, cfg, samples=SAMPLES, seed=0)
+    b = gather_evidence(prof, cfg, samples=SAMPLES, seed=0)
+    assert [q.costs for q in a.samples] == [q.costs for q in b.samples]
+    assert a.n_refits == b.n_refits == SAMPLES
+    # another seed or another number of resamples is refitted, not read from the kept ones
+    c = gather_evidence(kept, cfg, samples=16, seed=0)
+    d = gather_evidence(prof, cfg, samples=16, seed=0)
+    assert [q.costs for q in c.samples] == [q.costs for q in d.samples]
+    e = gather_evidence(kept, cfg, samples=SAMPLES, seed=3)
+    assert [q.costs for q in e.samples] != [q.costs for q in a.samples]
+    # the kept refits survive a save and a load
+    again = JobProfile.model_validate_json(kept.model_dump_json())
+    assert again.bootstrap == kept.bootstrap
+
+
+def test_the_example_profile_keeps_its_refits() -> None:
+    from mrtune.cli.example import examples
+
+    prof = JobProfile.model_validate_json(examples()["wordcount-rumen"][1].read_text())
+    assert prof.bootstrap is not None and prof.bootstrap.seed == 0
+    assert prof.bootstrap.requested == RESAMPLES
 
 
 def test_defaulted_factors_are_sampled_across_their_prior_measured_ones_are_not() -> None:

@@ -231,6 +231,24 @@ def test_registry_names_and_default() -> None:
         assert cls.__doc__ and len(cls.__doc__) > 40
 
 
+def test_listing_the_strategies_imports_none_of_them() -> None:
+    """The names a help text lists come without importing Optuna or scipy.optimize (issue 13:
+    ``whatif`` and ``--help`` must not pay for a search they never run)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from mrtune.optimizer.strategies import STRATEGY_NAMES, resolve_strategy;"
+        "resolve_strategy(None, 'time');"
+        "print(list(STRATEGY_NAMES), 'optuna' in sys.modules, 'scipy.optimize' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("]")[1].split() == ["False", "False"]
+    from mrtune.optimizer.strategies import STRATEGY_NAMES
+
+    assert list(STRATEGY_NAMES) == list(STRATEGIES)
+
+
 def test_unknown_strategy_lists_the_allowed_names() -> None:
     with pytest.raises(ValueError, match="allowed: tpe, tpe-plain"):
         get_strategy("annealing")
