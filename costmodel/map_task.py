@@ -277,12 +277,7 @@ def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
     The two threads share the machine: while both run, the spill is slowed by ``contention``
     × the time they overlap, ``min(s_full, overlap_work)`` (0: a free core, full speed;
     1: no gain, as if serial; above 1, running both at once is slower than one after the
-    other). The map thread waits for what is left after its own work. Calibration fits
-    ``contention`` in [0, 1] (``mrtune.calibration.cost_factors.CONTENTION_GRID``): two threads
-    sharing one core is the serial case, and above 1 a run at defaults cannot tell the
-    factor from the cost of a larger spill alone (issue 14: at spill percent 0.99 the map
-    thread waits on the whole spill, ``head ≈ 0``, so no overlap is left to lose and the
-    prediction rests on the spill's own cost).
+    other). The map thread waits for what is left after its own work.
     """
     overlap = np.minimum(s_full, overlap_work)
     return np.maximum(s_full + contention * overlap - overlap_work, 0.0)

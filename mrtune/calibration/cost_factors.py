@@ -294,16 +294,8 @@ def solve_runs(
 
 
 #: Spill contention values tried by :func:`solve_contention` (a 1-D search: the factor
-#: multiplies other factors, so it cannot be a column of the linear fit). Bounded by 1, the
-#: serial case: ``MapOutputBuffer``'s SpillThread and the map thread at worst share one core
-#: (processor sharing: each runs at half speed while both run, which is ``kappa`` = 1), the
-#: range :data:`mrtune.optimizer.confidence.PRIORS` states. Above 1 the factor is not
-#: identified by a run at defaults: its one background spill is also its only overlapped and
-#: its largest one, so a larger ``kappa`` trades against ``sort_cache_slowdown`` and the sort
-#: cost at equal fit, and the choice decides the sign of spill-percent changes (issue 14:
-#: WordCount at spill 0.99, predicted ×1.012, measured ×0.91 with ``kappa`` = 2). Bounded,
-#: the held-out runs of the matrix are predicted better (benchmarks/fidelity_report.py).
-CONTENTION_GRID: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+#: multiplies other factors, so it cannot be a column of the linear fit).
+CONTENTION_GRID: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0)
 
 
 #: ``sort_cache_slowdown`` values tried by :func:`solve_contention`.
@@ -342,9 +334,7 @@ def solve_contention(
             slowdown=gamma,
         )
 
-    # a prior above the grid (a machine file fitted before the bound) starts at the bound
-    kappa = min(prior.spill_contention, max(CONTENTION_GRID))
-    gamma = prior.sort_cache_slowdown
+    kappa, gamma = prior.spill_contention, prior.sort_cache_slowdown
     best = fit_at(kappa, gamma)
     steps = [("kappa", CONTENTION_GRID)] * has_bg + [("gamma", SLOWDOWN_GRID)] * sizes
     if has_bg and sizes:
