@@ -135,3 +135,25 @@ def test_prediction_intervals_carry_the_noise_and_keep_the_model_interval() -> N
         math.hypot(math.log(cur_model.high / cur_model.point), Z * 0.05)
     )
     assert ev.to_json()["run_noise"]["run_sigma"] == pytest.approx(0.05)
+
+
+def test_the_recommendation_runs_take_the_noise_from_the_calibration_repeats() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    from mrtune.readers.run_records import read_jsonl
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "run_recommendations", root / "benchmarks" / "hadoop" / "run_recommendations.py"
+    )
+    rr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rr)
+    recs = read_jsonl(rr.MATRIX)
+    cal = rr.calibration_run(recs, "wc-default")
+    prof = rr.local_profile(cal, recs)
+    times = [float(r.job_time_ms) for r in recs if r.label == "wc-default" and r.success]
+    n = run_noise(prof)
+    assert prof.cluster_facts["repeat_runs"] == len(times) >= MIN_REPEATS
+    assert n.sigma == pytest.approx(np.std(np.log(times), ddof=1))
+    assert n.source.startswith("measured: spread of")
