@@ -21,6 +21,11 @@ Every sample is one profile; samples × configurations are evaluated in ONE call
 vectorised model (:class:`~mrtune.costmodel.stacked.StackedProfiles`), and the ratio of two
 configurations is taken per sample (:func:`ratio_interval`): the factors that move both times
 together cancel, so a speedup's interval is much tighter than two independent time intervals.
+
+That is the model's uncertainty only. A speedup is checked by measuring it, and a measured
+time has run-to-run noise of its own (:mod:`mrtune.optimizer.noise`, from the history's repeats
+or task dispersion): :func:`prediction_intervals` widens each interval by it (the model's own
+interval stays under ``<name>_model``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import numpy as np
 from mrtune.costmodel import ClusterSpec, ConfigBatch, CostFactors, HadoopConfig, JobProfile
 from mrtune.costmodel.job import evaluate
 from mrtune.costmodel.stacked import StackedProfiles
+from mrtune.optimizer.noise import RunNoise, Z, run_noise, widen
 
 #: Samples of the evidence (bootstrap × prior) and bootstrap refits per interval: 64 samples
 #: put the p10/p90 on ~6 samples each side; a refit re-solves the least squares on rows
@@ -221,6 +227,7 @@ class Evidence:
             },
             "seed": self.seed,
             "notes": self.notes,
+            "run_noise": run_noise(self.point).to_json(),
         }
 
 
@@ -390,11 +397,25 @@ def prediction_intervals(
     low-confidence changes were withheld) also ``speedup_with_withheld``. One model call."""
     cfgs = [current, recommended] + ([full] if full is not None else [])
     s, p = sample_times(evidence, cfgs, cluster)
+    speedup = ratio_interval(s[:, 0], s[:, 1], float(p[0]), float(p[1]))
     out = {
         "current_ms": interval_of(s[:, 0], float(p[0])),
         "recommended_ms": interval_of(s[:, 1], float(p[1])),
-        "speedup": ratio_interval(s[:, 0], s[:, 1], float(p[0]), float(p[1])),
+        "speedup": speedup,
     }
     if full is not None and full != recommended:
         out["speedup_with_withheld"] = ratio_interval(s[:, 0], s[:, 2], float(p[0]), float(p[2]))
+    return with_run_noise(out, run_noise(evidence.point))
+
+
+def with_run_noise(intervals: dict[str, Interval], noise: RunNoise) -> dict[str, Interval]:
+    """The intervals a measurement is checked against (:mod:`mrtune.optimizer.noise`): job
+    times widened by one run's noise, speedups by the noise of a speedup measured from
+    :data:`~mrtune.optimizer.noise.PAIRS` interleaved pairs; the model's own intervals stay
+    under ``<name>_model``."""
+    out: dict[str, Interval] = {}
+    for name, iv in intervals.items():
+        band = noise.band() if name.startswith("speedup") else Z * noise.sigma
+        out[name] = widen(iv, band)
+        out[f"{name}_model"] = iv
     return out

@@ -17,6 +17,11 @@ For every change ``k`` of a recommendation ``R`` (encoded knob rows, as the sear
   - its gain rests mainly on defaulted factors (their share > :data:`DEFAULTED_SHARE`): the
     history could not measure what the gain is made of;
   - its gain interval reaches 1 (the low end of the interval is no gain);
+  - its gain is within the run-to-run noise: the gain interval widened by the noise band of a
+    speedup measured from :data:`~mrtune.optimizer.noise.PAIRS` interleaved pairs
+    (:func:`mrtune.optimizer.noise.widen`) reaches 1, so no such measurement could tell the
+    change from no change (issue 14: WordCount's spill percent 0.99, predicted ×1.012 with a
+    model interval of ×1.005–1.023, measured ×0.91);
   - it moves a size or count (a knob searched on a log scale: buffer and container MB, merge
     factor, reducers, split size) beyond :data:`FAR` times, or below 1/FAR of, the value the
     history ran with: the profile's rates were measured at that value, and the model's
@@ -40,6 +45,8 @@ from mrtune.optimizer.confidence import (
     is_measured,
     ratio_interval,
 )
+from mrtune.optimizer.noise import PAIRS, widen
+from mrtune.optimizer.noise import run_noise as _run_noise
 from mrtune.search_spaces import SearchSpace, find_knob
 
 REST_SHARE = 0.10
@@ -59,6 +66,8 @@ class ChangeTrust:
     defaulted: list[str] = field(default_factory=list)
     defaulted_share: float = 0.0
     reasons: list[str] = field(default_factory=list)
+    #: the gain interval widened by the noise band of a measured speedup (log half-width)
+    noise_band: float = 0.0
 
     @property
     def low(self) -> bool:
@@ -67,6 +76,8 @@ class ChangeTrust:
     def to_json(self) -> dict[str, Any]:
         return {
             "gain_ratio": self.gain.to_json(),
+            "gain_ratio_measured": widen(self.gain, self.noise_band).to_json(),
+            "noise_band": float(np.expm1(self.noise_band)),
             "alone_ratio": self.alone.to_json(),
             "rests_on": {"measured": self.measured, "defaulted": self.defaulted},
             "defaulted_share": self.defaulted_share,
@@ -142,6 +153,8 @@ def assess_changes(
         g0 = np.log(point[2 : 2 + n_k] / point[1])
         gf = np.log(pert[:, 2 : 2 + n_k] / pert[:, 1:2])
     sens = np.nan_to_num(np.abs(gf - g0))  # (factors, changes)
+    noise = _run_noise(evidence.point)
+    band = noise.band()
     out = {}
     for j, k in enumerate(changed):
         gain = ratio_interval(samples[:, 2 + j], samples[:, 1], point[2 + j], point[1])
@@ -161,11 +174,18 @@ def assess_changes(
             measured=[f for f in rest if is_measured(evidence.point, f)],
             defaulted=[f for f in rest if not is_measured(evidence.point, f)],
             defaulted_share=d_share,
+            noise_band=band,
         )
         if d_share > DEFAULTED_SHARE:
             t.reasons.append(f"{d_share:.0%} of its gain rests on defaulted cost factors")
         if gain.low <= 1.0:
             t.reasons.append(f"its interval includes no gain (×{gain.low:.3g} at the low end)")
+        elif widen(gain, band).low <= 1.0:
+            t.reasons.append(
+                f"its gain (×{gain.point:.3g}) is within the run-to-run noise: ±"
+                f"{np.expm1(band):.1%} on a speedup measured from {PAIRS} pairs "
+                f"({noise.source})"
+            )
         far = _far(k, cur, best)
         if far:
             t.reasons.append(far)

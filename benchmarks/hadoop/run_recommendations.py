@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mrtune.calibration.machine_costs import MachineCosts  # noqa: E402
 from mrtune.calibration.run_profile import local_cluster, profile_from_run, run_config  # noqa: E402
 from mrtune.costmodel import CodecStats, JobProfile  # noqa: E402
+from mrtune.optimizer.noise import repeat_facts  # noqa: E402
 from mrtune.optimizer.objective import ObjectiveKind  # noqa: E402
 from mrtune.optimizer.recommend import Recommendation, recommend  # noqa: E402
 from mrtune.readers.run_records import RunRecord, read_jsonl, write_jsonl  # noqa: E402
@@ -92,8 +93,19 @@ def calibration_run(records: list[RunRecord], label: str) -> RunRecord:
 def local_profile(
     cal: RunRecord, records: list[RunRecord], machine: MachineCosts | None = None
 ) -> JobProfile:
-    """Profile of the calibration run, with the codecs local mode can and cannot use."""
+    """Profile of the calibration run, with the codecs local mode can and cannot use, and the
+    spread of the calibration label's repeats (the run-to-run noise the intervals carry,
+    :mod:`mrtune.optimizer.noise`): the history a user has holds them when the job ran
+    several times at these settings."""
     prof = profile_from_run(cal, codec_runs=records, machine=machine)
+    repeats = [
+        float(r.job_time_ms)
+        for r in records
+        if r.label == cal.label and r.success and r.job_time_ms
+    ]
+    prof = prof.model_copy(
+        update={"cluster_facts": {**prof.cluster_facts, **repeat_facts(repeats)}}
+    )
     codecs = dict(prof.codecs)
     if "default" in codecs and "gzip" not in codecs:
         d = codecs["default"]
@@ -234,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, default=OUT)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--dry-run", action="store_true", help="only search and print")
+    parser.add_argument(
+        "--summary", type=Path, default=SUMMARY, help="recommendations file (JSON) to write"
+    )
     parser.add_argument("--report", action="store_true", help="only summarise saved records")
     parser.add_argument("--search-reduces", action="store_true")
     parser.add_argument(
@@ -247,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    summary: dict = json.loads(SUMMARY.read_text()) if SUMMARY.is_file() else {}
+    summary_path: Path = args.summary
+    summary: dict = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     if not args.report:
         records = read_jsonl(args.matrix) + (read_jsonl(POSTINGS) if POSTINGS.is_file() else [])
         machine = MachineCosts.load(args.machine) if str(args.machine) not in ("", ".") else None
@@ -274,7 +290,15 @@ def main(argv: list[str] | None = None) -> int:
                 "predicted_recommended_ms": rec.recommended["job_ms"],
                 # current (= Hadoop's defaults here) ÷ recommended, per evidence sample
                 "predicted_speedup": rec.current["job_ms"] / rec.recommended["job_ms"],
+                # the model's interval widened by the noise of a speedup measured from 5
+                # pairs (optimizer/noise.py); the model's own under "_model"
                 "predicted_speedup_interval": speedup.to_json() if speedup else None,
+                "predicted_speedup_interval_model": (
+                    rec.intervals["speedup_model"].to_json()
+                    if "speedup_model" in rec.intervals
+                    else None
+                ),
+                "run_noise": (rec.evidence or {}).get("run_noise"),
                 "withheld_low_confidence": [c.name for c in rec.withheld],
                 "changes": [
                     {
@@ -288,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
             }
             print(f"{job}: {json.dumps(summary[job], indent=1)}", flush=True)
-        SUMMARY.write_text(json.dumps(summary, indent=1) + "\n")
+        summary_path.write_text(json.dumps(summary, indent=1) + "\n")
         if args.dry_run:
             return 0
         run_all(plans, args.repeats, args.output)
@@ -297,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         iv = (summary.get(job) or {}).get("predicted_speedup_interval")
         if iv and m.get("paired_speedup_median"):
             m["inside_predicted_interval"] = iv["low"] <= m["paired_speedup_median"] <= iv["high"]
-    SUMMARY.write_text(json.dumps(summary, indent=1) + "\n")
+    summary_path.write_text(json.dumps(summary, indent=1) + "\n")
     for job, m in summary["measured"].items():
         print(
             f"{job}: defaults {m['median_defaults_ms']:.0f} ms, recommended "
