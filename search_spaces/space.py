@@ -180,31 +180,11 @@ class SearchSpace:
         range: samplers already stay inside the search range, and a current value outside it
         (e.g. 20,000 reducers) is a configuration Hadoop runs, to be scored as it is.
         """
-        v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
-        for k in self.knobs:
-            if k.name in v and k.kind in {"int", "float"}:
-                v[k.name] = clip_valid(k, v[k.name])
-                if k.kind == "int":
-                    v[k.name] = np.round(v[k.name])
-        ctx = self.context()
-        for c in CONSTRAINTS:
-            v = c.repair(v, ctx)
-        for k in self.knobs:
-            if k.name in v and k.kind == "int":
-                v[k.name] = np.floor(v[k.name])
-        return v
+        return repair_values(self.knobs, values, self.context())
 
     def feasible(self, values: Values) -> np.ndarray:
         """Mask of configurations that satisfy every constraint and every knob's bounds."""
-        v = {k: np.asarray(values[k], dtype=np.float64) for k in values}
-        ctx = self.context()
-        ok = np.ones(len(next(iter(v.values()))), dtype=bool)
-        for k in self.knobs:
-            if k.name in v and k.kind in {"int", "float"}:
-                ok &= within_valid(k, v[k.name])
-        for c in CONSTRAINTS:
-            ok &= c.check(v, ctx)
-        return ok
+        return feasible_values(self.knobs, values, self.context())
 
     def with_role(self, role: Role) -> Knob | None:
         """This space's knob with ``role``, or ``None`` when the space does not tune it."""
@@ -253,7 +233,6 @@ class SearchSpace:
         multiples of the reduce slots, split sizes that make the maps whole waves, and the
         smallest sort buffer that holds one map's output in a single spill.
         """
-        base = knob.grid_values().astype(np.float64)
         extra: list[float] = []
         b, prof = self.base, self.profile
         if knob.role == Role.reducers:
@@ -272,12 +251,10 @@ class SearchSpace:
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
             extra = [np.ceil(need) + 1]
-        if knob.kind not in {"int", "float"}:
-            return base
-        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
-        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
+        base = _registry_grid(knob)
         if not extra:
-            return base
+            return base.copy()
+        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
         vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
         return np.unique(np.concatenate([base, vals[np.isfinite(vals)]]))
 
@@ -288,9 +265,16 @@ class SearchSpace:
         if self.base.hadoop_version == 1:
             per = cl.reduce_slots_per_node if reduce else cl.map_slots_per_node
             return float(per * cl.num_nodes)
+        key = (id(cl), float(container_mb), int(vcores))
+        hit = _SLOTS.get(key)
+        if hit is not None and hit[0] is cl:
+            return hit[1]
         from mrtune.costmodel.job import container_slots
 
-        return float(container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0])
+        got = float(container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0])
+        if len(_SLOTS) < 4096:
+            _SLOTS[key] = (cl, got)
+        return got
 
     # ------------------------------------------------------------------ encodings
     def from_unit(self, u: np.ndarray) -> Values:
@@ -348,6 +332,65 @@ class SearchSpace:
                 continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
+
+
+Context = Mapping[str, "float | np.ndarray"]
+
+
+def repair_values(knobs: list[Knob], values: Values, ctx: Context) -> Values:
+    """:meth:`SearchSpace.repair` for ``knobs`` under ``ctx`` (:meth:`SearchSpace.context`).
+
+    ``ctx`` entries may be arrays aligned with the values (one job's context per row), so
+    many jobs with the same knobs are repaired in one pass: every operation is elementwise,
+    so each row gets exactly the values its own job's repair gives. ``hadoop1`` must stay a
+    scalar (it selects a rule), as must the heap flags when a container size is searched.
+    """
+    v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
+    for k in knobs:
+        if k.name in v and k.kind in {"int", "float"}:
+            v[k.name] = clip_valid(k, v[k.name])
+            if k.kind == "int":
+                v[k.name] = np.round(v[k.name])
+    for c in CONSTRAINTS:
+        v = c.repair(v, ctx)  # type: ignore[arg-type]
+    for k in knobs:
+        if k.name in v and k.kind == "int":
+            v[k.name] = np.floor(v[k.name])
+    return v
+
+
+def feasible_values(knobs: list[Knob], values: Values, ctx: Context) -> np.ndarray:
+    """:meth:`SearchSpace.feasible` for ``knobs`` under ``ctx`` (scalars or per-row arrays,
+    as in :func:`repair_values`)."""
+    v = {k: np.asarray(values[k], dtype=np.float64) for k in values}
+    ok = np.ones(len(next(iter(v.values()))), dtype=bool)
+    for k in knobs:
+        if k.name in v and k.kind in {"int", "float"}:
+            ok &= within_valid(k, v[k.name])
+    for c in CONSTRAINTS:
+        ok &= c.check(v, ctx)  # type: ignore[arg-type]
+    return ok
+
+
+_GRIDS: dict[int, tuple[Knob, np.ndarray]] = {}
+#: Containers per cluster of a container shape (clusters are not mutated once built).
+_SLOTS: dict[tuple[int, float, int], tuple[ClusterSpec, float]] = {}
+
+
+def _registry_grid(knob: Knob) -> np.ndarray:
+    """The registry's encoded grid of ``knob`` cut to its (job-limited) range, made once per
+    knob (a batch builds every job's grids; knobs are frozen, keyed by identity)."""
+    hit = _GRIDS.get(id(knob))
+    if hit is not None and hit[0] is knob:
+        return hit[1]
+    base = knob.grid_values().astype(np.float64)
+    if knob.kind in {"int", "float"}:
+        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
+        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
+    base.setflags(write=False)
+    if len(_GRIDS) < 4096:
+        _GRIDS[id(knob)] = (knob, base)
+    return base
 
 
 #: The JVM options property whose ``-Xmx`` follows a container-memory knob.
