@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
+from mrtune.costmodel.config import field_versions, format_property_value
 from mrtune.optimizer.batch._stack import ChunkJobs
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.strategies import BaseStrategy, get_strategy
@@ -126,7 +127,15 @@ class _Evaluator:
         self.names = space.names
         self.resources = objective == "resources"
         self.evaluations = 0
-        self.build = BatchBuilder(space)
+        self._build: BatchBuilder | None = None
+
+    @property
+    def build(self) -> BatchBuilder:
+        """The job's own batch builder, made on first use (stacked rounds build the chunk's
+        batches from :class:`ChunkJobs` instead)."""
+        if self._build is None:
+            self._build = BatchBuilder(self.space)
+        return self._build
 
     def prepare(self, x: np.ndarray) -> tuple[np.ndarray, ConfigBatch | None]:
         """The rows Hadoop would accept and their batch (``None`` if there are none)."""
@@ -478,7 +487,25 @@ def changed_properties(
         changes.update(knob_to_properties(knob, rec, base, profile))
     if not changes:
         return {}, cur_vals, rec_vals
-    new = base.with_changes(changes).to_properties()
-    old = base.to_properties()
-    props = {k: v for k, v in new.items() if old.get(k) != v}
-    return props, cur_vals, rec_vals
+    return _property_diff(base, base.with_changes(changes)), cur_vals, rec_vals
+
+
+def _property_diff(old: HadoopConfig, new: HadoopConfig) -> dict[str, str]:
+    """``{k: v for k, v in new.to_properties().items() if old.to_properties().get(k) != v}``
+    with only the fields whose values differ formatted (a job's properties are ~70 fields;
+    formatting all of them twice per job was a visible share of a batch job)."""
+    a, b = old.model_dump(), new.model_dump()
+    out: dict[str, str] = {}
+    for name, fld in HadoopConfig.model_fields.items():
+        v = b.get(name)
+        if not fld.alias or v is None or new.hadoop_version not in field_versions(name):
+            continue
+        u = a.get(name)
+        if type(u) is type(v) and u == v:
+            continue
+        text = format_property_value(name, v)
+        if u is not None and old.hadoop_version in field_versions(name):
+            if format_property_value(name, u) == text:
+                continue
+        out[fld.alias] = text
+    return out

@@ -83,10 +83,9 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
     ``io.sort.mb`` values above the heap cap are dropped (they are infeasible for this job's
     heap whatever the other knobs are, :mod:`mrtune.search_spaces.constraints`).
     """
-    grids = []
-    for j, k in enumerate(space.knobs):
-        g = np.union1d(space.grid(k), [current[j]])
-        grids.append(g)
+    grids = [
+        _with_value(space.grid(k), float(current[j]), k.kind) for j, k in enumerate(space.knobs)
+    ]
     if SORT_MB in space.names:
         j = space.names.index(SORT_MB)
         probe = np.repeat(current[None, :], len(grids[j]), axis=0)
@@ -94,6 +93,17 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
         ok = space.feasible({n: probe[:, i] for i, n in enumerate(space.names)})
         grids[j] = grids[j][ok] if ok.any() else current[j : j + 1]
     return grids
+
+
+def _with_value(grid: np.ndarray, value: float, kind: str) -> np.ndarray:
+    """``np.union1d(grid, [value])`` for a numeric knob's grid (sorted and unique, as
+    :meth:`SearchSpace.grid` returns it) without its sort: one insertion."""
+    if kind not in {"int", "float"} or not np.isfinite(value):
+        return np.union1d(grid, [value])
+    i = int(np.searchsorted(grid, value))
+    if i < len(grid) and grid[i] == value:
+        return grid.astype(np.float64)
+    return np.insert(grid.astype(np.float64), i, value)
 
 
 @dataclass(frozen=True)
