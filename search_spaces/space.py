@@ -134,7 +134,14 @@ class SearchSpace:
             ok = {v.codec for v in verdicts if v.offered}
             now = current.get(k.name)
             keep = tuple(c for c in k.choices if c == "none" or c in ok or c == now)
-            return dataclasses.replace(k, choices=keep)
+            if keep == k.choices:
+                return k
+            hit = _OFFERED.get((id(k), keep))
+            if hit is None or hit[0] is not k:
+                hit = (k, dataclasses.replace(k, choices=keep))
+                if len(_OFFERED) < 4096:
+                    _OFFERED[(id(k), keep)] = hit
+            return hit[1]
         if k.role == Role.reducers:
             cap = max_reducers_for(self.map_output_bytes())
             return narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
@@ -155,12 +162,29 @@ class SearchSpace:
     def current_values(self) -> dict[str, float | int | bool | str]:
         """The base configuration's value of every knob."""
         out: dict[str, float | int | bool | str] = {}
-        row = ConfigBatch._columns_of(self.base)
+        row = self.base_row()
         for k in self.knobs:
             out[k.name] = k.decode(float(row[k.column]))
         return out
 
+    def base_row(self) -> dict[str, float | int | bool]:
+        """The base configuration's :class:`ConfigBatch` columns (read-only; derived once per
+        base: they parse the JVM options, and a batch reads them several times per job)."""
+        hit = self.__dict__.get("_base_row")
+        if hit is None or hit[0] is not self.base:
+            hit = (self.base, ConfigBatch._columns_of(self.base))
+            self.__dict__["_base_row"] = hit
+        return hit[1]
+
     def context(self) -> dict[str, float]:
+        """What the constraints read besides the knobs' values (derived once per base)."""
+        hit = self.__dict__.get("_context")
+        if hit is None or hit[0] is not self.base or hit[1] is not self.cluster:
+            hit = (self.base, self.cluster, self._context())
+            self.__dict__["_context"] = hit
+        return dict(hit[2])
+
+    def _context(self) -> dict[str, float]:
         b = self.base
         return {
             "heap_ratio": b.heap_memory_mb_ratio,
@@ -373,6 +397,8 @@ def feasible_values(knobs: list[Knob], values: Values, ctx: Context) -> np.ndarr
 
 
 _GRIDS: dict[int, tuple[Knob, np.ndarray]] = {}
+#: Codec knobs cut to the codecs a job may use (frozen knobs, made once per choice set).
+_OFFERED: dict[tuple[int, tuple[str, ...]], tuple[Knob, Knob]] = {}
 #: Containers per cluster of a container shape (clusters are not mutated once built).
 _SLOTS: dict[tuple[int, float, int], tuple[ClusterSpec, float]] = {}
 

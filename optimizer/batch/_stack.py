@@ -41,7 +41,7 @@ class ChunkJobs:
     def __init__(self, spaces: Sequence[SearchSpace]) -> None:
         self.spaces = list(spaces)
         self.profiles = ProfileTable([s.profile for s in spaces])
-        rows = [ConfigBatch._columns_of(s.base) for s in spaces]
+        rows = [s.base_row() for s in spaces]
         self.base = {f: np.array([r[f] for r in rows], dtype=dt) for f, dt in _DTYPES.items()}
         ctxs = [s.context() for s in spaces]
         self.ctx = {k: np.array([c[k] for c in ctxs], dtype=np.float64) for k in ctxs[0]}
