@@ -109,12 +109,12 @@ def _with_value(grid: np.ndarray, value: float, kind: str) -> np.ndarray:
 def _product(arrays: list[np.ndarray]) -> list[np.ndarray]:
     """``[m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]`` without meshgrid's
     broadcasting machinery (the same values in the same order)."""
-    sizes = [len(a) for a in arrays]
+    shape = tuple(len(a) for a in arrays)
     out = []
     for i, a in enumerate(arrays):
-        before = int(np.prod(sizes[:i], dtype=np.int64))
-        after = int(np.prod(sizes[i + 1 :], dtype=np.int64))
-        out.append(np.tile(np.repeat(a, after), before))
+        m = np.empty(shape, dtype=a.dtype)
+        m[...] = a.reshape((1,) * i + (len(a),) + (1,) * (len(shape) - i - 1))
+        out.append(m.reshape(-1))
     return out
 
 

@@ -165,3 +165,15 @@ def test_vectorised_combined_move_equals_the_knob_by_knob_loop() -> None:
             combined_move(cand[shuffled], which[shuffled], c[shuffled], i, cx),
             _combined_loop(cand[shuffled], which[shuffled], c[shuffled], i, cx),
         )
+
+
+def test_grid_product_equals_meshgrid() -> None:
+    from mrtune.optimizer.strategies._descent import _product
+
+    rng = np.random.default_rng(3)
+    for k in (2, 3):
+        for _ in range(50):
+            arrays = [rng.random(int(rng.integers(1, 6))) for _ in range(k)]
+            mesh = [m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]
+            for got, want in zip(_product(arrays), mesh, strict=True):
+                np.testing.assert_array_equal(got, want)
