@@ -355,11 +355,20 @@ _NARROWED: dict[tuple[int, float, float], tuple[Knob, Knob]] = {}
 
 def clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
     """Clip into the Hadoop-valid range (an open end moves inside by the smallest step)."""
-    lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
-    hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
-    if k.kind == "int":
-        lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
-    return np.clip(x, lo, hi)
+    hit = _CLIP.get(id(k))
+    if hit is None or hit[0] is not k:
+        lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
+        hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
+        if k.kind == "int":
+            lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
+        hit = (k, lo, hi)
+        if len(_CLIP) < _MEMO_SIZE:
+            _CLIP[id(k)] = hit
+    return np.clip(x, hit[1], hit[2])
+
+
+#: Each knob's clip bounds (frozen knobs, keyed by identity).
+_CLIP: dict[int, tuple[Knob, object, object]] = {}
 
 
 def within_valid(k: Knob, x: np.ndarray) -> np.ndarray:
