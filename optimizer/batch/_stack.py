@@ -8,6 +8,11 @@ constraint context (:meth:`SearchSpace.context`) and profile (:class:`ProfileTab
 chunk, as one entry per job, and then handles the rows of all jobs that search the same
 knobs in one pass of numpy operations, each row indexed by its job.
 
+:func:`stacked_round` is one lockstep round of the per-job tuner over a chunk (every group's
+rows checked and built as arrays, one model call for all); :func:`score_candidates` is one
+chunk of the cluster-wide stage (jobs × candidates; candidates a job cannot tell apart,
+because they differ only in knobs it does not read, are costed once for it).
+
 Every operation is elementwise and the same as the per-job path's
 (:func:`~mrtune.search_spaces.space.feasible_values`,
 :func:`~mrtune.search_spaces.space.repair_values`, the base row broadcast by
@@ -19,10 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import fields
+from typing import Any
 
 import numpy as np
 
-from mrtune.costmodel import ConfigBatch
+from mrtune.costmodel import ClusterSpec, ConfigBatch, evaluate
 from mrtune.costmodel.stacked import ProfileTable, StackedProfiles
 from mrtune.search_spaces import SearchSpace, find_knob
 from mrtune.search_spaces.space import feasible_values, repair_values
@@ -98,3 +104,189 @@ class ChunkJobs:
     def stacked(self, rows: np.ndarray) -> StackedProfiles:
         """The profiles of the rows' jobs, aligned with the rows."""
         return self.profiles.rows(rows)
+
+
+#: The chunk's jobs as arrays (:class:`ChunkJobs`) and each job's number in it.
+_Table = tuple[ChunkJobs, dict[int, int]] | None
+
+
+def chunk_table(evaluators: dict[int, Any]) -> _Table:
+    """The chunk's evaluators' spaces as one :class:`ChunkJobs` (``None`` if that fails)."""
+    if not evaluators:
+        return None
+    try:
+        return ChunkJobs([ev.space for ev in evaluators.values()]), {
+            i: t for t, i in enumerate(evaluators)
+        }
+    except Exception:  # noqa: BLE001 - every job then goes through its own path
+        return None
+
+
+def stacked_round(
+    active: dict[int, tuple[Any, Any, np.ndarray]], cluster: ClusterSpec, table: _Table
+) -> dict[int, Any]:
+    """Every active job's requested rows, costed in one model call.
+
+    The rows of all jobs searching the same knobs are checked and built as one array
+    (:class:`ChunkJobs`); a group whose vectorised pass raises goes job by job, so a
+    failure stays its own job's."""
+    answers: dict[int, Any] = {}
+    # Each block: one batch of feasible rows, the table row (job) of each, and its jobs with
+    # their masks and counts of feasible rows.
+    blocks: list[tuple[ConfigBatch, np.ndarray | None, list[tuple[int, np.ndarray, int]]]] = []
+    chunk, number = table if table is not None else (None, {})
+    grouped: dict[object, list[int]] = {}
+    for i in active:
+        key = chunk.keys[number[i]] if chunk is not None and i in number else ("alone", i)
+        grouped.setdefault(key, []).append(i)
+    for key, members in grouped.items():
+        block = None
+        if chunk is not None and key[0] != "alone" and chunk.stackable(key):  # type: ignore[arg-type]
+            try:
+                block = _group_block(chunk, key, [(number[i], i, active[i][2]) for i in members])  # type: ignore[arg-type]
+            except Exception:  # noqa: BLE001 - retried job by job below
+                block = None
+        if block is not None:
+            if block[0] is not None:
+                blocks.append(block)  # type: ignore[arg-type]
+            for i, ok, _ in block[2]:
+                if not ok.any():
+                    answers[i] = active[i][0].finish(ok, None, None)
+            continue
+        for i in members:
+            ev, _, x = active[i]
+            try:
+                ok, batch = ev.prepare(x)
+            except Exception as exc:  # noqa: BLE001
+                answers[i] = exc
+                continue
+            if batch is None:
+                answers[i] = ev.finish(ok, None, None)
+            else:
+                rows = np.full(len(batch), number[i]) if i in number else None
+                blocks.append((batch, rows, [(i, ok, len(batch))]))
+    if not blocks:
+        return answers
+    results = _evaluate_blocks(blocks, active, cluster, chunk)
+    for i, ok, _ in (m for b in blocks for m in b[2] if m[2]):
+        ev = active[i][0]
+        try:
+            got = results[i]
+            if isinstance(got, Exception):
+                raise got
+            answers[i] = ev.finish(ok, *got)
+        except Exception as exc:  # noqa: BLE001
+            answers[i] = exc
+    return answers
+
+
+def _group_block(
+    chunk: ChunkJobs, key: object, members: list[tuple[int, int, np.ndarray]]
+) -> tuple[ConfigBatch | None, np.ndarray, list[tuple[int, np.ndarray, int]]]:
+    """The feasible rows of a group's jobs as one batch (rows in job order)."""
+    names = key[0]  # type: ignore[index]
+    sizes = [len(x) for _, _, x in members]
+    x = np.concatenate([x for _, _, x in members]) if members else np.empty((0, len(names)))
+    rows = np.repeat(np.array([t for t, _, _ in members], dtype=np.int64), sizes)
+    vals = {n: x[:, j] for j, n in enumerate(names)}
+    ok = chunk.feasible(key, vals, rows)  # type: ignore[arg-type]
+    cuts = np.cumsum(sizes)[:-1]
+    masks = np.split(ok, cuts)
+    jobs = [(i, m, int(m.sum())) for (_, i, _), m in zip(members, masks, strict=True)]
+    if not ok.any():
+        return None, rows[:0], jobs
+    return chunk.batch(rows[ok], {n: v[ok] for n, v in vals.items()}), rows[ok], jobs
+
+
+def _evaluate_blocks(
+    blocks: list[tuple[ConfigBatch, np.ndarray | None, list[tuple[int, np.ndarray, int]]]],
+    active: dict[int, tuple[Any, Any, np.ndarray]],
+    cluster: ClusterSpec,
+    chunk: ChunkJobs | None,
+) -> dict[int, tuple[np.ndarray, np.ndarray] | Exception]:
+    """``(job_ms, gb_s)`` of every job's feasible rows: one stacked call, or one call per
+    job if that raises (so one job's failure stays its own)."""
+    out: dict[int, tuple[np.ndarray, np.ndarray] | Exception] = {}
+    members = [m for b in blocks for m in b[2] if m[2]]
+    try:
+        if chunk is None or any(b[1] is None for b in blocks):
+            raise LookupError("a job outside the chunk table")
+        rows = np.concatenate([b[1] for b in blocks])  # type: ignore[misc]
+        batch = blocks[0][0] if len(blocks) == 1 else ConfigBatch.concat([b[0] for b in blocks])
+        job, gbs = evaluate(chunk.stacked(rows), batch, cluster)
+        cuts = np.cumsum([m[2] for m in members])[:-1]
+        for (i, _, _), jb, gb in zip(
+            members, np.split(job, cuts), np.split(gbs, cuts), strict=True
+        ):
+            out[i] = (jb, gb)
+        return out
+    except Exception:  # noqa: BLE001 - cost each job alone below
+        pass
+    for batch, _, jobs in blocks:
+        start = 0
+        for i, _, n in jobs:
+            if not n:
+                continue
+            try:
+                part = batch.take(slice(start, start + n))
+                out[i] = evaluate(active[i][0].space.profile, part, cluster)
+            except Exception as exc:  # noqa: BLE001
+                out[i] = exc
+            start += n
+    return out
+
+
+def score_candidates(
+    table: ChunkJobs,
+    keys: Sequence[str],
+    best: Sequence[dict[str, float]],
+    names: list[str],
+    candidates: np.ndarray,
+    cluster: ClusterSpec,
+    *,
+    resources: bool,
+) -> dict[str, np.ndarray]:
+    """Cost of every candidate cluster configuration (rows of ``candidates``, columns
+    ``names``) on every job of ``table`` (job ``j`` is ``keys[j]`` and keeps its own
+    per-job knobs at ``best[j]``): jobs × candidates repaired, built and costed as arrays in
+    one model call, the values the cluster-wide stage's job-by-job path gives every row.
+    Raises on a space that searches container memory (the caller goes job by job)."""
+    batches, rows_all, expand = [], [], []
+    for key, members in table.groups(range(len(keys))).items():
+        if not table.stackable(key):
+            raise LookupError("a space that searches container memory: job by job")
+        # A job reads only the candidate knobs of its own space (a map-only job none of the
+        # reduce side): candidates equal on those columns are one configuration for it, so
+        # each distinct one is costed once and its cost copied (the same numbers).
+        cols = [names.index(k) for k in key[0] if k in names]
+        own = candidates[:, cols]
+        if len(cols) < len(names):
+            own, inverse = np.unique(own, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+        else:
+            inverse = None
+        m = len(own)
+        rows = np.repeat(np.array(members, dtype=np.int64), m)
+        vals: dict[str, np.ndarray] = {}
+        for k in key[0]:
+            if k in names:
+                vals[k] = np.tile(
+                    own[:, cols.index(names.index(k))].astype(np.float64), len(members)
+                )
+            else:
+                vals[k] = np.repeat(np.array([float(best[j][k]) for j in members]), m)
+        batches.append(table.batch(rows, table.repair(key, vals, rows) if vals else {}))
+        rows_all.append(rows)
+        expand.append((members, m, inverse))
+    rows = np.concatenate(rows_all)
+    batch = batches[0] if len(batches) == 1 else ConfigBatch.concat(batches)
+    job, gbs = evaluate(table.stacked(rows), batch, cluster)
+    cost = gbs if resources else job
+    out: dict[str, np.ndarray] = {}
+    start = 0
+    for members, m, inverse in expand:
+        for j in members:
+            part = cost[start : start + m]
+            out[keys[j]] = part if inverse is None else part[inverse]
+            start += m
+    return out

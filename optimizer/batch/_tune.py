@@ -34,7 +34,7 @@ import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
 from mrtune.costmodel.config import field_versions, format_property_value
-from mrtune.optimizer.batch._stack import ChunkJobs
+from mrtune.optimizer.batch._stack import chunk_table, stacked_round
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.strategies import BaseStrategy, get_strategy
 from mrtune.optimizer.strategies._descent import (
@@ -228,9 +228,9 @@ def tune_jobs(
             out[i] = done.value
         except Exception as exc:  # noqa: BLE001 - this job's failure, the others go on
             out[i] = exc
-    table = _chunk_table(evaluators)
+    table = chunk_table(evaluators)
     while active:
-        answers = _stacked_round(active, cluster, table)
+        answers = stacked_round(active, cluster, table)
         for i, costs in answers.items():
             ev, steps, _ = active[i]
             try:
@@ -243,135 +243,6 @@ def tune_jobs(
             except Exception as exc:  # noqa: BLE001
                 out[i] = exc
                 del active[i]
-    return out
-
-
-#: The chunk's jobs as arrays (:class:`ChunkJobs`) and each job's number in it.
-_Table = tuple[ChunkJobs, dict[int, int]] | None
-
-
-def _chunk_table(evaluators: dict[int, _Evaluator]) -> _Table:
-    if not evaluators:
-        return None
-    try:
-        return ChunkJobs([ev.space for ev in evaluators.values()]), {
-            i: t for t, i in enumerate(evaluators)
-        }
-    except Exception:  # noqa: BLE001 - every job then goes through its own path
-        return None
-
-
-def _stacked_round(
-    active: dict[int, tuple[_Evaluator, Steps, np.ndarray]], cluster: ClusterSpec, table: _Table
-) -> dict[int, Costs | Exception]:
-    """Every active job's requested rows, costed in one model call.
-
-    The rows of all jobs searching the same knobs are checked and built as one array
-    (:class:`ChunkJobs`); a group whose vectorised pass raises goes job by job, so a
-    failure stays its own job's."""
-    answers: dict[int, Costs | Exception] = {}
-    # Each block: one batch of feasible rows, the table row (job) of each, and its jobs with
-    # their masks and counts of feasible rows.
-    blocks: list[tuple[ConfigBatch, np.ndarray | None, list[tuple[int, np.ndarray, int]]]] = []
-    chunk, number = table if table is not None else (None, {})
-    grouped: dict[object, list[int]] = {}
-    for i in active:
-        key = chunk.keys[number[i]] if chunk is not None and i in number else ("alone", i)
-        grouped.setdefault(key, []).append(i)
-    for key, members in grouped.items():
-        block = None
-        if chunk is not None and key[0] != "alone" and chunk.stackable(key):  # type: ignore[arg-type]
-            try:
-                block = _group_block(chunk, key, [(number[i], i, active[i][2]) for i in members])  # type: ignore[arg-type]
-            except Exception:  # noqa: BLE001 - retried job by job below
-                block = None
-        if block is not None:
-            if block[0] is not None:
-                blocks.append(block)  # type: ignore[arg-type]
-            for i, ok, _ in block[2]:
-                if not ok.any():
-                    answers[i] = active[i][0].finish(ok, None, None)
-            continue
-        for i in members:
-            ev, _, x = active[i]
-            try:
-                ok, batch = ev.prepare(x)
-            except Exception as exc:  # noqa: BLE001
-                answers[i] = exc
-                continue
-            if batch is None:
-                answers[i] = ev.finish(ok, None, None)
-            else:
-                rows = np.full(len(batch), number[i]) if i in number else None
-                blocks.append((batch, rows, [(i, ok, len(batch))]))
-    if not blocks:
-        return answers
-    results = _evaluate_blocks(blocks, active, cluster, chunk)
-    for i, ok, _ in (m for b in blocks for m in b[2] if m[2]):
-        ev = active[i][0]
-        try:
-            got = results[i]
-            if isinstance(got, Exception):
-                raise got
-            answers[i] = ev.finish(ok, *got)
-        except Exception as exc:  # noqa: BLE001
-            answers[i] = exc
-    return answers
-
-
-def _group_block(
-    chunk: ChunkJobs, key: object, members: list[tuple[int, int, np.ndarray]]
-) -> tuple[ConfigBatch | None, np.ndarray, list[tuple[int, np.ndarray, int]]]:
-    """The feasible rows of a group's jobs as one batch (rows in job order)."""
-    names = key[0]  # type: ignore[index]
-    sizes = [len(x) for _, _, x in members]
-    x = np.concatenate([x for _, _, x in members]) if members else np.empty((0, len(names)))
-    rows = np.repeat(np.array([t for t, _, _ in members], dtype=np.int64), sizes)
-    vals = {n: x[:, j] for j, n in enumerate(names)}
-    ok = chunk.feasible(key, vals, rows)  # type: ignore[arg-type]
-    cuts = np.cumsum(sizes)[:-1]
-    masks = np.split(ok, cuts)
-    jobs = [(i, m, int(m.sum())) for (_, i, _), m in zip(members, masks, strict=True)]
-    if not ok.any():
-        return None, rows[:0], jobs
-    return chunk.batch(rows[ok], {n: v[ok] for n, v in vals.items()}), rows[ok], jobs
-
-
-def _evaluate_blocks(
-    blocks: list[tuple[ConfigBatch, np.ndarray | None, list[tuple[int, np.ndarray, int]]]],
-    active: dict[int, tuple[_Evaluator, Steps, np.ndarray]],
-    cluster: ClusterSpec,
-    chunk: ChunkJobs | None,
-) -> dict[int, tuple[np.ndarray, np.ndarray] | Exception]:
-    """``(job_ms, gb_s)`` of every job's feasible rows: one stacked call, or one call per
-    job if that raises (so one job's failure stays its own)."""
-    out: dict[int, tuple[np.ndarray, np.ndarray] | Exception] = {}
-    members = [m for b in blocks for m in b[2] if m[2]]
-    try:
-        if chunk is None or any(b[1] is None for b in blocks):
-            raise LookupError("a job outside the chunk table")
-        rows = np.concatenate([b[1] for b in blocks])  # type: ignore[misc]
-        batch = blocks[0][0] if len(blocks) == 1 else ConfigBatch.concat([b[0] for b in blocks])
-        job, gbs = evaluate(chunk.stacked(rows), batch, cluster)
-        cuts = np.cumsum([m[2] for m in members])[:-1]
-        for (i, _, _), jb, gb in zip(
-            members, np.split(job, cuts), np.split(gbs, cuts), strict=True
-        ):
-            out[i] = (jb, gb)
-        return out
-    except Exception:  # noqa: BLE001 - cost each job alone below
-        pass
-    for batch, _, jobs in blocks:
-        start = 0
-        for i, _, n in jobs:
-            if not n:
-                continue
-            try:
-                part = batch.take(slice(start, start + n))
-                out[i] = evaluate(active[i][0].space.profile, part, cluster)
-            except Exception as exc:  # noqa: BLE001
-                out[i] = exc
-            start += n
     return out
 
 

@@ -19,7 +19,7 @@ from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile,
 from mrtune.costmodel.stacked import StackedProfiles
 from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
-from mrtune.optimizer.batch._stack import ChunkJobs
+from mrtune.optimizer.batch._stack import ChunkJobs, score_candidates
 from mrtune.optimizer.batch._tune import (
     DEFAULT_BATCH_STRATEGY,
     MIN_GAIN,
@@ -331,45 +331,15 @@ def _scored_together(
         table = ChunkJobs([space for _, _, _, space, _ in jobs])
         if len(_CHUNK_CACHE) * 64 < SCORING_CACHE_JOBS:
             _CHUNK_CACHE[(fingerprint, keys)] = table
-    batches, rows_all, expand = [], [], []
-    for key, members in table.groups(range(len(jobs))).items():
-        if not table.stackable(key):
-            raise LookupError("a space that searches container memory: job by job")
-        # A job reads only the candidate knobs of its own space (a map-only job none of the
-        # reduce side): candidates equal on those columns are one configuration for it, so
-        # each distinct one is costed once and its cost copied (the same numbers).
-        cols = [names.index(k) for k in key[0] if k in names]
-        own = candidates[:, cols]
-        if len(cols) < len(names):
-            own, inverse = np.unique(own, axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
-        else:
-            inverse = None
-        m = len(own)
-        rows = np.repeat(np.array(members, dtype=np.int64), m)
-        vals: dict[str, np.ndarray] = {}
-        for k in key[0]:
-            if k in names:
-                vals[k] = np.tile(
-                    own[:, cols.index(names.index(k))].astype(np.float64), len(members)
-                )
-            else:
-                vals[k] = np.repeat(np.array([float(jobs[j][4][k]) for j in members]), m)
-        batches.append(table.batch(rows, table.repair(key, vals, rows) if vals else {}))
-        rows_all.append(rows)
-        expand.append((members, m, inverse))
-    rows = np.concatenate(rows_all)
-    batch = batches[0] if len(batches) == 1 else ConfigBatch.concat(batches)
-    job, gbs = evaluate(table.stacked(rows), batch, settings.cluster)
-    cost = gbs if settings.objective == "resources" else job
-    out: dict[str, np.ndarray] = {}
-    start = 0
-    for members, m, inverse in expand:
-        for j in members:
-            part = cost[start : start + m]
-            out[keys[j]] = part if inverse is None else part[inverse]
-            start += m
-    return out
+    return score_candidates(
+        table,
+        keys,
+        [best for *_, best in jobs],
+        names,
+        candidates,
+        settings.cluster,
+        resources=settings.objective == "resources",
+    )
 
 
 def _candidate_batch(
