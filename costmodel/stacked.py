@@ -73,42 +73,7 @@ class StackedProfiles:
     def of(cls, profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> StackedProfiles:
         """Rows ``job[i]`` of ``profiles`` (e.g. ``np.repeat(np.arange(J), C)`` for J jobs
         × C candidates each)."""
-        if not profiles:
-            raise ValueError("StackedProfiles needs at least one profile")
-        job = np.asarray(job, dtype=np.int64)
-
-        def col(values: list[object], fill: float = np.nan) -> F64:
-            arr = np.array([fill if v is None else v for v in values], dtype=np.float64)
-            return arr[job]
-
-        def flag(values: list[bool]) -> NDArray[np.bool_]:
-            return np.array(values, dtype=np.bool_)[job]
-
-        stats = {
-            f: col([getattr(p.stats, f) for p in profiles], _NONE_AS.get(f, np.nan))
-            for f in _STATS
-        }
-        stats["map_output_pair_width"] = col([p.stats.map_output_pair_width for p in profiles])
-        costs = {f: col([getattr(p.costs, f) for p in profiles]) for f in _COSTS}
-        costs["reduce_includes_final_merge"] = flag(
-            [p.costs.reduce_includes_final_merge for p in profiles]
-        )
-        ratio, comp, uncomp = _codec_tables(profiles)
-        return cls(
-            job=job,
-            input_bytes=col([p.input_bytes for p in profiles]),
-            input_files=col([float(p.input_files) for p in profiles]),
-            input_splittable=flag([p.input_splittable for p in profiles]),
-            input_compressed=flag([p.input_compressed for p in profiles]),
-            has_combiner=flag([p.has_combiner for p in profiles]),
-            map_only=flag([p.map_only for p in profiles]),
-            stats=SimpleNamespace(**stats),
-            costs=SimpleNamespace(**costs),
-            codec_ratio=ratio,
-            codec_comp=comp,
-            codec_uncomp=uncomp,
-            key_laws=_key_laws(profiles, job),
-        )
+        return ProfileTable(profiles).rows(job)
 
     def __len__(self) -> int:
         return int(self.job.shape[0])
@@ -147,6 +112,65 @@ class StackedProfiles:
         )
 
 
+class ProfileTable:
+    """The jobs' profile values, one entry per job, read from the pydantic models once.
+
+    A batch tuner costs the same jobs round after round with different rows; reading ~60
+    fields of every profile on every round cost more than the model call itself. The table
+    is built once per chunk and :meth:`rows` gathers each round's rows (the same values
+    :meth:`StackedProfiles.of` gives: it is built on this table).
+    """
+
+    def __init__(self, profiles: Sequence[JobProfile]) -> None:
+        if not profiles:
+            raise ValueError("StackedProfiles needs at least one profile")
+
+        def col(values: list[object], fill: float = np.nan) -> F64:
+            return np.array([fill if v is None else v for v in values], dtype=np.float64)
+
+        def flag(values: list[bool]) -> NDArray[np.bool_]:
+            return np.array(values, dtype=np.bool_)
+
+        self.stats = {
+            f: col([getattr(p.stats, f) for p in profiles], _NONE_AS.get(f, np.nan))
+            for f in _STATS
+        }
+        self.stats["map_output_pair_width"] = col(
+            [p.stats.map_output_pair_width for p in profiles]
+        )
+        self.costs: dict[str, np.ndarray] = {
+            f: col([getattr(p.costs, f) for p in profiles]) for f in _COSTS
+        }
+        self.costs["reduce_includes_final_merge"] = flag(
+            [p.costs.reduce_includes_final_merge for p in profiles]
+        )
+        self.codecs = _codec_tables(profiles)
+        self.columns = {
+            "input_bytes": col([p.input_bytes for p in profiles]),
+            "input_files": col([float(p.input_files) for p in profiles]),
+            "input_splittable": flag([p.input_splittable for p in profiles]),
+            "input_compressed": flag([p.input_compressed for p in profiles]),
+            "has_combiner": flag([p.has_combiner for p in profiles]),
+            "map_only": flag([p.map_only for p in profiles]),
+        }
+        self.laws, self.all_combine = _law_groups(profiles)
+
+    def rows(self, job: NDArray[np.int64]) -> StackedProfiles:
+        """Rows ``job[i]`` of the table's jobs."""
+        job = np.asarray(job, dtype=np.int64)
+        ratio, comp, uncomp = self.codecs
+        return StackedProfiles(
+            job=job,
+            **{k: v[job] for k, v in self.columns.items()},
+            stats=SimpleNamespace(**{k: v[job] for k, v in self.stats.items()}),
+            costs=SimpleNamespace(**{k: v[job] for k, v in self.costs.items()}),
+            codec_ratio=ratio,
+            codec_comp=comp,
+            codec_uncomp=uncomp,
+            key_laws=_key_laws(self.laws, self.all_combine, job),
+        )
+
+
 def _codec_tables(profiles: Sequence[JobProfile]) -> tuple[F64, F64, F64]:
     n_codes = max(CODEC_NAMES_BY_CODE) + 1
     ratio = np.ones((len(profiles), n_codes))
@@ -176,8 +200,11 @@ def _law_key(stats: DataflowStats) -> tuple[object, ...]:
     )
 
 
-def _key_laws(profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> tuple[_KeyLaw, ...]:
-    """Rows grouped by combiner key law (jobs without a combiner need none)."""
+def _law_groups(
+    profiles: Sequence[JobProfile],
+) -> tuple[list[tuple[list[int], DataflowStats]], bool]:
+    """The jobs of each combiner key law (jobs without a combiner need none), and whether
+    every job has a combiner."""
     groups: dict[tuple[object, ...], list[int]] = {}
     first: dict[tuple[object, ...], DataflowStats] = {}
     for j, p in enumerate(profiles):
@@ -186,14 +213,21 @@ def _key_laws(profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> tuple[_
         key = _law_key(p.stats)
         groups.setdefault(key, []).append(j)
         first.setdefault(key, p.stats)
-    if len(groups) == 1 and all(p.has_combiner for p in profiles):
-        (key,) = groups
-        return (_KeyLaw(None, first[key]),)
+    every = all(p.has_combiner for p in profiles)
+    return [(jobs, first[key]) for key, jobs in groups.items()], every
+
+
+def _key_laws(
+    groups: list[tuple[list[int], DataflowStats]], every: bool, job: NDArray[np.int64]
+) -> tuple[_KeyLaw, ...]:
+    """Rows grouped by combiner key law."""
+    if len(groups) == 1 and every:
+        return (_KeyLaw(None, groups[0][1]),)
     laws = []
-    for key, jobs in groups.items():
+    for jobs, stats in groups:
         rows = np.nonzero(np.isin(job, jobs))[0]
         if len(rows):
-            laws.append(_KeyLaw(rows, first[key]))
+            laws.append(_KeyLaw(rows, stats))
     return tuple(laws)
 
 

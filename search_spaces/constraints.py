@@ -226,6 +226,27 @@ def codec_verdicts(
     given: the job would otherwise fail at its first spill (``ClassNotFoundException`` or
     "native … library not available").
     """
+    key = (release, id(availability), None if listed is None else frozenset(listed))
+    key += (frozenset(in_use), allow_native)  # type: ignore[assignment]
+    hit = _VERDICTS.get(key)
+    if hit is not None and hit[0] is availability:
+        return list(hit[1])
+    out = _codec_verdicts(release, availability, listed, in_use, allow_native)
+    if len(_VERDICTS) < _MEMO_SIZE:
+        _VERDICTS[key] = (availability, tuple(out))
+    return out
+
+
+_VERDICTS: dict[tuple[object, ...], tuple[object, tuple[CodecVerdict, ...]]] = {}
+
+
+def _codec_verdicts(
+    release: Release,
+    availability: dict[str, CodecAvailability],
+    listed: set[str] | None,
+    in_use: set[str],
+    allow_native: bool,
+) -> list[CodecVerdict]:
     major = 1 if release[0] == 0 else release[0]
     out = []
     for name, av in availability.items():
@@ -308,20 +329,46 @@ def map_output_bytes(profile: JobProfile) -> float:
 
 
 def narrowed(k: Knob, low: float, high: float) -> Knob:
-    """``k`` searched in [low, high] only (its grid cut to match, the ends kept as grid points)."""
+    """``k`` searched in [low, high] only (its grid cut to match, the ends kept as grid points).
+
+    Knobs are frozen, so the narrowed knob of a given (knob, range) is made once: a catalog's
+    jobs share a handful of ranges, and ``dataclasses.replace`` per job was a visible share of
+    a batch job's set-up."""
     if (low, high) == (k.low, k.high):
         return k
+    key = (id(k), low, high)
+    hit = _NARROWED.get(key)
+    if hit is not None and hit[0] is k:
+        return hit[1]
     grid = tuple(g for g in k.grid if low <= g <= high) or (low, high)
-    return dataclasses.replace(k, low=low, high=high, grid=grid)
+    out = dataclasses.replace(k, low=low, high=high, grid=grid)
+    if len(_NARROWED) < _MEMO_SIZE:
+        _NARROWED[key] = (k, out)
+    return out
+
+
+#: Memo of :func:`narrowed` and :func:`codec_verdicts` (bounded; keys hold the knob itself,
+#: checked by identity, so a recycled ``id`` cannot return another knob's narrowing).
+_MEMO_SIZE = 4096
+_NARROWED: dict[tuple[int, float, float], tuple[Knob, Knob]] = {}
 
 
 def clip_valid(k: Knob, x: np.ndarray) -> np.ndarray:
     """Clip into the Hadoop-valid range (an open end moves inside by the smallest step)."""
-    lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
-    hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
-    if k.kind == "int":
-        lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
-    return np.clip(x, lo, hi)
+    hit = _CLIP.get(id(k))
+    if hit is None or hit[0] is not k:
+        lo = k.valid_low if not k.valid_low_open else np.nextafter(k.valid_low, np.inf)
+        hi = k.valid_high if not k.valid_high_open else np.nextafter(k.valid_high, -np.inf)
+        if k.kind == "int":
+            lo, hi = math.ceil(lo), math.floor(hi) if math.isfinite(hi) else hi
+        hit = (k, lo, hi)
+        if len(_CLIP) < _MEMO_SIZE:
+            _CLIP[id(k)] = hit
+    return np.clip(x, hit[1], hit[2])
+
+
+#: Each knob's clip bounds (frozen knobs, keyed by identity).
+_CLIP: dict[int, tuple[Knob, object, object]] = {}
 
 
 def within_valid(k: Knob, x: np.ndarray) -> np.ndarray:

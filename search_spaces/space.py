@@ -134,7 +134,14 @@ class SearchSpace:
             ok = {v.codec for v in verdicts if v.offered}
             now = current.get(k.name)
             keep = tuple(c for c in k.choices if c == "none" or c in ok or c == now)
-            return dataclasses.replace(k, choices=keep)
+            if keep == k.choices:
+                return k
+            hit = _OFFERED.get((id(k), keep))
+            if hit is None or hit[0] is not k:
+                hit = (k, dataclasses.replace(k, choices=keep))
+                if len(_OFFERED) < 4096:
+                    _OFFERED[(id(k), keep)] = hit
+            return hit[1]
         if k.role == Role.reducers:
             cap = max_reducers_for(self.map_output_bytes())
             return narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
@@ -155,12 +162,29 @@ class SearchSpace:
     def current_values(self) -> dict[str, float | int | bool | str]:
         """The base configuration's value of every knob."""
         out: dict[str, float | int | bool | str] = {}
-        row = ConfigBatch._columns_of(self.base)
+        row = self.base_row()
         for k in self.knobs:
             out[k.name] = k.decode(float(row[k.column]))
         return out
 
+    def base_row(self) -> dict[str, float | int | bool]:
+        """The base configuration's :class:`ConfigBatch` columns (read-only; derived once per
+        base: they parse the JVM options, and a batch reads them several times per job)."""
+        hit = self.__dict__.get("_base_row")
+        if hit is None or hit[0] is not self.base:
+            hit = (self.base, ConfigBatch._columns_of(self.base))
+            self.__dict__["_base_row"] = hit
+        return hit[1]
+
     def context(self) -> dict[str, float]:
+        """What the constraints read besides the knobs' values (derived once per base)."""
+        hit = self.__dict__.get("_context")
+        if hit is None or hit[0] is not self.base or hit[1] is not self.cluster:
+            hit = (self.base, self.cluster, self._context())
+            self.__dict__["_context"] = hit
+        return dict(hit[2])
+
+    def _context(self) -> dict[str, float]:
         b = self.base
         return {
             "heap_ratio": b.heap_memory_mb_ratio,
@@ -180,31 +204,11 @@ class SearchSpace:
         range: samplers already stay inside the search range, and a current value outside it
         (e.g. 20,000 reducers) is a configuration Hadoop runs, to be scored as it is.
         """
-        v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
-        for k in self.knobs:
-            if k.name in v and k.kind in {"int", "float"}:
-                v[k.name] = clip_valid(k, v[k.name])
-                if k.kind == "int":
-                    v[k.name] = np.round(v[k.name])
-        ctx = self.context()
-        for c in CONSTRAINTS:
-            v = c.repair(v, ctx)
-        for k in self.knobs:
-            if k.name in v and k.kind == "int":
-                v[k.name] = np.floor(v[k.name])
-        return v
+        return repair_values(self.knobs, values, self.context())
 
     def feasible(self, values: Values) -> np.ndarray:
         """Mask of configurations that satisfy every constraint and every knob's bounds."""
-        v = {k: np.asarray(values[k], dtype=np.float64) for k in values}
-        ctx = self.context()
-        ok = np.ones(len(next(iter(v.values()))), dtype=bool)
-        for k in self.knobs:
-            if k.name in v and k.kind in {"int", "float"}:
-                ok &= within_valid(k, v[k.name])
-        for c in CONSTRAINTS:
-            ok &= c.check(v, ctx)
-        return ok
+        return feasible_values(self.knobs, values, self.context())
 
     def with_role(self, role: Role) -> Knob | None:
         """This space's knob with ``role``, or ``None`` when the space does not tune it."""
@@ -253,7 +257,6 @@ class SearchSpace:
         multiples of the reduce slots, split sizes that make the maps whole waves, and the
         smallest sort buffer that holds one map's output in a single spill.
         """
-        base = knob.grid_values().astype(np.float64)
         extra: list[float] = []
         b, prof = self.base, self.profile
         if knob.role == Role.reducers:
@@ -272,12 +275,10 @@ class SearchSpace:
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
             extra = [np.ceil(need) + 1]
-        if knob.kind not in {"int", "float"}:
-            return base
-        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
-        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
+        base = _registry_grid(knob)
         if not extra:
-            return base
+            return base.copy()
+        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
         vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
         return np.unique(np.concatenate([base, vals[np.isfinite(vals)]]))
 
@@ -288,9 +289,16 @@ class SearchSpace:
         if self.base.hadoop_version == 1:
             per = cl.reduce_slots_per_node if reduce else cl.map_slots_per_node
             return float(per * cl.num_nodes)
+        key = (id(cl), float(container_mb), int(vcores))
+        hit = _SLOTS.get(key)
+        if hit is not None and hit[0] is cl:
+            return hit[1]
         from mrtune.costmodel.job import container_slots
 
-        return float(container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0])
+        got = float(container_slots(cl, np.array([float(container_mb)]), np.array([vcores]))[0])
+        if len(_SLOTS) < 4096:
+            _SLOTS[key] = (cl, got)
+        return got
 
     # ------------------------------------------------------------------ encodings
     def from_unit(self, u: np.ndarray) -> Values:
@@ -348,6 +356,67 @@ class SearchSpace:
                 continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
+
+
+Context = Mapping[str, "float | np.ndarray"]
+
+
+def repair_values(knobs: list[Knob], values: Values, ctx: Context) -> Values:
+    """:meth:`SearchSpace.repair` for ``knobs`` under ``ctx`` (:meth:`SearchSpace.context`).
+
+    ``ctx`` entries may be arrays aligned with the values (one job's context per row), so
+    many jobs with the same knobs are repaired in one pass: every operation is elementwise,
+    so each row gets exactly the values its own job's repair gives. ``hadoop1`` must stay a
+    scalar (it selects a rule), as must the heap flags when a container size is searched.
+    """
+    v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
+    for k in knobs:
+        if k.name in v and k.kind in {"int", "float"}:
+            v[k.name] = clip_valid(k, v[k.name])
+            if k.kind == "int":
+                v[k.name] = np.round(v[k.name])
+    for c in CONSTRAINTS:
+        v = c.repair(v, ctx)  # type: ignore[arg-type]
+    for k in knobs:
+        if k.name in v and k.kind == "int":
+            v[k.name] = np.floor(v[k.name])
+    return v
+
+
+def feasible_values(knobs: list[Knob], values: Values, ctx: Context) -> np.ndarray:
+    """:meth:`SearchSpace.feasible` for ``knobs`` under ``ctx`` (scalars or per-row arrays,
+    as in :func:`repair_values`)."""
+    v = {k: np.asarray(values[k], dtype=np.float64) for k in values}
+    ok = np.ones(len(next(iter(v.values()))), dtype=bool)
+    for k in knobs:
+        if k.name in v and k.kind in {"int", "float"}:
+            ok &= within_valid(k, v[k.name])
+    for c in CONSTRAINTS:
+        ok &= c.check(v, ctx)  # type: ignore[arg-type]
+    return ok
+
+
+_GRIDS: dict[int, tuple[Knob, np.ndarray]] = {}
+#: Codec knobs cut to the codecs a job may use (frozen knobs, made once per choice set).
+_OFFERED: dict[tuple[int, tuple[str, ...]], tuple[Knob, Knob]] = {}
+#: Containers per cluster of a container shape (clusters are not mutated once built).
+_SLOTS: dict[tuple[int, float, int], tuple[ClusterSpec, float]] = {}
+
+
+def _registry_grid(knob: Knob) -> np.ndarray:
+    """The registry's encoded grid of ``knob`` cut to its (job-limited) range, made once per
+    knob (a batch builds every job's grids; knobs are frozen, keyed by identity)."""
+    hit = _GRIDS.get(id(knob))
+    if hit is not None and hit[0] is knob:
+        return hit[1]
+    base = knob.grid_values().astype(np.float64)
+    if knob.kind in {"int", "float"}:
+        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
+        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
+    base.setflags(write=False)
+    if len(_GRIDS) < 4096:
+        _GRIDS[id(knob)] = (knob, base)
+    return base
 
 
 #: The JVM options property whose ``-Xmx`` follows a container-memory knob.

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
-from mrtune.costmodel.stacked import StackedProfiles
+from mrtune.costmodel.config import field_versions, format_property_value
+from mrtune.optimizer.batch._stack import chunk_table, stacked_round
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.strategies import BaseStrategy, get_strategy
 from mrtune.optimizer.strategies._descent import (
@@ -126,7 +127,15 @@ class _Evaluator:
         self.names = space.names
         self.resources = objective == "resources"
         self.evaluations = 0
-        self.build = BatchBuilder(space)
+        self._build: BatchBuilder | None = None
+
+    @property
+    def build(self) -> BatchBuilder:
+        """The job's own batch builder, made on first use (stacked rounds build the chunk's
+        batches from :class:`ChunkJobs` instead)."""
+        if self._build is None:
+            self._build = BatchBuilder(self.space)
+        return self._build
 
     def prepare(self, x: np.ndarray) -> tuple[np.ndarray, ConfigBatch | None]:
         """The rows Hadoop would accept and their batch (``None`` if there are none)."""
@@ -207,18 +216,21 @@ def tune_jobs(
     budget = max_rounds or strat.default_trials
     out: list[JobTuning | Exception] = [ValueError("not tuned")] * len(jobs)
     active: dict[int, tuple[_Evaluator, Steps, np.ndarray]] = {}
+    evaluators: dict[int, _Evaluator] = {}
     for i, (profile, base) in enumerate(jobs):
         try:
             space = SearchSpace.for_job(profile, base, cluster)
             ev = _Evaluator(space, objective)
+            evaluators[i] = ev
             steps = _tune_steps(space, ev, strat, min_gain, budget)
             active[i] = (ev, steps, next(steps))
         except StopIteration as done:
             out[i] = done.value
         except Exception as exc:  # noqa: BLE001 - this job's failure, the others go on
             out[i] = exc
+    table = chunk_table(evaluators)
     while active:
-        answers = _stacked_round(active, cluster)
+        answers = stacked_round(active, cluster, table)
         for i, costs in answers.items():
             ev, steps, _ = active[i]
             try:
@@ -232,46 +244,6 @@ def tune_jobs(
                 out[i] = exc
                 del active[i]
     return out
-
-
-def _stacked_round(
-    active: dict[int, tuple[_Evaluator, Steps, np.ndarray]], cluster: ClusterSpec
-) -> dict[int, Costs | Exception]:
-    """Every active job's requested rows, costed in one model call."""
-    answers: dict[int, Costs | Exception] = {}
-    pending: list[tuple[int, np.ndarray, ConfigBatch]] = []
-    for i, (ev, _, x) in active.items():
-        try:
-            ok, batch = ev.prepare(x)
-        except Exception as exc:  # noqa: BLE001
-            answers[i] = exc
-            continue
-        if batch is None:
-            answers[i] = ev.finish(ok, None, None)
-        else:
-            pending.append((i, ok, batch))
-    if not pending:
-        return answers
-    profiles = [active[i][0].space.profile for i, _, _ in pending]
-    sizes = [len(b) for _, _, b in pending]
-    try:
-        stacked = StackedProfiles.of(profiles, np.repeat(np.arange(len(sizes)), sizes))
-        job, gbs = evaluate(stacked, ConfigBatch.concat([b for _, _, b in pending]), cluster)
-        cuts = np.cumsum(sizes)[:-1]
-        parts = zip(np.split(job, cuts), np.split(gbs, cuts), strict=True)
-    except Exception:  # noqa: BLE001 - cost each job alone, so a failure stays its own
-        parts = None
-    for i, ok, batch in pending:
-        ev = active[i][0]
-        try:
-            if parts is None:
-                jb, gb = evaluate(ev.space.profile, batch, cluster)
-            else:
-                jb, gb = next(parts)
-            answers[i] = ev.finish(ok, jb, gb)
-        except Exception as exc:  # noqa: BLE001
-            answers[i] = exc
-    return answers
 
 
 def _tune_steps(
@@ -386,7 +358,25 @@ def changed_properties(
         changes.update(knob_to_properties(knob, rec, base, profile))
     if not changes:
         return {}, cur_vals, rec_vals
-    new = base.with_changes(changes).to_properties()
-    old = base.to_properties()
-    props = {k: v for k, v in new.items() if old.get(k) != v}
-    return props, cur_vals, rec_vals
+    return _property_diff(base, base.with_changes(changes)), cur_vals, rec_vals
+
+
+def _property_diff(old: HadoopConfig, new: HadoopConfig) -> dict[str, str]:
+    """``{k: v for k, v in new.to_properties().items() if old.to_properties().get(k) != v}``
+    with only the fields whose values differ formatted (a job's properties are ~70 fields;
+    formatting all of them twice per job was a visible share of a batch job)."""
+    a, b = old.model_dump(), new.model_dump()
+    out: dict[str, str] = {}
+    for name, fld in HadoopConfig.model_fields.items():
+        v = b.get(name)
+        if not fld.alias or v is None or new.hadoop_version not in field_versions(name):
+            continue
+        u = a.get(name)
+        if type(u) is type(v) and u == v:
+            continue
+        text = format_property_value(name, v)
+        if u is not None and old.hadoop_version in field_versions(name):
+            if format_property_value(name, u) == text:
+                continue
+        out[fld.alias] = text
+    return out

@@ -19,6 +19,7 @@ from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile,
 from mrtune.costmodel.stacked import StackedProfiles
 from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
+from mrtune.optimizer.batch._stack import ChunkJobs, score_candidates
 from mrtune.optimizer.batch._tune import (
     DEFAULT_BATCH_STRATEGY,
     MIN_GAIN,
@@ -92,10 +93,13 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
     Raises :class:`SkippedJob` for a trace row with zero input bytes, and the reader's or the
     profile's error for a bad job.
     """
-    from mrtune.calibration import load_profile_source
     from mrtune.profiling import profile_config
 
     if ref.kind == JHIST:
+        # Imported here: calibration pulls in scipy (~1 s of CPU per worker), which SWIM rows
+        # and profile documents never need.
+        from mrtune.calibration import load_profile_source
+
         profile = load_profile_source(ref.source)
     elif ref.kind == SWIM:
         row = parse_swim_line(ref.payload, path=ref.source, lineno=_line_of(ref.key))
@@ -267,10 +271,34 @@ def score_chunk(
     job, without numpy's fixed cost per call for every job).
     """
     n = len(candidates)
+    fingerprint = settings.fingerprint()
+    jobs: list[tuple[str, JobProfile, HadoopConfig, SearchSpace, dict[str, float]]] = []
+    for ref, best in items:
+        try:
+            profile, base, space = _scoring_job(ref, settings, fingerprint)
+        except Exception:  # noqa: BLE001 - same isolation as tune_ref
+            continue
+        jobs.append((ref.key, profile, base, space, best))
+    got: dict[str, np.ndarray] = {}
+    if jobs:
+        try:
+            got = _scored_together(jobs, settings, names, candidates, fingerprint)
+        except Exception:  # noqa: BLE001 - job by job below, so a failure stays its own
+            got = _scored_alone(items, settings, names, candidates, fingerprint)
+    return [(ref.key, got.get(ref.key, np.full(n, np.nan))) for ref, _ in items]
+
+
+def _scored_alone(
+    items: list[tuple[JobRef, dict[str, float]]],
+    settings: BatchSettings,
+    names: list[str],
+    candidates: np.ndarray,
+    fingerprint: str,
+) -> dict[str, np.ndarray]:
+    """Every job's candidates built job by job (the path a failing chunk falls back to)."""
     profiles: list[JobProfile] = []
     batches: list[ConfigBatch] = []
     keys: list[str] = []
-    fingerprint = settings.fingerprint()
     for ref, best in items:
         try:
             profile, batch = _candidate_batch(ref, best, settings, names, candidates, fingerprint)
@@ -280,8 +308,38 @@ def score_chunk(
         batches.append(batch)
         keys.append(ref.key)
     costs = _stacked_costs(profiles, batches, settings)
-    got = dict(zip(keys, costs, strict=True))
-    return [(ref.key, got.get(ref.key, np.full(n, np.nan))) for ref, _ in items]
+    return dict(zip(keys, costs, strict=True))
+
+
+#: Chunks' job tables (:class:`ChunkJobs`) of the cluster-wide stage, whose passes score the
+#: same chunks again and again (bounded like :data:`SCORING_CACHE_JOBS`).
+_CHUNK_CACHE: dict[tuple[str, tuple[str, ...]], ChunkJobs] = {}
+
+
+def _scored_together(
+    jobs: list[tuple[str, JobProfile, HadoopConfig, SearchSpace, dict[str, float]]],
+    settings: BatchSettings,
+    names: list[str],
+    candidates: np.ndarray,
+    fingerprint: str,
+) -> dict[str, np.ndarray]:
+    """Jobs × candidates of the chunk repaired, built and costed as arrays (one model call;
+    :func:`_candidate_batch`'s values for every row, :mod:`~mrtune.optimizer.batch._stack`)."""
+    keys = tuple(k for k, *_ in jobs)
+    table = _CHUNK_CACHE.get((fingerprint, keys))
+    if table is None:
+        table = ChunkJobs([space for _, _, _, space, _ in jobs])
+        if len(_CHUNK_CACHE) * 64 < SCORING_CACHE_JOBS:
+            _CHUNK_CACHE[(fingerprint, keys)] = table
+    return score_candidates(
+        table,
+        keys,
+        [best for *_, best in jobs],
+        names,
+        candidates,
+        settings.cluster,
+        resources=settings.objective == "resources",
+    )
 
 
 def _candidate_batch(

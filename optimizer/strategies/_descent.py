@@ -83,10 +83,9 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
     ``io.sort.mb`` values above the heap cap are dropped (they are infeasible for this job's
     heap whatever the other knobs are, :mod:`mrtune.search_spaces.constraints`).
     """
-    grids = []
-    for j, k in enumerate(space.knobs):
-        g = np.union1d(space.grid(k), [current[j]])
-        grids.append(g)
+    grids = [
+        _with_value(space.grid(k), float(current[j]), k.kind) for j, k in enumerate(space.knobs)
+    ]
     if SORT_MB in space.names:
         j = space.names.index(SORT_MB)
         probe = np.repeat(current[None, :], len(grids[j]), axis=0)
@@ -96,46 +95,76 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
     return grids
 
 
+def _with_value(grid: np.ndarray, value: float, kind: str) -> np.ndarray:
+    """``np.union1d(grid, [value])`` for a numeric knob's grid (sorted and unique, as
+    :meth:`SearchSpace.grid` returns it) without its sort: one insertion."""
+    if kind not in {"int", "float"} or not np.isfinite(value):
+        return np.union1d(grid, [value])
+    i = int(np.searchsorted(grid, value))
+    if i < len(grid) and grid[i] == value:
+        return grid.astype(np.float64)
+    return np.insert(grid.astype(np.float64), i, value)
+
+
+def _product(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """``[m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]`` without meshgrid's
+    broadcasting machinery (the same values in the same order)."""
+    shape = tuple(len(a) for a in arrays)
+    out = []
+    for i, a in enumerate(arrays):
+        m = np.empty(shape, dtype=a.dtype)
+        m[...] = a.reshape((1,) * i + (len(a),) + (1,) * (len(shape) - i - 1))
+        out.append(m.reshape(-1))
+    return out
+
+
 @dataclass(frozen=True)
 class _MoveGrid:
     """A job's grids, laid out once for :func:`_moves`: every knob's values end to end (with
-    the knob each belongs to) and each plane's grid product."""
+    the knob each belongs to) and the grid products of all planes end to end (with the two
+    knobs each row moves)."""
 
     values: np.ndarray
     knob: np.ndarray
-    planes: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
+    plane_a: np.ndarray
+    plane_b: np.ndarray
+    plane_va: np.ndarray
+    plane_vb: np.ndarray
 
     @classmethod
     def of(cls, grids: list[np.ndarray], names: list[str]) -> _MoveGrid:
-        planes = []
+        ja_, jb_, va_, vb_ = [], [], [], []
         for a, b in PLANES:
             if a in names and b in names:
                 ja, jb = names.index(a), names.index(b)
-                va, vb = np.meshgrid(grids[ja], grids[jb], indexing="ij")
-                planes.append((ja, jb, va.ravel(), vb.ravel()))
+                va, vb = _product([grids[ja], grids[jb]])
+                ja_.append(np.full(len(va), ja))
+                jb_.append(np.full(len(va), jb))
+                va_.append(va)
+                vb_.append(vb)
+        cat = [np.concatenate(p) if p else np.empty(0) for p in (ja_, jb_, va_, vb_)]
+        pa, pb = cat[0].astype(np.int64), cat[1].astype(np.int64)
         if not grids:
-            return cls(np.empty(0), np.empty(0, dtype=np.int64), tuple(planes))
+            return cls(np.empty(0), np.empty(0, dtype=np.int64), pa, pb, cat[2], cat[3])
         knob = np.repeat(np.arange(len(grids)), [len(g) for g in grids])
-        return cls(np.concatenate(grids), knob, tuple(planes))
+        return cls(np.concatenate(grids), knob, pa, pb, cat[2], cat[3])
 
 
 def _moves(x: np.ndarray, grid: _MoveGrid) -> tuple[np.ndarray, np.ndarray]:
     """Every single-knob move from ``x`` (each knob over its grid, in grid order) and the
-    joint moves of :data:`PLANES`; rows and the knob index each row moves (-1 for a joint
-    move)."""
+    joint moves of :data:`PLANES` (plane by plane, each in grid-product order); rows and the
+    knob index each row moves (-1 for a joint move)."""
     move = grid.values != x[grid.knob]
-    which = [grid.knob[move]]
-    rows = np.repeat(x[None, :], len(which[0]), axis=0)
-    rows[np.arange(len(which[0])), which[0]] = grid.values[move]
-    parts = [rows]
-    for ja, jb, va, vb in grid.planes:
-        keep = (va != x[ja]) & (vb != x[jb])
-        rows = np.repeat(x[None, :], int(keep.sum()), axis=0)
-        rows[:, ja] = va[keep]
-        rows[:, jb] = vb[keep]
-        parts.append(rows)
-        which.append(np.full(len(rows), -1))
-    return np.concatenate(parts), np.concatenate(which)
+    single = grid.knob[move]
+    keep = (grid.plane_va != x[grid.plane_a]) & (grid.plane_vb != x[grid.plane_b])
+    n1, n2 = len(single), int(keep.sum())
+    rows = np.repeat(x[None, :], n1 + n2, axis=0)
+    rows[np.arange(n1), single] = grid.values[move]
+    at = np.arange(n1, n1 + n2)
+    rows[at, grid.plane_a[keep]] = grid.plane_va[keep]
+    rows[at, grid.plane_b[keep]] = grid.plane_vb[keep]
+    which = np.concatenate([single, np.full(n2, -1, dtype=single.dtype)])
+    return rows, which
 
 
 def _block(
@@ -145,11 +174,47 @@ def _block(
     idx = [names.index(n) for n in block if n in names]
     if len(idx) < 2:
         return np.empty((0, len(x)))
-    mesh = np.meshgrid(*[grids[j] for j in idx], indexing="ij")
-    rows = np.repeat(x[None, :], mesh[0].size, axis=0)
+    mesh = _product([grids[j] for j in idx])
+    rows = np.repeat(x[None, :], len(mesh[0]), axis=0)
     for j, m in zip(idx, mesh, strict=True):
-        rows[:, j] = m.ravel()
+        rows[:, j] = m
     return rows
+
+
+def combined_move(
+    cand: np.ndarray, which: np.ndarray, c: np.ndarray, i: int, cx: float
+) -> np.ndarray:
+    """Row ``i`` with every other knob at its best improving single-move value.
+
+    For each knob ``j`` with single moves (rows where ``which == j``) its best row is
+    ``argmin(where(which == j, c, inf))`` (the first minimum; row 0 when all of them are
+    infinite, as argmin of an all-``inf`` array), taken when it improves on ``cx`` and ``j``
+    is not the knob row ``i`` moved. Vectorised over the knobs: :func:`_moves` lays the
+    single moves out first, knob by knob in ascending order."""
+    combined = cand[i].copy()
+    single = np.nonzero(which >= 0)[0]
+    if not len(single):
+        return combined
+    n1 = int(single[-1]) + 1
+    w = which[:n1]
+    if len(single) != n1 or (n1 > 1 and bool((np.diff(w) < 0).any())):
+        for j in np.unique(which[which >= 0]):  # not laid out by knob: the plain loop
+            k = int(np.argmin(np.where(which == j, c, np.inf)))
+            if c[k] < cx * (1.0 - 1e-9) and j != which[i]:
+                combined[j] = cand[k, j]
+        return combined
+    cs = c[:n1]
+    starts = np.flatnonzero(np.r_[True, w[1:] != w[:-1]])
+    knobs = w[starts]
+    low = np.minimum.reduceat(cs, starts)
+    group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n1]))
+    nan_first = np.isnan(cs)
+    hit = (cs == low[group]) | nan_first
+    first = np.minimum.reduceat(np.where(hit, np.arange(n1), n1), starts)
+    k = np.where(np.isposinf(low), 0, first)  # argmin of an all-inf selection is row 0
+    take = (c[k] < cx * (1.0 - 1e-9)) & (knobs != which[i])
+    combined[knobs[take]] = cand[k[take], knobs[take]]
+    return combined
 
 
 def current_vector(space: SearchSpace) -> np.ndarray:
@@ -225,13 +290,7 @@ def descent_steps(space: SearchSpace, max_rounds: int) -> Steps:
             combined = None
             continue
         # The combined move: every knob at its best improving single-move value.
-        combined = cand[i].copy()
-        for j in range(len(names)):
-            sel = which == j
-            if sel.any():
-                k = int(np.argmin(np.where(sel, c, np.inf)))
-                if c[k] < cx * (1.0 - 1e-9) and j != which[i]:
-                    combined[j] = cand[k, j]
+        combined = combined_move(cand, which, c, i, cx)
         x, cx, tx, gx = cand[i].copy(), float(c[i]), float(tj[i]), float(gj[i])
         history.append(cx)
     return Descent(

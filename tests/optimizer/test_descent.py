@@ -120,3 +120,60 @@ def test_jacobi_descent_with_nothing_to_move_returns_the_starts(space: SearchSpa
     end, end_cost, cycles = jacobi_descent(space, obj, starts, cost, [])
     assert cycles == 0 and end_cost.tolist() == cost.tolist()
     assert {n: v.tolist() for n, v in end.items()} == {n: v.tolist() for n, v in starts.items()}
+
+
+def _combined_loop(cand, which, c, i, cx):
+    """The combined move as the descent first wrote it: one knob at a time."""
+    combined = cand[i].copy()
+    for j in range(cand.shape[1]):
+        sel = which == j
+        if sel.any():
+            k = int(np.argmin(np.where(sel, c, np.inf)))
+            if c[k] < cx * (1.0 - 1e-9) and j != which[i]:
+                combined[j] = cand[k, j]
+    return combined
+
+
+def test_vectorised_combined_move_equals_the_knob_by_knob_loop() -> None:
+    """Random rounds laid out as _moves lays them (single moves knob by knob, then joint
+    moves, then the combined row), with ties, infeasible (inf) knobs, all-inf knobs and NaN."""
+    from mrtune.optimizer.strategies._descent import combined_move
+
+    rng = np.random.default_rng(7)
+    for _ in range(400):
+        d = int(rng.integers(1, 8))
+        counts = rng.integers(0, 5, d)
+        which = np.concatenate(
+            [np.repeat(np.arange(d), counts), np.full(int(rng.integers(0, 6)), -1)]
+        )
+        if rng.random() < 0.3:
+            which = np.concatenate([which, [-2]])
+        if not len(which):
+            continue
+        cand = rng.integers(0, 4, (len(which), d)).astype(float)
+        c = rng.integers(0, 6, len(which)).astype(float)
+        c[rng.random(len(c)) < 0.25] = np.inf
+        if rng.random() < 0.1:
+            c[rng.integers(0, len(c))] = np.nan
+        i = int(rng.integers(0, len(which)))
+        cx = float(rng.integers(1, 7))
+        np.testing.assert_array_equal(
+            combined_move(cand, which, c, i, cx), _combined_loop(cand, which, c, i, cx)
+        )
+        shuffled = rng.permutation(len(which))  # not laid out by knob: the loop's answer
+        np.testing.assert_array_equal(
+            combined_move(cand[shuffled], which[shuffled], c[shuffled], i, cx),
+            _combined_loop(cand[shuffled], which[shuffled], c[shuffled], i, cx),
+        )
+
+
+def test_grid_product_equals_meshgrid() -> None:
+    from mrtune.optimizer.strategies._descent import _product
+
+    rng = np.random.default_rng(3)
+    for k in (2, 3):
+        for _ in range(50):
+            arrays = [rng.random(int(rng.integers(1, 6))) for _ in range(k)]
+            mesh = [m.ravel() for m in np.meshgrid(*arrays, indexing="ij")]
+            for got, want in zip(_product(arrays), mesh, strict=True):
+                np.testing.assert_array_equal(got, want)
