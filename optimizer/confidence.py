@@ -40,6 +40,13 @@ from mrtune.costmodel import ClusterSpec, ConfigBatch, CostFactors, HadoopConfig
 from mrtune.costmodel.job import evaluate
 from mrtune.costmodel.stacked import StackedProfiles
 from mrtune.optimizer.noise import RunNoise, Z, run_noise, widen
+from mrtune.optimizer.priors import (
+    PRIORS,
+    _prior_draws,
+    defaulted_factors,
+    is_measured,
+    prior_of,
+)
 
 #: Samples of the evidence (bootstrap × prior) and bootstrap refits per interval: 64 samples
 #: put the p10/p90 on ~6 samples each side; a refit re-solves the least squares on rows
@@ -49,114 +56,6 @@ SAMPLES = 64
 RESAMPLES = 64  # = mrtune.calibration.resample.BOOTSTRAP_RESAMPLES, the refits a profile keeps
 #: The reported interval: the 10th to 90th percentile of the samples (an 80% interval).
 LEVEL = (10.0, 90.0)
-
-
-@dataclass(frozen=True)
-class Prior:
-    """The range a defaulted factor is sampled across. ``relative``: ``low``/``high`` multiply
-    the factor's value, sampled log-uniformly (the factors are rates whose error is a ratio);
-    otherwise they are the absolute bounds, sampled uniformly (factors whose default is 0)."""
-
-    low: float
-    high: float
-    relative: bool
-    why: str
-
-
-_USER = Prior(
-    0.1,
-    10.0,
-    True,
-    "the job's own code: per-record costs of user functions span orders of magnitude "
-    "(an identity map vs. parsing JSON); the reference's TeraSort profile has map_cpu 12,568 ns "
-    "against the 500 ns default",
-)
-_FRAMEWORK = Prior(
-    0.25,
-    4.0,
-    True,
-    "framework per-record work (partitioner, serialisation, sort comparisons, merge): JIT-"
-    "compiled Hadoop code whose cost varies with CPU generation and record layout; Starfish's "
-    "instrumented TeraSort profile sits at 5-25x the defaults, uninstrumented runs here near 1x",
-)
-_IO = Prior(
-    0.25,
-    4.0,
-    True,
-    "per-byte I/O: an SSD vs. a spindle shared by several containers, 10 GbE vs. 1 GbE "
-    "(one order of magnitude across clusters, centred on the defaults)",
-)
-_EVENT = Prior(
-    0.25,
-    4.0,
-    True,
-    "fixed cost per spill file, merge segment or shuffle fetch: a disk seek, 0.1 ms on SSD to "
-    "~8 ms on a loaded HDD, amortised by read-ahead",
-)
-#: Prior range per CostFactors field (fields absent here are never sampled: setup_ms and
-#: cleanup_ms are folded into task_overhead_ms, reduce_includes_final_merge is a flag).
-PRIORS: dict[str, Prior] = {
-    "map_cpu": _USER,
-    "reduce_cpu": _USER,
-    "combine_cpu": _USER,
-    "partition_cpu": _FRAMEWORK,
-    "serde_cpu": _FRAMEWORK,
-    "sort_cpu": _FRAMEWORK,
-    "merge_cpu": _FRAMEWORK,
-    "input_uncompress": _FRAMEWORK,
-    "hdfs_read": _IO,
-    "hdfs_write": _IO,
-    "local_read": _IO,
-    "local_write": _IO,
-    "network": _IO,
-    "spill_file_ns": _EVENT,
-    "segment_seek_ns": _EVENT,
-    "fetch_ns": _EVENT,
-    "task_overhead_ms": Prior(
-        0.5, 2.0, True, "YARN container launch + JVM start + commit: ~0.5-2 s on most clusters"
-    ),
-    "sort_cache_bytes": Prior(
-        0.5, 2.0, True, "the sort's cache knee: last-level caches of 8-64 MiB around the 16 MiB"
-    ),
-    "spill_contention": Prior(
-        0.0,
-        1.0,
-        False,
-        "share of the spill/map overlap lost to the shared CPU: 0 (a free core) to 1 (serial)",
-    ),
-    "sort_cache_slowdown": Prior(
-        0.0, 0.3, False, "extra comparison cost per doubling above the cache knee: 0-30%"
-    ),
-}
-
-
-#: A factor a machine benchmark measured (``mrtune calibrate-machine``, provenance "machine
-#: benchmark …") but this job's history did not: the machine's rate, not this job's, so it
-#: stays "defaulted" for the confidence rules, sampled in a narrower range than a guess.
-MACHINE_PRIOR = Prior(
-    2 / 3,
-    1.5,
-    True,
-    "measured on this machine by a benchmark, not on this job: a machine's rate holds within "
-    "about ±50% across jobs (record layout, caches, concurrent containers)",
-)
-
-
-def prior_of(profile: JobProfile, factor: str) -> Prior:
-    """The range ``factor`` is sampled across (:data:`PRIORS`, or :data:`MACHINE_PRIOR`)."""
-    if "machine benchmark" in profile.provenance_of(f"costs.{factor}"):
-        return MACHINE_PRIOR if PRIORS[factor].relative else PRIORS[factor]
-    return PRIORS[factor]
-
-
-def is_measured(profile: JobProfile, factor: str) -> bool:
-    """Whether the profile's provenance says ``factor`` was measured from this job's history."""
-    return profile.provenance_of(f"costs.{factor}").startswith("measured")
-
-
-def defaulted_factors(profile: JobProfile) -> list[str]:
-    """The sampled factors (:data:`PRIORS`) that the profile did not measure."""
-    return [f for f in PRIORS if not is_measured(profile, f)]
 
 
 @dataclass(frozen=True)
@@ -229,37 +128,6 @@ class Evidence:
             "notes": self.notes,
             "run_noise": run_noise(self.point).to_json(),
         }
-
-
-def latin_hypercube(n: int, d: int, seed: int) -> np.ndarray:
-    """``n`` points of a Latin hypercube in ``[0, 1)^d`` (McKay, Beckman & Conover 1979): each
-    axis cut into ``n`` equal strata, one point per stratum, strata paired across axes by
-    independent random permutations, each point uniform inside its cell.
-
-    The construction of :class:`scipy.stats.qmc.LatinHypercube` (scramble on), written out
-    because importing ``scipy.stats`` costs ~0.5 s of CPU, more than the whole interval
-    (``mrtune optimize``'s budget); ``tests/optimizer/test_confidence.py`` checks the
-    stratification."""
-    rng = np.random.default_rng(seed)
-    strata = np.argsort(rng.random((d, n)), axis=1).T  # (n, d): a permutation per axis
-    return (strata + rng.random((n, d))) / n
-
-
-def _prior_draws(
-    profile: JobProfile, names: Sequence[str], n: int, seed: int
-) -> dict[str, np.ndarray]:
-    """Latin-hypercube draws across each prior (module doc), ``n`` per factor."""
-    if not names:
-        return {}
-    u = latin_hypercube(n, len(names), seed)
-    out = {}
-    for j, name in enumerate(names):
-        p = prior_of(profile, name)
-        if p.relative:
-            out[name] = np.exp(np.log(p.low) + u[:, j] * (np.log(p.high) - np.log(p.low)))
-        else:
-            out[name] = p.low + u[:, j] * (p.high - p.low)
-    return out
 
 
 def _boot_ratios(refits: Any, measured: Sequence[str]) -> list[dict[str, float]]:

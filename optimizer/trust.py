@@ -37,16 +37,10 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, CostFactors, JobProfile
-from mrtune.optimizer.confidence import (
-    PRIORS,
-    Evidence,
-    Interval,
-    evaluate_profiles,
-    is_measured,
-    ratio_interval,
-)
+from mrtune.optimizer.confidence import Evidence, Interval, evaluate_profiles, ratio_interval
 from mrtune.optimizer.noise import PAIRS, widen
 from mrtune.optimizer.noise import run_noise as _run_noise
+from mrtune.optimizer.priors import PRIORS, is_measured
 from mrtune.search_spaces import SearchSpace, find_knob
 
 REST_SHARE = 0.10

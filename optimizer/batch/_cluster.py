@@ -45,8 +45,9 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig, format_property_value
 from mrtune.optimizer.batch._catalog import JobRef
 from mrtune.optimizer.batch._executors import Executor
+from mrtune.optimizer.batch._score import score_chunk
 from mrtune.optimizer.batch._tune import MIN_GAIN, PER_JOB_KNOBS
-from mrtune.optimizer.batch._worker import BatchSettings, score_chunk
+from mrtune.optimizer.batch._worker import BatchSettings
 from mrtune.search_spaces import KNOBS, find_knob, knob_to_properties
 
 ProgressFn = Callable[[str, int, int], None]

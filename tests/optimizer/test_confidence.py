@@ -16,12 +16,12 @@ from mrtune.optimizer.confidence import (
     SAMPLES,
     defaulted_factors,
     gather_evidence,
-    latin_hypercube,
     ratio_interval,
     sample_times,
 )
 from mrtune.optimizer.objective import ObjectiveKind
 from mrtune.optimizer.outputs import mapred_site_xml
+from mrtune.optimizer.priors import latin_hypercube
 from mrtune.optimizer.recommend import recommend
 from mrtune.optimizer.whatif import what_if
 from mrtune.readers.conf import parse_conf_text

@@ -9,8 +9,9 @@ import numpy as np
 from mrtune.costmodel import ClusterSpec, evaluate
 from mrtune.optimizer.batch import BatchSettings, JobRef, discover, tune_job
 from mrtune.optimizer.batch._catalog import SWIM
+from mrtune.optimizer.batch._score import _candidate_batch, score_chunk
 from mrtune.optimizer.batch._tune import tune_jobs
-from mrtune.optimizer.batch._worker import _candidate_batch, load_ref, score_chunk, tune_chunk
+from mrtune.optimizer.batch._worker import load_ref, tune_chunk
 from tests.optimizer.batch.conftest import swim_rows
 
 CLUSTER = ClusterSpec(num_nodes=50)
@@ -128,7 +129,7 @@ def test_fb2010_cluster_scoring_equals_job_by_job(tmp_path) -> None:
     """The cluster-wide stage's vectorised scoring (jobs × candidates as arrays, candidates a
     job cannot tell apart costed once) against each job's own batch and model call, on
     descent-like candidates (single-knob moves, most of them invisible to map-only jobs)."""
-    from mrtune.optimizer.batch._worker import _scored_alone
+    from mrtune.optimizer.batch._score import _scored_alone
 
     settings = BatchSettings(cluster=ClusterSpec(num_nodes=3000))
     refs = _spread_refs(tmp_path, 200)
