@@ -22,7 +22,14 @@ from mrtune.costmodel import (
 )
 from mrtune.costmodel.config import check_property_name
 from mrtune.errors import InputError
-from mrtune.optimizer.confidence import Evidence, evaluate_profiles, interval_of, ratio_interval
+from mrtune.optimizer.confidence import (
+    Evidence,
+    evaluate_profiles,
+    interval_of,
+    ratio_interval,
+    with_run_noise,
+)
+from mrtune.optimizer.noise import run_noise
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.knobs import Role, canonical_name
 
@@ -323,10 +330,17 @@ def whatif_interval(
     else:
         cur = evaluate_profiles(profiles, [base], cluster)[0][:, 0]
         new = evaluate_profiles(profiles, [proposed], new_cluster)[0][:, 0]
+    model = {
+        "speedup": ratio_interval(cur[:-1], new[:-1], cur[-1], new[-1]),
+        "current_ms": interval_of(cur[:-1], float(cur[-1])),
+        "what_if_ms": interval_of(new[:-1], float(new[-1])),
+    }
+    # the same intervals as `optimize` gives: widened by the run-to-run noise a measurement of
+    # them has (the model's own stay under `<name>_model`)
+    widened = with_run_noise(model, run_noise(evidence.point))
     return {
-        "speedup": ratio_interval(cur[:-1], new[:-1], cur[-1], new[-1]).to_json(),
-        "current_ms": interval_of(cur[:-1], float(cur[-1])).to_json(),
-        "what_if_ms": interval_of(new[:-1], float(new[-1])).to_json(),
+        **{name: iv.to_json() for name, iv in widened.items()},
+        "run_noise": run_noise(evidence.point).to_json(),
         "method": evidence.method,
         "measured_factors": evidence.measured,
         "defaulted_factors": evidence.defaulted,

@@ -109,6 +109,7 @@ def render_prediction_intervals(data: dict[str, Any]) -> None:
     ev = conf["evidence"]
     measured = ", ".join(ev["measured_factors"]) or "none"
     console.print(f"[dim]evidence: {ev['method']}; measured: {measured}[/]", highlight=False)
+    _print_noise(ev.get("run_noise"))
     for note in ev["notes"]:
         console.print(f"[dim]  {note}[/]", highlight=False)
 
@@ -195,6 +196,19 @@ def render_whatif_interval(result: dict[str, Any]) -> None:
         highlight=False,
     )
     console.print(f"[dim]evidence: {iv['method']}[/]", highlight=False)
+    _print_noise(iv.get("run_noise"))
+
+
+def _print_noise(noise: dict[str, Any] | None) -> None:
+    """Where the run-to-run noise that widens the intervals comes from (``optimizer.noise``)."""
+    if not noise:
+        return
+    console.print(
+        f"[dim]run-to-run noise: {noise['run_sigma']:.1%} per run ({noise['source']}); a "
+        f"speedup measured over {noise['pairs']} interleaved pairs: "
+        f"±{noise['speedup_band']:.1%}[/]",
+        highlight=False,
+    )
 
 
 def render_changes(rec: Recommendation, data: dict[str, Any], include_low: bool) -> None:
