@@ -560,13 +560,24 @@ def explain(runs: Sequence[RunComparison], s: dict[str, Any]) -> list[str]:
             )
         if any(k.startswith(("sort SPILLED", "selectivity SPILLED")) for k in per_map_bad):
             notes.append(SPILL_NOTE)
-        if any(k.startswith("wordcount") for k in per_map_bad):
+        combine_bad = [k for k in per_map_bad if k.endswith("COMBINE_OUTPUT_RECORDS")]
+        if combine_bad:
+            off = [
+                abs(
+                    rel_error(
+                        r.predicted["COMBINE_OUTPUT_RECORDS"], r.measured["COMBINE_OUTPUT_RECORDS"]
+                    )
+                )
+                for r in runs
+                if not r.record_matches["COMBINE_OUTPUT_RECORDS"]
+            ]
             notes.append(
-                "WordCount: the model spills every w_avg-wide record at the same point (a "
-                "variable-width stream spills after 2,966,189 records where the average width "
-                "gives 2,966,119), and with the combiner the spill and merge outputs follow the "
-                "Heaps-law curve (costmodel/combiner.py), calibrated here on one default run "
-                "that has no merge-level combine, so combiner_heaps_beta keeps its 0.6 default"
+                "combiner counts at spill layouts the calibration run did not have (other "
+                "io.sort.mb, split sizes): each spill's distinct keys depend on which records "
+                "fall into it (the data's order), which one run's counters cannot tell; the "
+                "key law gives their expectation, through the calibration run's own spills "
+                "exactly (key_law_knots), and misses them by at most "
+                f"{max(off, default=0.0):.2%} ({', '.join(sorted(combine_bad))})"
             )
         worst = sorted(s["record_exact_rate_by_counter"].items(), key=lambda kv: kv[1])[:3]
         notes.append("lowest exact-match rates: " + ", ".join(f"{k} {v:.0%}" for k, v in worst))
@@ -610,8 +621,8 @@ def _codec_notes(s: dict[str, Any]) -> list[str]:
         notes.append(
             "on priors (a codec's ratio is a property of the data it compresses — random "
             "records, raw (word, 1) pairs and combined counts differ by 30× — and a prior "
-            "cannot know it; no other run of the same data used these codecs): "
-            + ", ".join(s["codec_runs_on_priors"])
+            "cannot know it; priors without --measure-codecs, or where no other run of the same "
+            "data used the codec): " + ", ".join(s["codec_runs_on_priors"])
         )
     if "byte_within_1pct_rate_measured_codecs" in s:
         notes.append(
