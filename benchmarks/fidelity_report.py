@@ -1,19 +1,26 @@
 """Print the cost model's fidelity report for the committed real-Hadoop runs (issue 5).
 
-Usage (from the repository root)::
+The committed reports are made (from the repository root) by::
 
-    python benchmarks/fidelity_report.py                       # benchmarks/results/runs-matrix.jsonl
-    python benchmarks/fidelity_report.py RUNS.jsonl --measure-codecs -o report.json
+    R=benchmarks/results
+    python benchmarks/fidelity_report.py -o $R/fidelity-report.json     # runs-matrix.jsonl
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl --measure-codecs \
+        -o $R/fidelity-report-measured-codecs.json
     # the generic benchmark's 80 runs (other inputs, sizes, splits, selectivities), predicted
     # from the matrix's one default selectivity run
-    python benchmarks/fidelity_report.py benchmarks/results/runs-matrix.jsonl \
-        benchmarks/results/runs-generic-quiet.jsonl --calibrate sel-default --only-job selectivity
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-generic-quiet.jsonl \
+        --calibrate sel-default --only-job selectivity -o $R/fidelity-report-generic.json
+    # the list-building-combiner job (issue 20 item 7)
+    python benchmarks/fidelity_report.py $R/runs-postings.jsonl -o $R/fidelity-report-postings.json
 
 Each job's profile is calibrated on one run at Hadoop's defaults (``<job>-default``, the
 repeat with the median job time) and every other configuration is predicted
 (``mrtune.calibration.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The first report uses
-documented codec priors (the calibration run compresses nothing); ``--measure-codecs`` takes
-each codec's ratio from the records' compressed runs instead.
+documented codec priors (the calibration run compresses nothing): its byte goal is expected to
+miss on compressed runs, and the summary's ``codec_ratios_scored`` says so. ``--measure-codecs``
+takes each codec's ratio from the records' other compressed runs of the same data
+(leave-one-label-out); a codec no other run used stays on its prior and is listed in
+``codec_runs_on_priors``.
 """
 
 from __future__ import annotations

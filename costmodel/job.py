@@ -240,9 +240,9 @@ def predict_job(
         object.__setattr__(batch, "num_reducers", reducers)
     k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
     map_inputs = MapInputs.build(profile, batch)
-    # Records per split: full splits hold rint(split / width); the tail split holds what the
-    # file has left, so every file's records add up exactly (Hadoop's record readers hand
-    # each record to the split where it starts).
+    # Records per split: full splits hold rint(split / width of the profiled run's full
+    # splits); the tail split holds what the file has left, so every file's records add up
+    # exactly (Hadoop's record readers hand each record to the split where it starts).
     stats = profile.stats
     cmp_in = where(profile.input_compressed, stats.input_compress_ratio, 1.0)
     width = stats.input_pair_width
@@ -250,7 +250,12 @@ def predict_job(
     if not isinstance(n_files, np.ndarray):
         n_files = float(n_files)
     file_recs = np.rint(profile.input_bytes / n_files / cmp_in / width)
-    full_recs = np.rint(full_bytes / cmp_in / width)
+    split_w = stats.split_pair_width
+    if split_w is None:
+        split_w = width
+    elif isinstance(split_w, np.ndarray):
+        split_w = np.where(np.isnan(split_w), width, split_w)
+    full_recs = np.rint(full_bytes / cmp_in / split_w)
     tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
     ovl = cluster.spill_overlap
     mf = map_task(

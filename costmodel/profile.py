@@ -109,6 +109,12 @@ class DataflowStats(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     input_pair_width: float = Field(100.0, gt=0, description="MAP_INPUT_BYTES / MAP_INPUT_RECORDS")
+    split_pair_width: float | None = Field(
+        None,
+        gt=0,
+        description="input bytes per record of the profiled run's full splits (records of "
+        "varying width: a split's mean differs from the file's); None: input_pair_width",
+    )
     map_size_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_BYTES / MAP_INPUT_BYTES")
     map_pairs_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     reduce_size_sel: float = Field(1.0, ge=0, description="reduce output / input bytes")
@@ -171,6 +177,13 @@ class DataflowStats(BaseModel):
         le=2,
         description="factor on the Zipf key law's expected distinct counts, so that the profiled "
         "run's own combine outputs (one sample of the law) are reproduced exactly",
+    )
+    key_law_knots: tuple[tuple[float, float], ...] | None = Field(
+        None,
+        description="(records, factor) points of a factor on the key law, interpolated in log "
+        "records (the law itself beyond them): the profiled run's own sample of the law (its spills' "
+        "realized distinct counts) reproduced at its own sample sizes "
+        "(mrtune.profiling.combine_fit.fit_key_law_knots)",
     )
     key_groups_scale: float = Field(
         1.0,

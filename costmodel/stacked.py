@@ -31,7 +31,8 @@ from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
 from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
 
 F64 = NDArray[np.float64]
-_STATS = [name for name in DataflowStats.model_fields]
+#: ``key_law_knots`` (a table, not a number) is read through the key laws (:class:`_KeyLaw`).
+_STATS = [name for name in DataflowStats.model_fields if name != "key_law_knots"]
 _COSTS = [name for name in CostFactors.model_fields]
 #: Optional statistics: ``None`` becomes ``nan`` (no calibration point) or ``inf`` (no bound).
 _NONE_AS = {"combine_profiled_input_records": np.nan, "max_distinct_keys": np.inf}
@@ -197,6 +198,7 @@ def _law_key(stats: DataflowStats) -> tuple[object, ...]:
         stats.key_vocabulary,
         stats.key_zipf_exponent,
         stats.key_law_scale,
+        stats.key_law_knots,
     )
 
 

@@ -31,9 +31,14 @@ from scipy.optimize import brentq, least_squares
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.combiner import zipf_distinct, zipf_distinct_exact
+from mrtune.costmodel.combiner import knot_factor, zipf_distinct, zipf_distinct_exact
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.map_task import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, map_task
+from mrtune.costmodel.map_task import (
+    IFILE_CHECKSUM_BYTES,
+    IFILE_EOF_BYTES,
+    MapTaskResult,
+    map_task,
+)
 from mrtune.costmodel.profile import (
     CODEC_PRIORS,
     CodecStats,
@@ -43,7 +48,7 @@ from mrtune.costmodel.profile import (
     TaskTiming,
 )
 from mrtune.errors import InputError
-from mrtune.profiling.combine_fit import fit_width_law
+from mrtune.profiling.combine_fit import fit_key_law_knots, fit_width_law
 
 if TYPE_CHECKING:
     from mrtune.calibration.machine_costs import MachineCosts
@@ -344,11 +349,49 @@ def _fit_groups_scale(profile: JobProfile, rec: RunRecord, st: _Prov) -> None:
         return
     # the table the model interpolates (combined_records), so the scale is exact there
     law = st.values.get("key_law_scale", 1.0) * float(zipf_distinct(total, vocab, s))
+    knots = st.values.get("key_law_knots")
+    if knots is not None:
+        law *= float(knot_factor(total, knots))  # type: ignore[arg-type]
     st.measured(
         "key_groups_scale",
         min(max(groups / law, 0.5), 2.0),
         f"REDUCE_INPUT_GROUPS {groups:.0f} ÷ the key law's {law:.0f} distinct keys in "
         f"{total:.0f} map output records",
+    )
+
+
+def _fit_knots(profile: JobProfile, rec: RunRecord, first: MapTaskResult, st: _Prov) -> None:
+    """``key_law_knots`` (:func:`mrtune.profiling.combine_fit.fit_key_law_knots`) through
+    each map's spill-level and merge-level combine outputs, on the model's own spill layout
+    (full spills of ``records_per_full_spill`` and the rest), and REDUCE_INPUT_GROUPS."""
+    vocab, s = profile.stats.key_vocabulary, profile.stats.key_zipf_exponent
+    if vocab is None or s is None:
+        return
+    scale = st.values["key_law_scale"]
+    obs: list[tuple[list[float], float]] = []
+    for i, a in enumerate(rec.map_attempts):
+        out, k = float(first.output_records[i]), int(first.spills[i])
+        r = float(first.records_per_full_spill[i])
+        _, spill_out, merge_in, merge_out = _map_combine_split(a)
+        if k < 1 or out <= 0 or spill_out <= 0:
+            return
+        obs.append(([r] * (k - 1) + [out - r * (k - 1)], spill_out))
+        if merge_in > 0 and merge_out > 0:
+            obs.append(([out], merge_out))
+    J = flat_counters(rec.counters)
+    groups, total = J.get("REDUCE_INPUT_GROUPS", 0.0), J.get("MAP_OUTPUT_RECORDS", 0.0)
+    if groups > 0 and total > 0:
+        obs.append(([total], groups))
+    got = fit_key_law_knots(obs, lambda n: scale * zipf_distinct(n, vocab, s))
+    if got is None:
+        st.defaulted("key_law_knots", "no knots: the key law's factors are out of range")
+        return
+    knots, worst = got
+    st.values["key_law_knots"] = knots  # type: ignore[assignment]
+    st.prov["stats.key_law_knots"] = (
+        f"measured: the key law's factor at {len(knots)} sample sizes through {len(obs)} "
+        "observations (each map's spill- and merge-level COMBINE_OUTPUT_RECORDS on the "
+        f"model's spill layout, REDUCE_INPUT_GROUPS); worst relative error {worst:.1e}"
     )
 
 
@@ -388,6 +431,7 @@ def _fit_combiner(
                 min(max(float(obs.sum()) / pred, 0.5), 2.0),
                 "this run's COMBINE_OUTPUT_RECORDS ÷ the fitted Zipf law's expectation",
             )
+            _fit_knots(profile, rec, first, st)
         raw = float(sum(_c(a.counters, "MAP_OUTPUT_RECORDS") for a in maps))
         spill_out = float(sum(_map_combine_split(a)[1] for a in maps))
         sel = min(max(spill_out / raw, 1e-9), 1.0) if raw > 0 else 1.0
@@ -503,6 +547,33 @@ def _check_run(rec: RunRecord) -> None:
         raise InputError(f"run {rec.run_id} has no map attempts", field="map_attempts")
 
 
+def _split_width(rec: RunRecord, st: _Prov) -> None:
+    """``split_pair_width``: bytes per record of the run's full splits (the maps whose split,
+    "Processing split: path:start+length", is the longest), when the run had more than one.
+
+    Text lines vary in width, so a 32 MiB split's mean line is not the file's: the postings
+    input's full split holds 337,507 lines where the file's mean width gives 337,504, and
+    each line emits 12 words, so every map-side counter of the held-out runs was off by 36+
+    records although the model was exact on the run's own splits. The tail split keeps what
+    the file has left (``costmodel/job.py``), so totals do not change.
+    """
+    lengths = [a.split_length for a in rec.map_attempts]
+    if len(lengths) < 2 or any(n is None or n <= 0 for n in lengths):
+        st.defaulted("split_pair_width", "one split or split lengths not logged: file's width")
+        return
+    longest = max(n for n in lengths if n is not None)
+    full = [a for a in rec.map_attempts if a.split_length == longest]
+    recs = sum(_c(a.counters, "MAP_INPUT_RECORDS") for a in full)
+    if recs <= 0:
+        st.defaulted("split_pair_width", "MAP_INPUT_RECORDS of the full splits is 0")
+        return
+    st.measured(
+        "split_pair_width",
+        longest * len(full) / recs,
+        f"split length {longest} × {len(full)} full splits / their MAP_INPUT_RECORDS {recs:.0f}",
+    )
+
+
 def _map_side_stats(
     rec: RunRecord, J: dict[str, float], stored: float, st: _Prov
 ) -> tuple[float, float]:
@@ -516,6 +587,7 @@ def _map_side_stats(
         raise InputError(f"run {rec.run_id}: MAP_INPUT_RECORDS is 0", field="counters")
     width_in = stored / mir
     st.measured("input_pair_width", width_in, "input file bytes / MAP_INPUT_RECORDS")
+    _split_width(rec, st)
     st.measured("map_size_sel", mob / stored, "MAP_OUTPUT_BYTES / input bytes")
     st.measured("map_pairs_sel", mor / mir, "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     st.defaulted("input_compress_ratio", "generated input is not compressed")

@@ -219,7 +219,11 @@ def _stats_table(profile) -> Table:  # noqa: ANN001
     for name, value in profile.stats.model_dump().items():
         head, why = _split_prov(profile.provenance_of(f"stats.{name}"))
         style = "green" if head == "measured" else "yellow"
-        t.add_row(name, _fmt(value) if value is not None else "-", f"[{style}]{head}[/]", why)
+        if isinstance(value, list | tuple):  # key_law_knots: (records, factor) points
+            cell = " ".join(f"{_fmt(float(n))}:{float(f):.4f}" for n, f in value)
+        else:
+            cell = _fmt(value) if value is not None else "-"
+        t.add_row(name, cell, f"[{style}]{head}[/]", why)
     return t
 
 

@@ -16,9 +16,12 @@ distinct-keys curve's exponent, fitted from the counters of the profiled run (is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
-from mrtune.costmodel.combiner import fit_heaps_beta, list_growth_per_record
+import numpy as np
+
+from mrtune.costmodel.combiner import fit_heaps_beta, knot_basis, list_growth_per_record
 
 #: ``IFile.Writer``: two 1-byte vint lengths per record whose key and value are < 128 bytes.
 IFILE_SMALL_RECORD_OVERHEAD = 2.0
@@ -130,3 +133,50 @@ def measure_combined_width(
     )
     _defaulted(st, "ifile_record_overhead", "2 bytes (two 1-byte vints) assumed with a combiner")
     fit_width_law(st, raw_width, raw_records, final_records)
+
+
+#: Observations closer than this in sample size share one knot (their factors would be
+#: told apart only by noise).
+_KNOT_GAP = float(np.log(1.05))
+
+
+def fit_key_law_knots(
+    observations: list[tuple[list[float], float]],
+    law: Callable[[np.ndarray], np.ndarray],
+) -> tuple[tuple[tuple[float, float], ...], float] | None:
+    """``(key_law_knots, worst relative error)``: the factor on ``law`` (expected distinct keys
+    in n records) that reproduces every observation ``(sample sizes, distinct keys summed
+    over them)`` of the profiled run, or None when nothing is to be gained.
+
+    An observation is one map's spill-level combine output (the distinct keys of each spill,
+    summed over its spills, sizes on the model's spill layout), a merge-level combine (one
+    sample of the map's whole output) or the job's REDUCE_INPUT_GROUPS (the whole map
+    output). One knot sits at each observation's record-weighted log-mean size (observations
+    within 5% of each other share one); the factor is linear in the knot values
+    (:func:`mrtune.costmodel.combiner.knot_basis`), so they are solved for by least squares
+    on relative errors: exactly, when every observation has its own knot.
+    """
+    sizes = [np.asarray(ns, dtype=np.float64) for ns, _ in observations]
+    y = np.array([d for _, d in observations], dtype=np.float64)
+    if len(y) == 0 or not np.all(y > 0) or any(len(s) == 0 or np.any(s <= 0) for s in sizes):
+        return None
+    rep = np.array([np.sum(s * np.log(s)) / np.sum(s) for s in sizes])
+    order = np.sort(rep)
+    groups: list[list[float]] = [[order[0]]]
+    for x in order[1:]:
+        if x - groups[-1][-1] < _KNOT_GAP:
+            groups[-1].append(x)
+        else:
+            groups.append([x])
+    positions = np.exp(np.array([np.mean(g) for g in groups]))
+    # Σ_s law(n_s) · (1 + Σ_k δ_k B[s, k]) = y, linear in the knots' δ = value − 1
+    a = np.array([np.sum(law(s)[:, None] * knot_basis(s, positions), axis=0) for s in sizes])
+    base = np.array([float(np.sum(law(s))) for s in sizes])
+    a, rhs = a / y[:, None], 1.0 - base / y
+    delta, *_ = np.linalg.lstsq(a, rhs, rcond=None)
+    values = 1.0 + delta
+    if not np.all(np.isfinite(values)) or np.any(values < 0.8) or np.any(values > 1.25):
+        return None
+    worst = float(np.max(np.abs(a @ delta - rhs)))
+    knots = tuple((float(p), float(v)) for p, v in zip(positions, values, strict=True))
+    return knots, worst

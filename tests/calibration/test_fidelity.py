@@ -314,3 +314,12 @@ def test_measured_codec_ratios_never_come_from_the_predicted_run() -> None:
     assert all(abs(e) < 0.01 for e in err["sort-codec-lz4"].values())
     err_alone = next(r for r in alone.compared if r.label == "sort-codec-lz4").byte_errors
     assert all(abs(e) > 0.01 for e in err_alone.values())
+    # the summary says which codec ratios the byte goal was scored with
+    s_sib, s_alone = with_sibling.summary(), alone.summary()
+    assert s_sib["codec_runs_on_priors"] == [] and s_alone["codec_runs_on_priors"] == [
+        "sort-codec-lz4"
+    ]
+    assert s_sib["codec_ratios_scored"].startswith("2 of 2 compressed runs")
+    assert s_sib["byte_within_1pct_rate_measured_codecs"] == 1.0
+    assert "byte_within_1pct_rate_measured_codecs" not in s_alone
+    assert any("on priors" in n for n in s_alone["notes"])

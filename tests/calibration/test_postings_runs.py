@@ -71,3 +71,45 @@ def test_held_out_runs_bytes_and_reduce_output(label: str) -> None:
     # the key law's spill-sized combines: within 0.5% of Hadoop's counts
     for name in ("COMBINE_OUTPUT_RECORDS", "REDUCE_INPUT_RECORDS"):
         assert float(c[name][0]) == pytest.approx(J[name], rel=0.005), name
+
+
+#: Held-out runs that spill at the calibration run's boundaries (reducers, codecs, shuffle
+#: settings move no spill boundary): Hadoop's counters are deterministic, so the model's must
+#: be the same integers.
+SAME_SPILLS = [
+    "pst-nocombiner",
+    "pst-reduces-4",
+    "pst-reduces-16",
+    "pst-nocombiner-reduces-4",
+    "pst-codec-default",
+    "pst-reduces-16-codec-lz4",
+    "pst-shuffle-buffer-0.05",
+]
+
+
+@pytest.mark.parametrize("label", ["pst-default", *SAME_SPILLS])
+def test_same_spill_layout_gives_exact_record_counters(label: str) -> None:
+    """The key law's knots pass through each map's combine output and the full split's width
+    gives its 337,507 lines (the file's mean width gave 337,504: 36 records off per counter)."""
+    cal, rec = _runs()["pst-default"], _runs()[label]
+    p = profile_for_run(_profile(), cal, rec)
+    pred = predict_job(p, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
+    c, J = pred.counters, flat_counters(rec.counters)
+    for name in (
+        "MAP_INPUT_RECORDS",
+        "SPILLED_RECORDS",
+        "COMBINE_INPUT_RECORDS",
+        "COMBINE_OUTPUT_RECORDS",
+        "REDUCE_INPUT_RECORDS",
+    ):
+        assert round(float(c[name][0])) == J.get(name, 0.0), name
+
+
+def test_key_law_knots_measured_from_the_default_run_only() -> None:
+    st, prov = _profile().stats, _profile().provenance
+    assert st.key_law_knots is not None and len(st.key_law_knots) == 3
+    assert all(0.99 < f < 1.01 for _, f in st.key_law_knots)  # the realized scatter, ±0.3%
+    assert prov["stats.key_law_knots"].startswith("measured")
+    assert st.split_pair_width == pytest.approx(33554432 / 337507)
+    # the groups knot reproduces REDUCE_INPUT_GROUPS, so no separate scale is left
+    assert st.key_groups_scale == pytest.approx(1.0, abs=1e-9)

@@ -196,3 +196,29 @@ def test_map_only_job_writes_to_hdfs_and_has_no_reduce_cost() -> None:
     )
     assert pred.reduce_task_ms[0] == 0
     assert pred.map_full.phase_ms["write"][0] > 0
+
+
+def test_a_share_of_the_records_is_whole_records() -> None:
+    """floor(n·p): the selectivity job emits the first floor(n·p/100) records of its split
+    (134,217 of 167,772 at 80%, 134,218 of 167,773), and an integral share stays exact."""
+    for sel, n, want in (
+        (0.8, 167_772, 134_217),
+        (0.8, 167_773, 134_218),
+        (12.0, 337_507, 4_050_084),
+    ):
+        p = JobProfile(
+            input_bytes=1e9, stats=DataflowStats(input_pair_width=100, map_pairs_sel=sel)
+        )
+        m = map_task(p, one(HadoopConfig()), np.array([n * 100.0]), input_records=np.array([n]))
+        assert float(m.output_records[0]) == want
+
+
+def test_full_splits_take_the_profiled_split_width() -> None:
+    """``split_pair_width``: full splits hold rint(split / it) records, the tail the rest of
+    the file, so the total stays the file's."""
+    st = DataflowStats(input_pair_width=99.41948, split_pair_width=33554432 / 337507)
+    p = JobProfile(input_bytes=37748682.0, stats=st)
+    cfg = HadoopConfig(**{"mapreduce.input.fileinputformat.split.maxsize": 33554432})
+    pred = predict_job(p, one(cfg), ClusterSpec.local())
+    assert float(pred.map_full.input_records[0]) == 337507
+    assert float(pred.counters["MAP_INPUT_RECORDS"][0]) == round(37748682.0 / 99.41948)

@@ -8,7 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mrtune.costmodel import DataflowStats
-from mrtune.costmodel.combiner import combined_records, zipf_distinct, zipf_distinct_exact
+from mrtune.costmodel.combiner import (
+    combined_records,
+    distinct_keys,
+    zipf_distinct,
+    zipf_distinct_exact,
+)
 
 
 def _exact(n: list[float], vocabulary: int, exponent: float) -> np.ndarray:
@@ -54,3 +59,30 @@ def test_combiner_uses_the_key_law_when_known() -> None:
     out = combined_records(n, n, stats)
     assert out[0] == pytest.approx(94_986, rel=5e-4)
     assert out[1] <= 10.0 and out[2] == 0.0
+
+
+def test_key_law_knots_interpolate_and_fade_to_the_law() -> None:
+    """``knot_factor``: through the knots, linear in log n between them, back to 1 within a
+    factor of 2 outside; the fit reproduces each observation (three knots, three sums)."""
+    from mrtune.costmodel.combiner import knot_factor
+    from mrtune.profiling.combine_fit import fit_key_law_knots
+
+    knots = ((1e5, 1.01), (1e6, 0.99))
+    f = knot_factor(np.array([1e5, np.sqrt(1e5 * 1e6), 1e6, 2e6, 5e4, 1e3, 1e9]), knots)
+    np.testing.assert_allclose(f, [1.01, 1.0, 0.99, 1.0, 1.0, 1.0, 1.0], atol=1e-12)
+
+    def law(n: np.ndarray) -> np.ndarray:
+        return zipf_distinct(n, 100_000, 1.1)
+
+    obs = [
+        ([3e5, 1.2e5], 1.002 * float(law(np.array([3e5, 1.2e5])).sum())),
+        ([5e5], 0.997 * float(law(np.array([5e5]))[0])),
+        ([4e6], 1.001 * float(law(np.array([4e6]))[0])),
+    ]
+    got = fit_key_law_knots(obs, law)
+    assert got is not None
+    fitted, worst = got
+    assert worst < 1e-12
+    stats = DataflowStats(key_vocabulary=100_000, key_zipf_exponent=1.1, key_law_knots=fitted)
+    for sizes, d in obs:
+        assert float(distinct_keys(np.array(sizes), stats).sum()) == pytest.approx(d, rel=1e-12)
