@@ -525,62 +525,69 @@ def _codec_figures(runs: Sequence[RunComparison], out: dict[str, Any]) -> None:
         out["byte_within_1pct_rate_without_priors"] = sum(e <= 0.01 for e in plain) / len(plain)
 
 
+def _record_notes(runs: Sequence[RunComparison], s: dict[str, Any]) -> list[str]:
+    """Why record counters differ: split records, per-map counters, spill and combine layouts."""
+    notes: list[str] = []
+    off_by_split = [
+        r.label
+        for r in runs
+        if round(r.predicted["MAP_INPUT_RECORDS"]) != r.measured["MAP_INPUT_RECORDS"]
+    ]
+    if off_by_split:
+        notes.append(
+            f"{len(off_by_split)} of {len(runs)} runs already differ in MAP_INPUT_RECORDS "
+            f"({', '.join(off_by_split[:5])}…), so counters downstream differ too"
+        )
+    notes.append(SPLIT_NOTE)
+    if "per_map_record_exact_rate" in s:
+        notes.append(
+            "fed each map's actual input records, the model's map-side record counters "
+            f"(spills, SPILLED_RECORDS, COMBINE_*) are exact in "
+            f"{s['per_map_record_exact_rate']:.1%} of (map, counter) pairs"
+        )
+    per_map_bad: dict[str, list[str]] = defaultdict(list)
+    for r in runs:
+        for m in r.per_map:
+            for key, (p, q) in m.items():
+                if key != "MAP_OUTPUT_MATERIALIZED_BYTES" and round(p) != round(q):
+                    if r.label not in per_map_bad[f"{r.job} {key}"]:
+                        per_map_bad[f"{r.job} {key}"].append(r.label)
+    if per_map_bad:
+        notes.append(
+            "per-map mismatches given the actual input records: "
+            + "; ".join(f"{k} in {', '.join(v)}" for k, v in sorted(per_map_bad.items()))
+        )
+    if any(k.startswith(("sort SPILLED", "selectivity SPILLED")) for k in per_map_bad):
+        notes.append(SPILL_NOTE)
+    combine_bad = [k for k in per_map_bad if k.endswith("COMBINE_OUTPUT_RECORDS")]
+    if combine_bad:
+        off = [
+            abs(
+                rel_error(
+                    r.predicted["COMBINE_OUTPUT_RECORDS"], r.measured["COMBINE_OUTPUT_RECORDS"]
+                )
+            )
+            for r in runs
+            if not r.record_matches["COMBINE_OUTPUT_RECORDS"]
+        ]
+        notes.append(
+            "combiner counts at spill layouts the calibration run did not have (other "
+            "io.sort.mb, split sizes): each spill's distinct keys depend on which records "
+            "fall into it (the data's order), which one run's counters cannot tell; the "
+            "key law gives their expectation, through the calibration run's own spills "
+            "exactly (key_law_knots), and misses them by at most "
+            f"{max(off, default=0.0):.2%} ({', '.join(sorted(combine_bad))})"
+        )
+    worst = sorted(s["record_exact_rate_by_counter"].items(), key=lambda kv: kv[1])[:3]
+    notes.append("lowest exact-match rates: " + ", ".join(f"{k} {v:.0%}" for k, v in worst))
+    return notes
+
+
 def explain(runs: Sequence[RunComparison], s: dict[str, Any]) -> list[str]:
     """Why a goal is missed, from the figures (which counters, which phase)."""
     notes: list[str] = []
     if not s["goals_met"]["record_exact_rate"]:
-        off_by_split = [
-            r.label
-            for r in runs
-            if round(r.predicted["MAP_INPUT_RECORDS"]) != r.measured["MAP_INPUT_RECORDS"]
-        ]
-        if off_by_split:
-            notes.append(
-                f"{len(off_by_split)} of {len(runs)} runs already differ in MAP_INPUT_RECORDS "
-                f"({', '.join(off_by_split[:5])}…), so counters downstream differ too"
-            )
-        notes.append(SPLIT_NOTE)
-        if "per_map_record_exact_rate" in s:
-            notes.append(
-                "fed each map's actual input records, the model's map-side record counters "
-                f"(spills, SPILLED_RECORDS, COMBINE_*) are exact in "
-                f"{s['per_map_record_exact_rate']:.1%} of (map, counter) pairs"
-            )
-        per_map_bad: dict[str, list[str]] = defaultdict(list)
-        for r in runs:
-            for m in r.per_map:
-                for key, (p, q) in m.items():
-                    if key != "MAP_OUTPUT_MATERIALIZED_BYTES" and round(p) != round(q):
-                        if r.label not in per_map_bad[f"{r.job} {key}"]:
-                            per_map_bad[f"{r.job} {key}"].append(r.label)
-        if per_map_bad:
-            notes.append(
-                "per-map mismatches given the actual input records: "
-                + "; ".join(f"{k} in {', '.join(v)}" for k, v in sorted(per_map_bad.items()))
-            )
-        if any(k.startswith(("sort SPILLED", "selectivity SPILLED")) for k in per_map_bad):
-            notes.append(SPILL_NOTE)
-        combine_bad = [k for k in per_map_bad if k.endswith("COMBINE_OUTPUT_RECORDS")]
-        if combine_bad:
-            off = [
-                abs(
-                    rel_error(
-                        r.predicted["COMBINE_OUTPUT_RECORDS"], r.measured["COMBINE_OUTPUT_RECORDS"]
-                    )
-                )
-                for r in runs
-                if not r.record_matches["COMBINE_OUTPUT_RECORDS"]
-            ]
-            notes.append(
-                "combiner counts at spill layouts the calibration run did not have (other "
-                "io.sort.mb, split sizes): each spill's distinct keys depend on which records "
-                "fall into it (the data's order), which one run's counters cannot tell; the "
-                "key law gives their expectation, through the calibration run's own spills "
-                "exactly (key_law_knots), and misses them by at most "
-                f"{max(off, default=0.0):.2%} ({', '.join(sorted(combine_bad))})"
-            )
-        worst = sorted(s["record_exact_rate_by_counter"].items(), key=lambda kv: kv[1])[:3]
-        notes.append("lowest exact-match rates: " + ", ".join(f"{k} {v:.0%}" for k, v in worst))
+        notes.extend(_record_notes(runs, s))
     if not s["goals_met"]["byte_rel_error"]:
         notes.append(
             f"byte counters within 1% in {s['byte_within_1pct_rate']:.1%}; worst "
