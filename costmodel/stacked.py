@@ -27,12 +27,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.costmodel.combiner import combined_records
-from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
+from mrtune.costmodel.profile import REDUCE_SIDE_FACTORS, CostFactors, DataflowStats, JobProfile
 from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
 
 F64 = NDArray[np.float64]
 _STATS = [name for name in DataflowStats.model_fields]
-_COSTS = [name for name in CostFactors.model_fields]
+_COSTS = [name for name in CostFactors.model_fields if name != "reduce_side"]
 #: Optional statistics: ``None`` becomes ``nan`` (no calibration point) or ``inf`` (no bound).
 _NONE_AS = {"combine_profiled_input_records": np.nan, "max_distinct_keys": np.inf}
 
@@ -68,6 +68,9 @@ class StackedProfiles:
     codec_comp: F64
     codec_uncomp: F64
     key_laws: tuple[_KeyLaw, ...]
+    #: The reduce task's cost factors (:func:`reduce_side_costs`): ``costs`` with each row's
+    #: reduce-side overrides; ``None`` when no job has one (the reduce task reads ``costs``).
+    reduce_costs: SimpleNamespace | None = None
 
     @classmethod
     def of(cls, profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> StackedProfiles:
@@ -94,6 +97,12 @@ class StackedProfiles:
             [p.costs.reduce_includes_final_merge for p in profiles]
         )
         ratio, comp, uncomp = _codec_tables(profiles)
+        reduce_costs = None
+        if any(p.costs.reduce_side for p in profiles):
+            side = {
+                f: col([p.costs.reduce_value(f) for p in profiles]) for f in REDUCE_SIDE_FACTORS
+            }
+            reduce_costs = SimpleNamespace(**{**costs, **side})
         return cls(
             job=job,
             input_bytes=col([p.input_bytes for p in profiles]),
@@ -108,6 +117,7 @@ class StackedProfiles:
             codec_comp=comp,
             codec_uncomp=uncomp,
             key_laws=_key_laws(profiles, job),
+            reduce_costs=reduce_costs,
         )
 
     def __len__(self) -> int:
@@ -128,7 +138,7 @@ class StackedProfiles:
         data = {
             f.name: getattr(self, f.name)
             for f in fields(self)
-            if f.name not in {"key_laws", "stats", "costs"}
+            if f.name not in {"key_laws", "stats", "costs", "reduce_costs"}
         }
         sliced = {k: (v if k.startswith("codec_") else v[index]) for k, v in data.items()}
         return StackedProfiles(
@@ -136,6 +146,9 @@ class StackedProfiles:
             stats=SimpleNamespace(**{k: v[index] for k, v in vars(self.stats).items()}),
             costs=SimpleNamespace(**{k: v[index] for k, v in vars(self.costs).items()}),
             key_laws=tuple(laws),
+            reduce_costs=None
+            if self.reduce_costs is None
+            else SimpleNamespace(**{k: v[index] for k, v in vars(self.reduce_costs).items()}),
         )
 
     def codec_arrays(self, codes: NDArray[np.int64]) -> tuple[F64, F64, F64]:
@@ -195,6 +208,16 @@ def _key_laws(profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> tuple[_
         if len(rows):
             laws.append(_KeyLaw(rows, first[key]))
     return tuple(laws)
+
+
+def reduce_side_costs(profile: JobProfile | StackedProfiles) -> CostFactors | SimpleNamespace:
+    """The cost factors the reduce task reads: each factor's reduce-side value where the
+    profile measured the two sides apart (``CostFactors.reduce_side``, e.g. Starfish's
+    ``<reduce_profile>`` MERGE_CPU_COST), else the shared one. Without overrides this is
+    ``profile.costs`` itself, so such a profile predicts bit for bit as before."""
+    if isinstance(profile, StackedProfiles):
+        return profile.costs if profile.reduce_costs is None else profile.reduce_costs
+    return profile.costs.for_reduce()
 
 
 def stacked_combined_records(

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from mrtune.costmodel import ClusterSpec, CostFactors, JobProfile
+from mrtune.costmodel import ClusterSpec, JobProfile
 from mrtune.optimizer.confidence import (
     PRIORS,
     Evidence,
@@ -85,7 +85,7 @@ def _perturbed(profile: JobProfile) -> tuple[list[str], list[JobProfile]]:
         if new == v:
             continue
         names.append(f)
-        out.append(profile.model_copy(update={"costs": CostFactors(**{**base, f: new})}))
+        out.append(profile.model_copy(update={"costs": profile.costs.with_factors({f: new})}))
     return names, out
 
 

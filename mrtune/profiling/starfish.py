@@ -271,39 +271,82 @@ class _Assembler:
             f"{weight_key} ({self.src})"
         )
 
-    def _task_ms(self, timing: str, cost: str) -> tuple[float, str] | None:
-        """Setup or cleanup ms per task: the timing if given, else the cost factor (ns)."""
-        vals: list[tuple[float, int]] = []
-        for tp in [*self.job.maps, *([self.job.reduce] if self.job.reduce else [])]:
-            if timing in tp.timings:
-                vals.append((tp.timings[timing], tp.num_tasks))
-            elif cost in tp.cost_factors:
-                vals.append((tp.cost_factors[cost] / NS_PER_MS, tp.num_tasks))
-        if not vals:
+    def _both_sides(
+        self, key: str, fname: str, reduce_side: dict[str, float]
+    ) -> tuple[float, str] | None:
+        """The map profile's value of a factor both profiles carry, with the reduce
+        profile's filed in ``reduce_side`` when it differs; None when only one side has it
+        (``cost`` then takes whichever there is)."""
+        if _COST_OWNER.get(key) != "both":
             return None
-        n = sum(k for _, k in vals)
-        value = sum(v * k for v, k in vals) / n
-        if len({round(v, 9) for v, _ in vals}) > 1:
-            self.warnings.append(
-                f"{self.job.path}: {timing} time differs between map and reduce profiles "
-                f"({', '.join(f'{v:g}' for v, _ in vals)} ms); mrtune has one per-task value and "
-                f"uses the task-weighted mean {value:g} ms"
+        mv = self._map_value("cost_factors", key)
+        rv = self._reduce_value("cost_factors", key)
+        if mv is None or rv is None:
+            return None
+        if math.isclose(mv, rv, rel_tol=1e-9):
+            return (
+                mv,
+                f"measured: Starfish cost factor {key} ({self.src}, map and reduce profiles)",
             )
-        return value, f"measured: Starfish timing {timing} / cost factor {cost} ({self.src})"
+        reduce_side[fname] = rv
+        self.provenance[f"costs.reduce_side.{fname}"] = (
+            f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
+        )
+        return mv, (
+            f"measured: Starfish cost factor {key} ({self.src}): map profile {mv:g}, "
+            f"reduce profile {rv:g} (reduce side, kept apart)"
+        )
+
+    def _task_ms(self, timing: str, cost: str) -> tuple[float, float | None, str] | None:
+        """Setup or cleanup ms per task: the timing if given, else the cost factor (ns).
+
+        ``(map value, reduce value or None, provenance)``: the map value is the task-weighted
+        mean over the map profiles; the reduce profile's own value is returned apart when
+        there are map profiles too (the reduce task reads it, ``CostFactors.reduce_side``)."""
+
+        def one(tp: Any) -> float | None:
+            if timing in tp.timings:
+                return float(tp.timings[timing])
+            if cost in tp.cost_factors:
+                return float(tp.cost_factors[cost]) / NS_PER_MS
+            return None
+
+        maps = [(v, tp.num_tasks) for tp in self.job.maps if (v := one(tp)) is not None]
+        red = one(self.job.reduce) if self.job.reduce is not None else None
+        how = f"measured: Starfish timing {timing} / cost factor {cost} ({self.src})"
+        if not maps:
+            return None if red is None else (red, None, how)
+        value = sum(v * k for v, k in maps) / sum(k for _, k in maps)
+        return value, red, how
 
     def costs(self) -> CostFactors:
-        values: dict[str, float] = {}
+        """Table 3 from the profiles. A factor both the map and the reduce profile carry
+        (``_COST_OWNER`` "both") keeps the map profile's value as the factor and the reduce
+        profile's as its reduce-side override, when they differ (issue 16: co-occurrence's
+        MERGE_CPU_COST is 168.6 ns on the map side and 18,234.7 on the reduce side)."""
+        values: dict[str, Any] = {}
+        reduce_side: dict[str, float] = {}
         for key, fname in COST_FIELDS.items():
-            got = self.cost(key)
+            got = self._both_sides(key, fname, reduce_side)
+            if got is None:
+                got = self.cost(key)
             if got is not None:
                 values[fname], self.provenance[f"costs.{fname}"] = got
         for timing, cost, fname in (
             ("SETUP", "SETUP_CPU_COST", "setup_ms"),
             ("CLEANUP", "CLEANUP_CPU_COST", "cleanup_ms"),
         ):
-            got = self._task_ms(timing, cost)
-            if got is not None:
-                values[fname], self.provenance[f"costs.{fname}"] = got
+            task = self._task_ms(timing, cost)
+            if task is not None:
+                mv, rv, how = task
+                values[fname] = mv
+                self.provenance[f"costs.{fname}"] = how
+                if rv is not None and not math.isclose(mv, rv, rel_tol=1e-9):
+                    reduce_side[fname] = rv
+                    self.provenance[f"costs.{fname}"] = (
+                        f"{how}: map profiles {mv:g} ms, reduce profile {rv:g} ms (reduce side)"
+                    )
+        values["reduce_side"] = reduce_side
         # Starfish's scheduler charges per-task delays on the cluster (see ClusterSpec), and
         # its profiles time setup and cleanup apart, so no extra fixed time per task.
         values.setdefault("task_overhead_ms", 0.0)
