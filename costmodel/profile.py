@@ -27,6 +27,34 @@ class CodecStats(BaseModel):
     compress_ns_per_byte: float = Field(ge=0, description="ns per uncompressed byte")
     uncompress_ns_per_byte: float = Field(ge=0, description="ns per compressed byte")
     source: str = Field("prior", description="'measured: …' or 'prior: …'")
+    reduce_compress_ns_per_byte: float | None = Field(
+        None,
+        ge=0,
+        description="the reduce task's compress cost, when measured apart from the map's "
+        "(Starfish's reduce-profile INTERM_COMPRESS_CPU_COST); None: the same as the map's",
+    )
+    reduce_uncompress_ns_per_byte: float | None = Field(
+        None,
+        ge=0,
+        description="the reduce task's uncompress cost (shuffle and merges), when measured "
+        "apart (INTERM_UNCOMPRESS_CPU_COST of Starfish's reduce profile); None: the map's",
+    )
+
+    @property
+    def reduce_side(self) -> bool:
+        """Whether the reduce task's CPU costs for this codec differ from the map task's."""
+        return (
+            self.reduce_compress_ns_per_byte is not None
+            or self.reduce_uncompress_ns_per_byte is not None
+        )
+
+    def reduce_costs(self) -> tuple[float, float]:
+        """``(compress, uncompress)`` ns per byte as the reduce task pays them."""
+        c, u = self.reduce_compress_ns_per_byte, self.reduce_uncompress_ns_per_byte
+        return (
+            self.compress_ns_per_byte if c is None else c,
+            self.uncompress_ns_per_byte if u is None else u,
+        )
 
 
 #: Documented priors used when a profile has no measurement for a codec. Ratios are typical for

@@ -40,6 +40,7 @@ from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.stacked import (
     StackedProfiles,
     nonzero,
+    reduce_side_codec_costs,
     reduce_side_costs,
     stacked_combined_records,
 )
@@ -134,7 +135,8 @@ def reduce_task(
     w.w = np.asarray(seg_width, dtype=np.float64)
     if map_codecs is None:
         map_codecs = codec_arrays(profile, batch.map_codec)
-    w.ratio, w.comp_ns, w.uncomp_ns = map_codecs
+    w.ratio, comp_ns, uncomp_ns = map_codecs
+    w.comp_ns, w.uncomp_ns = reduce_side_codec_costs(profile, batch.map_codec, comp_ns, uncomp_ns)
     _shuffle_memory(w, profile, batch)
     _inmem_merges(w, profile, batch)
     _final_merge_plan(w, batch)

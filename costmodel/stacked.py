@@ -71,6 +71,10 @@ class StackedProfiles:
     #: The reduce task's cost factors (:func:`reduce_side_costs`): ``costs`` with each row's
     #: reduce-side overrides; ``None`` when no job has one (the reduce task reads ``costs``).
     reduce_costs: SimpleNamespace | None = None
+    #: The reduce task's codec CPU tables (jobs, codes), ``None`` when no job's codec
+    #: statistics give reduce-side costs (:func:`reduce_side_codec_costs`).
+    codec_reduce_comp: F64 | None = None
+    codec_reduce_uncomp: F64 | None = None
 
     @classmethod
     def of(cls, profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> StackedProfiles:
@@ -97,6 +101,9 @@ class StackedProfiles:
             [p.costs.reduce_includes_final_merge for p in profiles]
         )
         ratio, comp, uncomp = _codec_tables(profiles)
+        red_comp = red_uncomp = None
+        if any(c.reduce_side for p in profiles for c in p.codecs.values()):
+            red_comp, red_uncomp = _codec_tables(profiles, reduce=True)[1:]
         reduce_costs = None
         if any(p.costs.reduce_side for p in profiles):
             side = {
@@ -118,6 +125,8 @@ class StackedProfiles:
             codec_uncomp=uncomp,
             key_laws=_key_laws(profiles, job),
             reduce_costs=reduce_costs,
+            codec_reduce_comp=red_comp,
+            codec_reduce_uncomp=red_uncomp,
         )
 
     def __len__(self) -> int:
@@ -160,7 +169,8 @@ class StackedProfiles:
         )
 
 
-def _codec_tables(profiles: Sequence[JobProfile]) -> tuple[F64, F64, F64]:
+def _codec_tables(profiles: Sequence[JobProfile], *, reduce: bool = False) -> tuple[F64, F64, F64]:
+    """Ratio and CPU tables (jobs, codes); ``reduce``: the reduce task's CPU costs."""
     n_codes = max(CODEC_NAMES_BY_CODE) + 1
     ratio = np.ones((len(profiles), n_codes))
     comp = np.zeros((len(profiles), n_codes))
@@ -171,8 +181,11 @@ def _codec_tables(profiles: Sequence[JobProfile]) -> tuple[F64, F64, F64]:
                 continue
             c = p.codec(name)
             ratio[j, code] = c.ratio
-            comp[j, code] = c.compress_ns_per_byte
-            uncomp[j, code] = c.uncompress_ns_per_byte
+            if reduce:
+                comp[j, code], uncomp[j, code] = c.reduce_costs()
+            else:
+                comp[j, code] = c.compress_ns_per_byte
+                uncomp[j, code] = c.uncompress_ns_per_byte
     return ratio, comp, uncomp
 
 
@@ -218,6 +231,25 @@ def reduce_side_costs(profile: JobProfile | StackedProfiles) -> CostFactors | Si
     if isinstance(profile, StackedProfiles):
         return profile.costs if profile.reduce_costs is None else profile.reduce_costs
     return profile.costs.for_reduce()
+
+
+def reduce_side_codec_costs(
+    profile: JobProfile | StackedProfiles, codes: NDArray[np.int64], comp: F64, uncomp: F64
+) -> tuple[F64, F64]:
+    """The map-output codec's ``(compress, uncompress)`` ns per byte as the reduce task pays
+    them: ``comp`` / ``uncomp`` (the map task's, per configuration) unless the profile's
+    codec statistics give reduce-side values (``CodecStats.reduce_*_ns_per_byte``)."""
+    if isinstance(profile, StackedProfiles):
+        if profile.codec_reduce_comp is None or profile.codec_reduce_uncomp is None:
+            return comp, uncomp
+        return (
+            profile.codec_reduce_comp[profile.job, codes],
+            profile.codec_reduce_uncomp[profile.job, codes],
+        )
+    if not any(c.reduce_side for c in profile.codecs.values()):
+        return comp, uncomp
+    _, rc, ru = _codec_tables([profile], reduce=True)
+    return rc[0][codes], ru[0][codes]
 
 
 def stacked_combined_records(

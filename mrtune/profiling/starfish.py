@@ -31,7 +31,6 @@ from mrtune.profiling.dataflow import Stats
 from mrtune.readers._starfish_xml import _number
 from mrtune.readers.starfish import (
     _COST_OWNER,
-    _COST_WEIGHT,
     _STAT_OWNER,
     COST_FIELDS,
     HADOOP1_BLOCK_SIZE,
@@ -229,47 +228,19 @@ class _Assembler:
 
     # -- cost factors (Table 3)
     def cost(self, key: str) -> tuple[float, str] | None:
+        """A cost factor from the profile that measures it (``_COST_OWNER``), else from the
+        other one. A factor both profiles carry is split by :meth:`_both_sides` first; here
+        it is one only one side gives."""
         owner = _COST_OWNER.get(key, "map")
         mv = self._map_value("cost_factors", key)
         rv = self._reduce_value("cost_factors", key)
-        if owner == "map" or (owner == "reduce" and rv is None and self.job.reduce is None):
-            if mv is not None:
-                return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"
-            if rv is not None:
-                return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
-            return None
-        if owner == "reduce":
-            if rv is not None:
-                return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
-            if mv is not None:
-                return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"
-            return None
-        if mv is None and rv is None:
-            return None
-        if rv is None:
-            return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"  # type: ignore[return-value]
-        if mv is None:
-            return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
-        if math.isclose(mv, rv, rel_tol=1e-9):
-            return (
-                mv,
-                f"measured: Starfish cost factor {key} ({self.src}, map and reduce profiles)",
-            )
-        weight_key = _COST_WEIGHT[key]
-        wm = sum(m.total(weight_key) for m in self.job.maps)
-        wr = self.job.reduce.total(weight_key) if self.job.reduce else 0.0
-        if wm + wr <= 0:
-            wm = wr = 1.0
-        value = (mv * wm + rv * wr) / (wm + wr)
-        self.warnings.append(
-            f"{self.job.path}: cost factor {key} is {mv:g} in the map profile and {rv:g} in the "
-            f"reduce profile; mrtune has one value and uses their mean weighted by "
-            f"{weight_key} ({value:g})"
+        order = (
+            [(rv, "reduce"), (mv, "map")] if owner == "reduce" else [(mv, "map"), (rv, "reduce")]
         )
-        return value, (
-            f"measured: Starfish cost factor {key}, map {mv:g} and reduce {rv:g} weighted by "
-            f"{weight_key} ({self.src})"
-        )
+        for value, side in order:
+            if value is not None:
+                return value, f"measured: Starfish cost factor {key} ({self.src}, {side} profile)"
+        return None
 
     def _both_sides(
         self, key: str, fname: str, reduce_side: dict[str, float]
@@ -289,13 +260,21 @@ class _Assembler:
                 f"measured: Starfish cost factor {key} ({self.src}, map and reduce profiles)",
             )
         reduce_side[fname] = rv
-        self.provenance[f"costs.reduce_side.{fname}"] = (
-            f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
-        )
+        if fname in COST_FIELDS.values():
+            self.provenance[f"costs.reduce_side.{fname}"] = (
+                f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
+            )
         return mv, (
             f"measured: Starfish cost factor {key} ({self.src}): map profile {mv:g}, "
             f"reduce profile {rv:g} (reduce side, kept apart)"
         )
+
+    def _codec_cost(self, key: str) -> tuple[tuple[float, str] | None, float | None]:
+        """An intermediate codec cost and, when the reduce profile measured a different
+        one, the reduce task's value apart (``CodecStats.reduce_*_ns_per_byte``)."""
+        sides: dict[str, float] = {}
+        got = self._both_sides(key, "codec", sides)
+        return (got if got is not None else self.cost(key)), sides.get("codec")
 
     def _task_ms(self, timing: str, cost: str) -> tuple[float, float | None, str] | None:
         """Setup or cleanup ms per task: the timing if given, else the cost factor (ns).
@@ -377,15 +356,23 @@ class _Assembler:
                     "only if a what-if turns compression on with that codec"
                 )
             prior = CODEC_PRIORS[name]
-            comp = self.cost("INTERM_COMPRESS_CPU_COST")
-            unc = self.cost("INTERM_UNCOMPRESS_CPU_COST")
+            comp, red_comp = self._codec_cost("INTERM_COMPRESS_CPU_COST")
+            unc, red_unc = self._codec_cost("INTERM_UNCOMPRESS_CPU_COST")
+            apart = [
+                f"reduce-side {what} {v:g} ns/B"
+                for what, v in (("compress", red_comp), ("uncompress", red_unc))
+                if v is not None
+            ]
             out[name] = CodecStats(
                 ratio=interm[0],
                 compress_ns_per_byte=comp[0] if comp else prior.compress_ns_per_byte,
                 uncompress_ns_per_byte=unc[0] if unc else prior.uncompress_ns_per_byte,
+                reduce_compress_ns_per_byte=red_comp,
+                reduce_uncompress_ns_per_byte=red_unc,
                 source=(
                     f"{interm[1]}; compress {'measured' if comp else 'prior'}, "
                     f"uncompress {'measured' if unc else 'prior'}"
+                    + (f" ({', '.join(apart)}, reduce profile)" if apart else "")
                 ),
             )
             self.provenance[f"codecs.{name}"] = out[name].source

@@ -194,3 +194,46 @@ def test_with_factors_moves_an_override_with_its_factor() -> None:
     d = c.with_factors({"merge_cpu": 200.0, "sort_cpu": 7.0})
     assert (d.merge_cpu, d.reduce_value("merge_cpu"), d.sort_cpu) == (200.0, 2000.0, 7.0)
     assert c.reduce_value("merge_cpu") == 1000.0
+
+
+def test_intermediate_codec_costs_are_kept_apart_too(tmp_path: Path) -> None:
+    """INTERM_(UN)COMPRESS_CPU_COST of the reduce profile prices the reduce task's shuffle and
+    merges (the reference's reduce equations), the map profile's the map task's; stacked rows
+    read the same values."""
+    case = CASES["terasort"]
+    root = ET.parse(FIXTURES / "terasort_profile.xml").getroot()
+    _set_cost(root, "reduce_profile", "INTERM_UNCOMPRESS_CPU_COST", 10 * case.costs.interm_uncompr)
+    _set_cost(root, "reduce_profile", "INTERM_COMPRESS_CPU_COST", 3 * case.costs.interm_compr)
+    path = tmp_path / "p.xml"
+    ET.ElementTree(root).write(path)
+    files = [FIXTURES / f"terasort_{k}.xml" for k in ("input", "cluster", "conf")]
+    profile, config, cluster = load_starfish(path, *files)
+    snappy = profile.codecs["snappy"]
+    assert snappy.uncompress_ns_per_byte == case.costs.interm_uncompr
+    assert snappy.reduce_costs() == (3 * case.costs.interm_compr, 10 * case.costs.interm_uncompr)
+    pred = _predict(profile, config, cluster)
+    red_costs = replace(
+        case.costs,
+        interm_uncompr=10 * case.costs.interm_uncompr,
+        interm_compr=3 * case.costs.interm_compr,
+    )
+    ref_map, _ = reference_job(
+        case.split_size, case.num_splits, False, case.conf, case.stats, case.costs
+    )
+    _, ref_red = reference_job(
+        case.split_size, case.num_splits, False, case.conf, case.stats, red_costs
+    )
+    for ph in MAP_PHASES:
+        assert float(pred.map_phase_ms[ph][0]) == pytest.approx(ref_map.phases_ms[ph], rel=0.01)
+    for ph in REDUCE_PHASES:
+        assert float(pred.reduce_phase_ms[ph][0]) == pytest.approx(
+            ref_red.phases_ms[ph], rel=0.01
+        ), ph
+    plain = load_starfish(FIXTURES / "terasort_profile.xml", *files)[0]
+    stacked = StackedProfiles.of([plain, profile], np.arange(2))
+    together = predict_job(stacked, ConfigBatch.from_configs([config] * 2), cluster)
+    alone = [_predict(p, config, cluster) for p in (plain, profile)]
+    np.testing.assert_array_equal(
+        together.reduce_task_ms, np.concatenate([a.reduce_task_ms for a in alone])
+    )
+    assert float(alone[1].reduce_task_ms[0]) > float(alone[0].reduce_task_ms[0])
