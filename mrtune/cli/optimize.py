@@ -16,7 +16,6 @@ from mrtune.cli._confidence import (
 from mrtune.cli._front_view import front_limits, lint_before_writing, render_front, render_lint
 from mrtune.cli._inputs import (
     ClusterOpt,
-    ConfOpt,
     InputSizeOpt,
     LocalOpt,
     NodesOpt,
@@ -25,6 +24,7 @@ from mrtune.cli._inputs import (
     load_job,
     with_input_size,
 )
+from mrtune.cli._replay import REPLAY_CONF_OPT, start_config, start_json, start_note
 from mrtune.cli.console import (
     OutputFormat,
     cli_errors,
@@ -241,7 +241,7 @@ def optimize_cmd(
     nodes: int | None = NodesOpt,
     cluster: Path | None = ClusterOpt,
     local: bool = LocalOpt,
-    conf: Path | None = ConfOpt,
+    conf: Path | None = REPLAY_CONF_OPT,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
     strict: bool = strict_option(),
 ) -> None:
@@ -255,7 +255,8 @@ def optimize_cmd(
         )
     name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
     limits = front_limits(objective, max_time, max_resources)
-    prof, base = load_job(profile, conf)
+    prof, ran_with = load_job(profile, conf)
+    base, not_modelled = start_config(profile, conf, prof, ran_with)  # a saved profile's --conf
     warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
     prof = _with_codec_facts(prof, codecs, allow_native_codecs)
@@ -286,6 +287,7 @@ def optimize_cmd(
                 samples=samples,
                 **limits,
                 space_kind=space,
+                ran_with=ran_with,
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
@@ -310,8 +312,11 @@ def optimize_cmd(
         data["study"] = _study_json(rec, store)
         data["plots"] = [str(p) for p in plots]
         data["lint"] = report.to_json()
+        data["start_conf"] = start_json(conf, not_modelled)
         emit_json(data)
         return
+    if note := start_note(conf, not_modelled):
+        console.print(note, highlight=False)
     render(rec, where, names, include_low_confidence)
     render_front(rec)
     render_lint(report)
