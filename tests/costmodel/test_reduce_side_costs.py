@@ -21,7 +21,7 @@ from mrtune.costmodel.profile import CostFactors
 from mrtune.costmodel.stacked import StackedProfiles, reduce_side_costs
 from mrtune.profiling.starfish import load_starfish
 from tests.readers.starfish.cases import CASES
-from tests.readers.starfish.kinds import KINDS, write_case
+from tests.readers.starfish.kinds import COOCCURRENCE_MERGE_SIDES, KINDS, load_case
 from tests.readers.starfish.reference_model import reference_job
 
 FIXTURES = Path(__file__).resolve().parents[1] / "readers" / "starfish" / "fixtures"
@@ -122,12 +122,7 @@ def test_apart_factors_reproduce_the_reference_equations(tmp_path: Path) -> None
 
 def _cooccurrence(tmp_path: Path) -> tuple:
     """The co-occurrence kind with the public sample's MERGE_CPU_COST on each side."""
-    files = write_case(KINDS["cooccurrence"], tmp_path / "cooc")
-    root = ET.parse(files["profile"]).getroot()
-    _set_cost(root, "map_profile", "MERGE_CPU_COST", 168.6)
-    _set_cost(root, "reduce_profile", "MERGE_CPU_COST", 18234.7)
-    ET.ElementTree(root).write(files["profile"])
-    return load_starfish(files["profile"], files["input"], files["cluster"], files["conf"])
+    return load_case(KINDS["cooccurrence"], tmp_path / "cooc", cost_sides=COOCCURRENCE_MERGE_SIDES)
 
 
 def _averaged(profile: JobProfile) -> JobProfile:
