@@ -41,3 +41,19 @@ def test_profile_shows_both_sides_and_saves_them(tmp_path: Path) -> None:
     j = runner.invoke(app, [*args, "--format", "json"])
     assert j.exit_code == 0, j.output
     assert json.loads(j.stdout)["costs"]["reduce_side"] == {"merge_cpu": 18234.7}
+
+
+def test_a_bad_reduce_side_value_is_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "profile.json"
+    r = runner.invoke(
+        app, ["profile", str(_profile_xml(tmp_path)), "--from", "starfish", "-o", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    data["costs"]["reduce_side"] = {"map_cpu": 5.0}
+    out.write_text(json.dumps(data))
+    bad = runner.invoke(app, ["whatif", str(out), "--samples", "0"])
+    assert bad.exit_code == 2, bad.output
+    lines = [ln for ln in bad.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "reduce_side" in lines[0] and "map_cpu" in lines[0], bad.stderr
+    assert "Traceback" not in bad.output
