@@ -326,6 +326,14 @@ class _Assembler:
                         f"{how}: map profiles {mv:g} ms, reduce profile {rv:g} ms (reduce side)"
                     )
         values["reduce_side"] = reduce_side
+        self.provenance["costs.reduce_side"] = (
+            f"measured: the reduce profile's values where they differ from the map profile's "
+            f"({', '.join(sorted(reduce_side))})"
+            if reduce_side
+            else "measured: the map and reduce profiles agree on every factor both carry"
+            if self.job.reduce is not None and self.job.maps
+            else "defaulted: none, one task kind profiled"
+        )
         # Starfish's scheduler charges per-task delays on the cluster (see ClusterSpec), and
         # its profiles time setup and cleanup apart, so no extra fixed time per task.
         values.setdefault("task_overhead_ms", 0.0)
