@@ -223,9 +223,8 @@ def recommend(
     ``"starfish"`` searches Starfish's parameters and ranges only
     (:func:`mrtune.search_spaces.starfish.starfish_space`).
 
-    ``ran_with``: the configuration the profile's observed attempts ran with, when ``base``
-    (the configuration to start from and compare with) is another one, e.g. a configuration
-    file replayed over a saved profile; the evidence refits need the attempts' own.
+    ``ran_with``: the configuration the observed attempts ran with, for the evidence refits,
+    when ``base`` (the start) is another one (a file replayed over a saved profile).
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -249,11 +248,8 @@ def recommend(
     strat = get_strategy(strategy, storage=storage, study_name=study_name, resume=resume)
     result = strat.optimize(space, obj, n_trials=n_trials or strat.default_trials, seed=seed)
     use_conf = bool(confidence) or objective == ObjectiveKind.robust  # robust needs samples
-    ev = (
-        gather_evidence(profile, ran_with or base, samples=samples, seed=seed or 0)
-        if use_conf
-        else None
-    )
+    kw = {"samples": samples, "seed": seed or 0}  # refits at the attempts' configuration
+    ev = gather_evidence(profile, ran_with or base, **kw) if use_conf else None
     cost_of = (
         RobustCost(space, ev.samples)
         if ev is not None and objective == ObjectiveKind.robust

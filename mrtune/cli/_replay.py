@@ -61,16 +61,19 @@ def start_config(
     return replay_conf(base, props, profile, source=str(conf))
 
 
-def start_note(conf: Path | None, not_modelled: list[str] | None) -> str | None:
-    """One line saying ``optimize`` started from the replayed file (None: it did not)."""
+def report_start(conf: Path | None, not_modelled: list[str] | None, data: dict | None) -> None:
+    """Say that ``optimize`` started from the replayed file: one line on the console, or
+    ``start_conf`` in the ``--format json`` record ``data`` (None when nothing was replayed)."""
+    if data is not None:
+        data["start_conf"] = (
+            None if not_modelled is None else {"path": str(conf), "not_modelled": not_modelled}
+        )
+        return
     if not_modelled is None:
-        return None
+        return
+    from mrtune.cli.console import console
+
     tail = f"; {len(not_modelled)} of its properties not modelled" if not_modelled else ""
-    return f"current configuration: {conf} replayed over the saved profile{tail}"
-
-
-def start_json(conf: Path | None, not_modelled: list[str] | None) -> dict[str, object] | None:
-    """The ``--format json`` record of the replayed start (None: nothing replayed)."""
-    if not_modelled is None:
-        return None
-    return {"path": str(conf), "not_modelled": not_modelled}
+    console.print(
+        f"current configuration: {conf} replayed over the saved profile{tail}", highlight=False
+    )

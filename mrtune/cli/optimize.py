@@ -24,7 +24,7 @@ from mrtune.cli._inputs import (
     load_job,
     with_input_size,
 )
-from mrtune.cli._replay import REPLAY_CONF_OPT, start_config, start_json, start_note
+from mrtune.cli._replay import REPLAY_CONF_OPT, report_start, start_config
 from mrtune.cli.console import (
     OutputFormat,
     cli_errors,
@@ -246,13 +246,7 @@ def optimize_cmd(
     strict: bool = strict_option(),
 ) -> None:
     """Recommend the configuration that minimises the job's predicted time (or resources)."""
-    if emit not in {"xml", "flags", "hive", "pig", "json"}:
-        raise InputError(
-            "unknown output kind",
-            field="--emit",
-            value=emit,
-            allowed="xml, flags, hive, pig, json",
-        )
+    _check_emit(emit)
     name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
     limits = front_limits(objective, max_time, max_resources)
     prof, ran_with = load_job(profile, conf)
@@ -312,11 +306,10 @@ def optimize_cmd(
         data["study"] = _study_json(rec, store)
         data["plots"] = [str(p) for p in plots]
         data["lint"] = report.to_json()
-        data["start_conf"] = start_json(conf, not_modelled)
+        report_start(conf, not_modelled, data)
         emit_json(data)
         return
-    if note := start_note(conf, not_modelled):
-        console.print(note, highlight=False)
+    report_start(conf, not_modelled, None)
     render(rec, where, names, include_low_confidence)
     render_front(rec)
     render_lint(report)
@@ -330,6 +323,17 @@ def optimize_cmd(
         console.print(f"wrote {path}", highlight=False)
     if output is not None:
         console.print(f"wrote {output}")
+
+
+def _check_emit(emit: str) -> None:
+    """``--emit`` is one of the output kinds ``-o`` writes."""
+    if emit not in {"xml", "flags", "hive", "pig", "json"}:
+        raise InputError(
+            "unknown output kind",
+            field="--emit",
+            value=emit,
+            allowed="xml, flags, hive, pig, json",
+        )
 
 
 def _withheld_codecs(
