@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mrtune.costmodel.properties import CODEC_CLASSES
 
@@ -27,6 +27,34 @@ class CodecStats(BaseModel):
     compress_ns_per_byte: float = Field(ge=0, description="ns per uncompressed byte")
     uncompress_ns_per_byte: float = Field(ge=0, description="ns per compressed byte")
     source: str = Field("prior", description="'measured: …' or 'prior: …'")
+    reduce_compress_ns_per_byte: float | None = Field(
+        None,
+        ge=0,
+        description="the reduce task's compress cost, when measured apart from the map's "
+        "(Starfish's reduce-profile INTERM_COMPRESS_CPU_COST); None: the same as the map's",
+    )
+    reduce_uncompress_ns_per_byte: float | None = Field(
+        None,
+        ge=0,
+        description="the reduce task's uncompress cost (shuffle and merges), when measured "
+        "apart (INTERM_UNCOMPRESS_CPU_COST of Starfish's reduce profile); None: the map's",
+    )
+
+    @property
+    def reduce_side(self) -> bool:
+        """Whether the reduce task's CPU costs for this codec differ from the map task's."""
+        return (
+            self.reduce_compress_ns_per_byte is not None
+            or self.reduce_uncompress_ns_per_byte is not None
+        )
+
+    def reduce_costs(self) -> tuple[float, float]:
+        """``(compress, uncompress)`` ns per byte as the reduce task pays them."""
+        c, u = self.reduce_compress_ns_per_byte, self.reduce_uncompress_ns_per_byte
+        return (
+            self.compress_ns_per_byte if c is None else c,
+            self.uncompress_ns_per_byte if u is None else u,
+        )
 
 
 #: Documented priors used when a profile has no measurement for a codec. Ratios are typical for
@@ -211,6 +239,18 @@ class DataflowStats(BaseModel):
         return self.input_pair_width * self.map_size_sel / self.map_pairs_sel
 
 
+#: Factors a profile may measure apart on the reduce side (``CostFactors.reduce_side``): the
+#: ones Starfish's ``<map_profile>`` and ``<reduce_profile>`` both carry (READ/WRITE_LOCAL_IO_COST,
+#: MERGE_CPU_COST, COMBINE_CPU_COST, and the setup/cleanup timings).
+REDUCE_SIDE_FACTORS = (
+    "local_read",
+    "local_write",
+    "merge_cpu",
+    "combine_cpu",
+    "setup_ms",
+    "cleanup_ms",
+)
+
 #: Default ``CostFactors.sort_cache_bytes``: the knee of the per-record spill time on local runs.
 SORT_CACHE_BYTES = 16 * 2**20
 
@@ -326,6 +366,51 @@ class CostFactors(BaseModel):
         "they apply there too; otherwise they are local-mode terms (measured only on "
         "LocalJobRunner) and a YARN prediction leaves them out",
     )
+    reduce_side: dict[str, float] = Field(
+        default_factory=dict,
+        description="reduce-task values of factors measured apart on the two sides (Starfish's "
+        "map and reduce profiles both carry local I/O, merge, combine, setup and cleanup "
+        "costs); a factor not listed costs the same in both tasks. Only the reduce task reads "
+        "them (reduce_value); history fits keep one shared value and leave this empty",
+    )
+
+    @field_validator("reduce_side")
+    @classmethod
+    def _check_reduce_side(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(v) - set(REDUCE_SIDE_FACTORS))
+        if unknown:
+            raise ValueError(
+                f"unknown reduce-side factor(s) {unknown}; allowed: {list(REDUCE_SIDE_FACTORS)}"
+            )
+        bad = [k for k, x in v.items() if not (math.isfinite(x) and x >= 0)]
+        if bad:
+            raise ValueError(f"reduce-side factor {bad[0]} must be a finite number >= 0")
+        return v
+
+    def reduce_value(self, name: str) -> float:
+        """The value the reduce task uses: the reduce-side one when the profile measured the
+        two sides apart, else the one shared value."""
+        return self.reduce_side.get(name, getattr(self, name))
+
+    def for_reduce(self) -> CostFactors:
+        """These factors as the reduce task reads them (itself when nothing is overridden,
+        so a profile without overrides predicts bit for bit as before)."""
+        if not self.reduce_side:
+            return self
+        return self.model_copy(update=self.reduce_side)
+
+    def with_factors(self, values: dict[str, float]) -> CostFactors:
+        """A copy with ``values`` set, each reduce-side override moved by the same ratio as
+        its factor: a perturbation of a factor's level (confidence sampling, sensitivity)
+        keeps the reduce/map ratio the two profiles measured."""
+        side = dict(self.reduce_side)
+        for name, new in values.items():
+            if name in side:
+                old = float(getattr(self, name))
+                if old > 0:
+                    side[name] = side[name] * (float(new) / old)
+        values = {k: v if isinstance(v, bool) else float(v) for k, v in values.items()}
+        return self.model_copy(update={**values, "reduce_side": side})
 
     @model_validator(mode="before")
     @classmethod

@@ -37,7 +37,13 @@ from mrtune.costmodel.map_task import (
 )
 from mrtune.costmodel.merger import reduce_merge_rows
 from mrtune.costmodel.profile import JobProfile
-from mrtune.costmodel.stacked import StackedProfiles, nonzero, stacked_combined_records
+from mrtune.costmodel.stacked import (
+    StackedProfiles,
+    nonzero,
+    reduce_side_codec_costs,
+    reduce_side_costs,
+    stacked_combined_records,
+)
 
 F64 = NDArray[np.float64]
 INT_MAX = float(2**31 - 1)
@@ -129,7 +135,8 @@ def reduce_task(
     w.w = np.asarray(seg_width, dtype=np.float64)
     if map_codecs is None:
         map_codecs = codec_arrays(profile, batch.map_codec)
-    w.ratio, w.comp_ns, w.uncomp_ns = map_codecs
+    w.ratio, comp_ns, uncomp_ns = map_codecs
+    w.comp_ns, w.uncomp_ns = reduce_side_codec_costs(profile, batch.map_codec, comp_ns, uncomp_ns)
     _shuffle_memory(w, profile, batch)
     _inmem_merges(w, profile, batch)
     _final_merge_plan(w, batch)
@@ -338,8 +345,9 @@ def _reduce_output(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> Non
 
 
 def _reduce_costs(w: _ReduceWork, profile: JobProfile | StackedProfiles) -> None:
-    """The phases' network, CPU and I/O in ns (reference §4, §7)."""
-    c = profile.costs
+    """The phases' network, CPU and I/O in ns (reference §4, §7), at the reduce-side cost
+    factors (:func:`~mrtune.costmodel.stacked.reduce_side_costs`)."""
+    c = reduce_side_costs(profile)
     m, comp_ns, uncomp_ns, file_r = w.m, w.comp_ns, w.uncomp_ns, w.file_r
     sh_merge_d = w.sh_merge_d
     w.shuffle_net = w.fetched * c.network
@@ -416,7 +424,7 @@ def _reduce_result(
     w: _ReduceWork, profile: JobProfile | StackedProfiles, n: int, counters: bool
 ) -> ReduceTaskResult:
     """The task's counters and phase times (ns → ms); counters left out are ``None``."""
-    c = profile.costs
+    c = reduce_side_costs(profile)
     zero = np.zeros(n)
     comb_in = w.comb_in if w.comb_in is not None else zero
     comb_out = w.comb_out if w.comb_out is not None else zero

@@ -27,13 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.costmodel.combiner import combined_records
-from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
+from mrtune.costmodel.profile import REDUCE_SIDE_FACTORS, CostFactors, DataflowStats, JobProfile
 from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
 
 F64 = NDArray[np.float64]
 #: ``key_law_knots`` (a table, not a number) is read through the key laws (:class:`_KeyLaw`).
 _STATS = [name for name in DataflowStats.model_fields if name != "key_law_knots"]
-_COSTS = [name for name in CostFactors.model_fields]
+_COSTS = [name for name in CostFactors.model_fields if name != "reduce_side"]
 #: Optional statistics: ``None`` becomes ``nan`` (no calibration point) or ``inf`` (no bound).
 _NONE_AS = {"combine_profiled_input_records": np.nan, "max_distinct_keys": np.inf}
 
@@ -69,6 +69,13 @@ class StackedProfiles:
     codec_comp: F64
     codec_uncomp: F64
     key_laws: tuple[_KeyLaw, ...]
+    #: The reduce task's cost factors (:func:`reduce_side_costs`): ``costs`` with each row's
+    #: reduce-side overrides; ``None`` when no job has one (the reduce task reads ``costs``).
+    reduce_costs: SimpleNamespace | None = None
+    #: The reduce task's codec CPU tables (jobs, codes), ``None`` when no job's codec
+    #: statistics give reduce-side costs (:func:`reduce_side_codec_costs`).
+    codec_reduce_comp: F64 | None = None
+    codec_reduce_uncomp: F64 | None = None
 
     @classmethod
     def of(cls, profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> StackedProfiles:
@@ -94,7 +101,7 @@ class StackedProfiles:
         data = {
             f.name: getattr(self, f.name)
             for f in fields(self)
-            if f.name not in {"key_laws", "stats", "costs"}
+            if f.name not in {"key_laws", "stats", "costs", "reduce_costs"}
         }
         sliced = {k: (v if k.startswith("codec_") else v[index]) for k, v in data.items()}
         return StackedProfiles(
@@ -102,6 +109,9 @@ class StackedProfiles:
             stats=SimpleNamespace(**{k: v[index] for k, v in vars(self.stats).items()}),
             costs=SimpleNamespace(**{k: v[index] for k, v in vars(self.costs).items()}),
             key_laws=tuple(laws),
+            reduce_costs=None
+            if self.reduce_costs is None
+            else SimpleNamespace(**{k: v[index] for k, v in vars(self.reduce_costs).items()}),
         )
 
     def codec_arrays(self, codes: NDArray[np.int64]) -> tuple[F64, F64, F64]:
@@ -146,6 +156,15 @@ class ProfileTable:
             [p.costs.reduce_includes_final_merge for p in profiles]
         )
         self.codecs = _codec_tables(profiles)
+        self.reduce_codecs: tuple[F64, F64] | None = None
+        if any(c.reduce_side for p in profiles for c in p.codecs.values()):
+            self.reduce_codecs = _codec_tables(profiles, reduce=True)[1:]
+        self.reduce_costs: dict[str, np.ndarray] | None = None
+        if any(p.costs.reduce_side for p in profiles):
+            side = {
+                f: col([p.costs.reduce_value(f) for p in profiles]) for f in REDUCE_SIDE_FACTORS
+            }
+            self.reduce_costs = {**self.costs, **side}
         self.columns = {
             "input_bytes": col([p.input_bytes for p in profiles]),
             "input_files": col([float(p.input_files) for p in profiles]),
@@ -160,6 +179,12 @@ class ProfileTable:
         """Rows ``job[i]`` of the table's jobs."""
         job = np.asarray(job, dtype=np.int64)
         ratio, comp, uncomp = self.codecs
+        red_comp, red_uncomp = self.reduce_codecs or (None, None)
+        reduce_costs = (
+            None
+            if self.reduce_costs is None
+            else SimpleNamespace(**{k: v[job] for k, v in self.reduce_costs.items()})
+        )
         return StackedProfiles(
             job=job,
             **{k: v[job] for k, v in self.columns.items()},
@@ -169,10 +194,14 @@ class ProfileTable:
             codec_comp=comp,
             codec_uncomp=uncomp,
             key_laws=_key_laws(self.laws, self.all_combine, job),
+            reduce_costs=reduce_costs,
+            codec_reduce_comp=red_comp,
+            codec_reduce_uncomp=red_uncomp,
         )
 
 
-def _codec_tables(profiles: Sequence[JobProfile]) -> tuple[F64, F64, F64]:
+def _codec_tables(profiles: Sequence[JobProfile], *, reduce: bool = False) -> tuple[F64, F64, F64]:
+    """Ratio and CPU tables (jobs, codes); ``reduce``: the reduce task's CPU costs."""
     n_codes = max(CODEC_NAMES_BY_CODE) + 1
     ratio = np.ones((len(profiles), n_codes))
     comp = np.zeros((len(profiles), n_codes))
@@ -183,8 +212,11 @@ def _codec_tables(profiles: Sequence[JobProfile]) -> tuple[F64, F64, F64]:
                 continue
             c = p.codec(name)
             ratio[j, code] = c.ratio
-            comp[j, code] = c.compress_ns_per_byte
-            uncomp[j, code] = c.uncompress_ns_per_byte
+            if reduce:
+                comp[j, code], uncomp[j, code] = c.reduce_costs()
+            else:
+                comp[j, code] = c.compress_ns_per_byte
+                uncomp[j, code] = c.uncompress_ns_per_byte
     return ratio, comp, uncomp
 
 
@@ -266,3 +298,32 @@ def nonzero(x: object) -> bool:
     if isinstance(x, np.ndarray):
         return bool(x.any())
     return bool(x)
+
+
+def reduce_side_costs(profile: JobProfile | StackedProfiles) -> CostFactors | SimpleNamespace:
+    """The cost factors the reduce task reads: each factor's reduce-side value where the
+    profile measured the two sides apart (``CostFactors.reduce_side``, e.g. Starfish's
+    ``<reduce_profile>`` MERGE_CPU_COST), else the shared one. Without overrides this is
+    ``profile.costs`` itself, so such a profile predicts bit for bit as before."""
+    if isinstance(profile, StackedProfiles):
+        return profile.costs if profile.reduce_costs is None else profile.reduce_costs
+    return profile.costs.for_reduce()
+
+
+def reduce_side_codec_costs(
+    profile: JobProfile | StackedProfiles, codes: NDArray[np.int64], comp: F64, uncomp: F64
+) -> tuple[F64, F64]:
+    """The map-output codec's ``(compress, uncompress)`` ns per byte as the reduce task pays
+    them: ``comp`` / ``uncomp`` (the map task's, per configuration) unless the profile's
+    codec statistics give reduce-side values (``CodecStats.reduce_*_ns_per_byte``)."""
+    if isinstance(profile, StackedProfiles):
+        if profile.codec_reduce_comp is None or profile.codec_reduce_uncomp is None:
+            return comp, uncomp
+        return (
+            profile.codec_reduce_comp[profile.job, codes],
+            profile.codec_reduce_uncomp[profile.job, codes],
+        )
+    if not any(c.reduce_side for c in profile.codecs.values()):
+        return comp, uncomp
+    _, rc, ru = _codec_tables([profile], reduce=True)
+    return rc[0][codes], ru[0][codes]

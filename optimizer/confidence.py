@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from mrtune.costmodel import ClusterSpec, ConfigBatch, CostFactors, HadoopConfig, JobProfile
+from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile
 from mrtune.costmodel.job import evaluate
 from mrtune.costmodel.stacked import StackedProfiles
 from mrtune.optimizer.noise import RunNoise, Z, run_noise, widen
@@ -208,7 +208,10 @@ def gather_evidence(
         for f, d in draws.items():
             p = PRIORS[f]
             vals[f] = base[f] * d[i] if p.relative else d[i]
-        out.append(profile.model_copy(update={"costs": CostFactors(**vals)}))
+        # a reduce-side override (CostFactors.reduce_side) moves with its factor: the
+        # evidence is on the factor's level, the two profiles measured the sides' ratio
+        changed = {f: v for f, v in vals.items() if v != base[f]}
+        out.append(profile.model_copy(update={"costs": profile.costs.with_factors(changed)}))
     return Evidence(
         point=profile,
         samples=out,

@@ -196,6 +196,7 @@ def recommend(
     max_time_ms: float | None = None,
     max_gb_s: float | None = None,
     space_kind: str = "mrtune",
+    ran_with: HadoopConfig | None = None,
 ) -> Recommendation:
     """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
 
@@ -221,6 +222,9 @@ def recommend(
     ``space_kind``
     ``"starfish"`` searches Starfish's parameters and ranges only
     (:func:`mrtune.search_spaces.starfish.starfish_space`).
+
+    ``ran_with``: the configuration the observed attempts ran with, for the evidence refits,
+    when ``base`` (the start) is another one (a file replayed over a saved profile).
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -244,7 +248,8 @@ def recommend(
     strat = get_strategy(strategy, storage=storage, study_name=study_name, resume=resume)
     result = strat.optimize(space, obj, n_trials=n_trials or strat.default_trials, seed=seed)
     use_conf = bool(confidence) or objective == ObjectiveKind.robust  # robust needs samples
-    ev = gather_evidence(profile, base, samples=samples, seed=seed or 0) if use_conf else None
+    kw = {"samples": samples, "seed": seed or 0}  # refits at the attempts' configuration
+    ev = gather_evidence(profile, ran_with or base, **kw) if use_conf else None
     cost_of = (
         RobustCost(space, ev.samples)
         if ev is not None and objective == ObjectiveKind.robust

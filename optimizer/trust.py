@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from mrtune.costmodel import ClusterSpec, CostFactors, JobProfile
+from mrtune.costmodel import ClusterSpec, JobProfile
 from mrtune.optimizer.confidence import Evidence, Interval, evaluate_profiles, ratio_interval
 from mrtune.optimizer.noise import PAIRS, widen
 from mrtune.optimizer.noise import run_noise as _run_noise
@@ -90,7 +90,7 @@ def _perturbed(profile: JobProfile) -> tuple[list[str], list[JobProfile]]:
         if new == v:
             continue
         names.append(f)
-        out.append(profile.model_copy(update={"costs": CostFactors(**{**base, f: new})}))
+        out.append(profile.model_copy(update={"costs": profile.costs.with_factors({f: new})}))
     return names, out
 
 

@@ -98,8 +98,12 @@ KNOBS: tuple[Knob, ...] = (
         "map output compression (none = mapreduce.map.output.compress false)",
         role=Role.map_codec, needs_reduce=True, companion="mapreduce.map.output.compress",
     ),
+    # "job" side: the job's last tasks write its output, the reducers or, with 0 reduces,
+    # the maps (MapTask.runNewMapper writes through the job's OutputFormat, whose
+    # FileOutputFormat.getCompressOutput / getOutputCompressorClass read these two
+    # properties), so a map-only job searches it too (costmodel map_task: the write phase)
     Knob(
-        "mapreduce.output.fileoutputformat.compress.codec", "out_codec", "reduce",
+        "mapreduce.output.fileoutputformat.compress.codec", "out_codec", "job",
         "job output compression (none = not compressed)",
         role=Role.output_codec, companion="mapreduce.output.fileoutputformat.compress",
     ),

@@ -415,6 +415,10 @@ def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
     prov["costs.reduce_includes_final_merge"] = (
         "defaulted: false, reduce_cpu is fitted with the final merge charged apart"
     )
+    prov["costs.reduce_side"] = (
+        "defaulted: none, a history's phase times do not separate a factor's map-side and "
+        "reduce-side values: one shared value each"
+    )
     for f in UNIT_FACTORS:
         prov.setdefault(f"costs.{f}", "defaulted: its phase was not observed")
     return costs, prov

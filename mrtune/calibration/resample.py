@@ -204,7 +204,10 @@ def bootstrap_ratios(
     full = refits.full.costs
     ratios: dict[str, list[float]] = {}
     for name in CostFactors.model_fields:
-        a = float(getattr(full, name))
+        value = getattr(full, name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue  # flags and the reduce-side table (which moves with its factor)
+        a = float(value)
         if a > 0:
             ratios[name] = [float(getattr(q.costs, name)) / a for q in refits.samples]
     return BootstrapRatios(seed=seed, requested=resamples, ratios=ratios)

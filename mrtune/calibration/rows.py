@@ -79,7 +79,9 @@ def _unit_profiles(
     codec's CPU at 0; otherwise codec CPU stays in the offset (it is not a cost factor).
     """
     shape = {f: getattr(profile.costs, f) for f in SHAPE_FACTORS}
-    zero = {f: 0.0 for f in CostFactors.model_fields if f not in SHAPE_FACTORS} | shape
+    # reduce_side: no override, a fit keeps one shared value per factor
+    zero = {f: 0.0 for f in CostFactors.model_fields if f not in SHAPE_FACTORS + ("reduce_side",)}
+    zero |= shape
     zcodecs = dict(profile.codecs)
     for name in codecs:
         c = profile.codec(name)

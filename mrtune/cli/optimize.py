@@ -16,7 +16,6 @@ from mrtune.cli._confidence import (
 from mrtune.cli._front_view import front_limits, lint_before_writing, render_front, render_lint
 from mrtune.cli._inputs import (
     ClusterOpt,
-    ConfOpt,
     InputSizeOpt,
     LocalOpt,
     NodesOpt,
@@ -25,6 +24,7 @@ from mrtune.cli._inputs import (
     load_job,
     with_input_size,
 )
+from mrtune.cli._replay import REPLAY_CONF_OPT, report_start, start_config
 from mrtune.cli.console import (
     OutputFormat,
     cli_errors,
@@ -241,21 +241,16 @@ def optimize_cmd(
     nodes: int | None = NodesOpt,
     cluster: Path | None = ClusterOpt,
     local: bool = LocalOpt,
-    conf: Path | None = ConfOpt,
+    conf: Path | None = REPLAY_CONF_OPT,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
     strict: bool = strict_option(),
 ) -> None:
     """Recommend the configuration that minimises the job's predicted time (or resources)."""
-    if emit not in {"xml", "flags", "hive", "pig", "json"}:
-        raise InputError(
-            "unknown output kind",
-            field="--emit",
-            value=emit,
-            allowed="xml, flags, hive, pig, json",
-        )
+    _check_emit(emit)
     name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
     limits = front_limits(objective, max_time, max_resources)
-    prof, base = load_job(profile, conf)
+    prof, ran_with = load_job(profile, conf)
+    base, not_modelled = start_config(profile, conf, prof, ran_with)  # a saved profile's --conf
     warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
     prof = _with_codec_facts(prof, codecs, allow_native_codecs)
@@ -286,6 +281,7 @@ def optimize_cmd(
                 samples=samples,
                 **limits,
                 space_kind=space,
+                ran_with=ran_with,
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None
@@ -310,8 +306,10 @@ def optimize_cmd(
         data["study"] = _study_json(rec, store)
         data["plots"] = [str(p) for p in plots]
         data["lint"] = report.to_json()
+        report_start(conf, not_modelled, data)
         emit_json(data)
         return
+    report_start(conf, not_modelled, None)
     render(rec, where, names, include_low_confidence)
     render_front(rec)
     render_lint(report)
@@ -325,6 +323,17 @@ def optimize_cmd(
         console.print(f"wrote {path}", highlight=False)
     if output is not None:
         console.print(f"wrote {output}")
+
+
+def _check_emit(emit: str) -> None:
+    """``--emit`` is one of the output kinds ``-o`` writes."""
+    if emit not in {"xml", "flags", "hive", "pig", "json"}:
+        raise InputError(
+            "unknown output kind",
+            field="--emit",
+            value=emit,
+            allowed="xml, flags, hive, pig, json",
+        )
 
 
 def _withheld_codecs(

@@ -68,6 +68,7 @@ COST_UNITS = {
     "merge_cmp_cpu": "ns/comparison",
     "shuffle_floor_ms": "ms/task",
     "shapes_on_cluster": "",
+    "reduce_side": "",  # the reduce-side values, each shown with its factor's unit
 }
 PER_RECORD = ("map_cpu", "reduce_cpu", "combine_cpu", "partition_cpu", "serde_cpu", "merge_cpu")
 MAP_PHASES = (("map", "map (start→mapFinish)"), ("sort", "sort/spill (→finish)"))
@@ -233,11 +234,19 @@ def _costs_table(profile) -> Table:  # noqa: ANN001
     t.add_column("value", justify="right")
     t.add_column("")
     t.add_column("how / why")
+    side = profile.costs.reduce_side
     for name, value in profile.costs.model_dump().items():
+        if name == "reduce_side":
+            continue  # shown beside each factor it overrides
         unit = COST_UNITS.get(name, "ns/rec")  # PER_RECORD and codec columns
         head, why = _split_prov(profile.provenance_of(f"costs.{name}"))
         style = "green" if head == "measured" else "yellow"
-        t.add_row(name, _fmt(value, unit), f"[{style}]{head}[/]", why)
+        label = f"{name} (map)" if name in side else name
+        t.add_row(label, _fmt(value, unit), f"[{style}]{head}[/]", why)
+        if name in side:
+            head, why = _split_prov(profile.provenance_of(f"costs.reduce_side.{name}"))
+            style = "green" if head == "measured" else "yellow"
+            t.add_row(f"{name} (reduce)", _fmt(side[name], unit), f"[{style}]{head}[/]", why)
     for name, c in profile.codecs.items():
         head, why = _split_prov(c.source)
         t.add_row(f"codec {name} ratio", _fmt(c.ratio), f"[green]{head}[/]", why)

@@ -17,6 +17,7 @@ from mrtune.cli._inputs import (
     load_job,
     with_input_size,
 )
+from mrtune.cli._replay import replayed_conf
 from mrtune.cli.console import (
     OutputFormat,
     cli_errors,
@@ -169,7 +170,7 @@ def whatif_cmd(
 ) -> None:
     """Predict what a configuration change (or new input size or cluster) does to a job."""
     prof, base = load_job(profile, conf)
-    replay = _replayed_conf(profile, conf)
+    replay = replayed_conf(profile, conf)
     warn_calibration(prof, strict)
     spec, where = build_cluster(prof, None, cluster, local)
     new_spec = spec.model_copy(update={"num_nodes": nodes}) if nodes else None
@@ -239,27 +240,6 @@ def _evidence(prof: JobProfile, base: HadoopConfig, samples: int, seed: int) -> 
             allowed="0 (no interval) or 8 … 4096",
         )
     return gather_evidence(prof, base, samples=samples, seed=seed)
-
-
-def _replayed_conf(profile: Path, conf: Path | None) -> dict[str, str] | None:
-    """The properties ``--conf`` replays as the what-if, when the profile is a saved one.
-
-    A history is profiled with ``--conf`` as the job's own configuration (``load_job``); a
-    saved profile already carries its configuration, so there ``--conf`` is the configuration
-    to predict, never ignored (issue 16: a Starfish recommendation replays this way).
-    """
-    if conf is None or profile.suffix.lower() != ".json" or not profile.is_file():
-        return None
-    from mrtune.readers import safe_io
-    from mrtune.readers.conf import load_conf
-
-    try:
-        data = safe_io.json_loads(safe_io.read_text(profile), str(profile))
-    except InputError:
-        return None  # not one JSON value: a history (Rumen), which took --conf as its own
-    if not (isinstance(data, dict) and "input_bytes" in data and "stats" in data):
-        return None
-    return load_conf(conf).properties
 
 
 def _refuse_unknown(changes: dict[str, str]) -> None:

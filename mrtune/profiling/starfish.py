@@ -31,7 +31,6 @@ from mrtune.profiling.dataflow import Stats
 from mrtune.readers._starfish_xml import _number
 from mrtune.readers.starfish import (
     _COST_OWNER,
-    _COST_WEIGHT,
     _STAT_OWNER,
     COST_FIELDS,
     HADOOP1_BLOCK_SIZE,
@@ -229,81 +228,112 @@ class _Assembler:
 
     # -- cost factors (Table 3)
     def cost(self, key: str) -> tuple[float, str] | None:
+        """A cost factor from the profile that measures it (``_COST_OWNER``), else from the
+        other one. A factor both profiles carry is split by :meth:`_both_sides` first; here
+        it is one only one side gives."""
         owner = _COST_OWNER.get(key, "map")
         mv = self._map_value("cost_factors", key)
         rv = self._reduce_value("cost_factors", key)
-        if owner == "map" or (owner == "reduce" and rv is None and self.job.reduce is None):
-            if mv is not None:
-                return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"
-            if rv is not None:
-                return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
+        order = (
+            [(rv, "reduce"), (mv, "map")] if owner == "reduce" else [(mv, "map"), (rv, "reduce")]
+        )
+        for value, side in order:
+            if value is not None:
+                return value, f"measured: Starfish cost factor {key} ({self.src}, {side} profile)"
+        return None
+
+    def _both_sides(
+        self, key: str, fname: str, reduce_side: dict[str, float]
+    ) -> tuple[float, str] | None:
+        """The map profile's value of a factor both profiles carry, with the reduce
+        profile's filed in ``reduce_side`` when it differs; None when only one side has it
+        (``cost`` then takes whichever there is)."""
+        if _COST_OWNER.get(key) != "both":
             return None
-        if owner == "reduce":
-            if rv is not None:
-                return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
-            if mv is not None:
-                return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"
+        mv = self._map_value("cost_factors", key)
+        rv = self._reduce_value("cost_factors", key)
+        if mv is None or rv is None:
             return None
-        if mv is None and rv is None:
-            return None
-        if rv is None:
-            return mv, f"measured: Starfish cost factor {key} ({self.src}, map profile)"  # type: ignore[return-value]
-        if mv is None:
-            return rv, f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
         if math.isclose(mv, rv, rel_tol=1e-9):
             return (
                 mv,
                 f"measured: Starfish cost factor {key} ({self.src}, map and reduce profiles)",
             )
-        weight_key = _COST_WEIGHT[key]
-        wm = sum(m.total(weight_key) for m in self.job.maps)
-        wr = self.job.reduce.total(weight_key) if self.job.reduce else 0.0
-        if wm + wr <= 0:
-            wm = wr = 1.0
-        value = (mv * wm + rv * wr) / (wm + wr)
-        self.warnings.append(
-            f"{self.job.path}: cost factor {key} is {mv:g} in the map profile and {rv:g} in the "
-            f"reduce profile; mrtune has one value and uses their mean weighted by "
-            f"{weight_key} ({value:g})"
-        )
-        return value, (
-            f"measured: Starfish cost factor {key}, map {mv:g} and reduce {rv:g} weighted by "
-            f"{weight_key} ({self.src})"
+        reduce_side[fname] = rv
+        if fname in COST_FIELDS.values():
+            self.provenance[f"costs.reduce_side.{fname}"] = (
+                f"measured: Starfish cost factor {key} ({self.src}, reduce profile)"
+            )
+        return mv, (
+            f"measured: Starfish cost factor {key} ({self.src}): map profile {mv:g}, "
+            f"reduce profile {rv:g} (reduce side, kept apart)"
         )
 
-    def _task_ms(self, timing: str, cost: str) -> tuple[float, str] | None:
-        """Setup or cleanup ms per task: the timing if given, else the cost factor (ns)."""
-        vals: list[tuple[float, int]] = []
-        for tp in [*self.job.maps, *([self.job.reduce] if self.job.reduce else [])]:
+    def _codec_cost(self, key: str) -> tuple[tuple[float, str] | None, float | None]:
+        """An intermediate codec cost and, when the reduce profile measured a different
+        one, the reduce task's value apart (``CodecStats.reduce_*_ns_per_byte``)."""
+        sides: dict[str, float] = {}
+        got = self._both_sides(key, "codec", sides)
+        return (got if got is not None else self.cost(key)), sides.get("codec")
+
+    def _task_ms(self, timing: str, cost: str) -> tuple[float, float | None, str] | None:
+        """Setup or cleanup ms per task: the timing if given, else the cost factor (ns).
+
+        ``(map value, reduce value or None, provenance)``: the map value is the task-weighted
+        mean over the map profiles; the reduce profile's own value is returned apart when
+        there are map profiles too (the reduce task reads it, ``CostFactors.reduce_side``)."""
+
+        def one(tp: Any) -> float | None:
             if timing in tp.timings:
-                vals.append((tp.timings[timing], tp.num_tasks))
-            elif cost in tp.cost_factors:
-                vals.append((tp.cost_factors[cost] / NS_PER_MS, tp.num_tasks))
-        if not vals:
+                return float(tp.timings[timing])
+            if cost in tp.cost_factors:
+                return float(tp.cost_factors[cost]) / NS_PER_MS
             return None
-        n = sum(k for _, k in vals)
-        value = sum(v * k for v, k in vals) / n
-        if len({round(v, 9) for v, _ in vals}) > 1:
-            self.warnings.append(
-                f"{self.job.path}: {timing} time differs between map and reduce profiles "
-                f"({', '.join(f'{v:g}' for v, _ in vals)} ms); mrtune has one per-task value and "
-                f"uses the task-weighted mean {value:g} ms"
-            )
-        return value, f"measured: Starfish timing {timing} / cost factor {cost} ({self.src})"
+
+        maps = [(v, tp.num_tasks) for tp in self.job.maps if (v := one(tp)) is not None]
+        red = one(self.job.reduce) if self.job.reduce is not None else None
+        how = f"measured: Starfish timing {timing} / cost factor {cost} ({self.src})"
+        if not maps:
+            return None if red is None else (red, None, how)
+        value = sum(v * k for v, k in maps) / sum(k for _, k in maps)
+        return value, red, how
 
     def costs(self) -> CostFactors:
-        values: dict[str, float] = {}
+        """Table 3 from the profiles. A factor both the map and the reduce profile carry
+        (``_COST_OWNER`` "both") keeps the map profile's value as the factor and the reduce
+        profile's as its reduce-side override, when they differ (issue 16: co-occurrence's
+        MERGE_CPU_COST is 168.6 ns on the map side and 18,234.7 on the reduce side)."""
+        values: dict[str, Any] = {}
+        reduce_side: dict[str, float] = {}
         for key, fname in COST_FIELDS.items():
-            got = self.cost(key)
+            got = self._both_sides(key, fname, reduce_side)
+            if got is None:
+                got = self.cost(key)
             if got is not None:
                 values[fname], self.provenance[f"costs.{fname}"] = got
         for timing, cost, fname in (
             ("SETUP", "SETUP_CPU_COST", "setup_ms"),
             ("CLEANUP", "CLEANUP_CPU_COST", "cleanup_ms"),
         ):
-            got = self._task_ms(timing, cost)
-            if got is not None:
-                values[fname], self.provenance[f"costs.{fname}"] = got
+            task = self._task_ms(timing, cost)
+            if task is not None:
+                mv, rv, how = task
+                values[fname] = mv
+                self.provenance[f"costs.{fname}"] = how
+                if rv is not None and not math.isclose(mv, rv, rel_tol=1e-9):
+                    reduce_side[fname] = rv
+                    self.provenance[f"costs.{fname}"] = (
+                        f"{how}: map profiles {mv:g} ms, reduce profile {rv:g} ms (reduce side)"
+                    )
+        values["reduce_side"] = reduce_side
+        self.provenance["costs.reduce_side"] = (
+            f"measured: the reduce profile's values where they differ from the map profile's "
+            f"({', '.join(sorted(reduce_side))})"
+            if reduce_side
+            else "measured: the map and reduce profiles agree on every factor both carry"
+            if self.job.reduce is not None and self.job.maps
+            else "defaulted: none, one task kind profiled"
+        )
         # Starfish's scheduler charges per-task delays on the cluster (see ClusterSpec), and
         # its profiles time setup and cleanup apart, so no extra fixed time per task.
         values.setdefault("task_overhead_ms", 0.0)
@@ -334,15 +364,23 @@ class _Assembler:
                     "only if a what-if turns compression on with that codec"
                 )
             prior = CODEC_PRIORS[name]
-            comp = self.cost("INTERM_COMPRESS_CPU_COST")
-            unc = self.cost("INTERM_UNCOMPRESS_CPU_COST")
+            comp, red_comp = self._codec_cost("INTERM_COMPRESS_CPU_COST")
+            unc, red_unc = self._codec_cost("INTERM_UNCOMPRESS_CPU_COST")
+            apart = [
+                f"reduce-side {what} {v:g} ns/B"
+                for what, v in (("compress", red_comp), ("uncompress", red_unc))
+                if v is not None
+            ]
             out[name] = CodecStats(
                 ratio=interm[0],
                 compress_ns_per_byte=comp[0] if comp else prior.compress_ns_per_byte,
                 uncompress_ns_per_byte=unc[0] if unc else prior.uncompress_ns_per_byte,
+                reduce_compress_ns_per_byte=red_comp,
+                reduce_uncompress_ns_per_byte=red_unc,
                 source=(
                     f"{interm[1]}; compress {'measured' if comp else 'prior'}, "
                     f"uncompress {'measured' if unc else 'prior'}"
+                    + (f" ({', '.join(apart)}, reduce profile)" if apart else "")
                 ),
             )
             self.provenance[f"codecs.{name}"] = out[name].source

@@ -36,9 +36,12 @@ Where things land (so nothing in a file is lost):
 
 * statistics → :class:`~mrtune.costmodel.profile.DataflowStats` (reference Table 2); a missing
   statistic is derived from the counters by its Table 2 definition, else Starfish's default;
-* cost factors → :class:`~mrtune.costmodel.profile.CostFactors` (Table 3); a factor both profiles carry
-  (local I/O, merge, combine) is averaged weighted by the work each side measured it on, because
-  mrtune's model has one value;
+* cost factors → :class:`~mrtune.costmodel.profile.CostFactors` (Table 3); a factor both profiles
+  carry (local I/O, merge, combine, setup, cleanup) takes the map profile's value, and the
+  reduce profile's, when it differs, is its reduce-side override (``CostFactors.reduce_side``),
+  which only the reduce task reads, as Starfish's What-if Engine prices each task at its own
+  profile's factors; the intermediate codec costs likewise
+  (``CodecStats.reduce_*_ns_per_byte``);
 * ``INTERM_COMPRESS_RATIO`` with the intermediate (un)compress costs, and ``OUT_COMPRESS_RATIO``
   with the output compress cost, → ``profile.codecs`` for the codec the configuration names
   (Starfish has one ratio per job, whatever the codec);
@@ -193,7 +196,7 @@ CODEC_COSTS = frozenset(
 )
 TASK_COSTS = frozenset({"SETUP_CPU_COST", "CLEANUP_CPU_COST"})
 KNOWN_COSTS = frozenset(COST_FIELDS) | CODEC_COSTS | TASK_COSTS
-#: Who measures a cost factor: "map", "reduce", or "both" (then averaged by ``_COST_WEIGHT``).
+#: Who measures a cost factor: "map", "reduce", or "both" (then kept apart per side).
 _COST_OWNER: dict[str, str] = {
     "READ_HDFS_IO_COST": "map",
     "MAP_CPU_COST": "map",
@@ -211,15 +214,6 @@ _COST_OWNER: dict[str, str] = {
     "COMBINE_CPU_COST": "both",
     "INTERM_COMPRESS_CPU_COST": "both",
     "INTERM_UNCOMPRESS_CPU_COST": "both",
-}
-#: The counter a shared cost factor was measured per (the weight of each side's value).
-_COST_WEIGHT: dict[str, str] = {
-    "READ_LOCAL_IO_COST": "FILE_BYTES_READ",
-    "WRITE_LOCAL_IO_COST": "FILE_BYTES_WRITTEN",
-    "MERGE_CPU_COST": "SPILLED_RECORDS",
-    "COMBINE_CPU_COST": "COMBINE_INPUT_RECORDS",
-    "INTERM_COMPRESS_CPU_COST": "FILE_BYTES_WRITTEN",
-    "INTERM_UNCOMPRESS_CPU_COST": "FILE_BYTES_READ",
 }
 #: Starfish timing → mrtune phase name, per task kind.
 MAP_TIMINGS = {

@@ -58,7 +58,7 @@ def test_machine_fit_reproduces_its_phases(machine: MachineCosts) -> None:
     """Every factor is finite and non-negative, each segment's mean is reproduced within 10%,
     and the three codecs of the benchmark get a measured CPU cost."""
     for name, v in machine.costs.model_dump().items():
-        if not isinstance(v, bool):
+        if not isinstance(v, bool | dict):  # reduce_side: no override from a fit
             assert np.isfinite(v) and v >= 0, name
     assert {s.segment for s in machine.segments} >= {"map.map", "map.sort", "reduce.merge"}
     for s in machine.segments:

@@ -62,6 +62,8 @@ def test_map_only_job_has_no_sort_buffer_or_reduce_side_knobs() -> None:
     for k in s.knobs:
         assert k.side != "reduce" and not k.needs_reduce, k.name
     assert "mapreduce.input.fileinputformat.split.maxsize" in s.names
+    # the maps write the job's output: its codec is searched (test_map_only_output_codec.py)
+    assert "mapreduce.output.fileoutputformat.compress.codec" in s.names
 
 
 def test_hadoop1_space() -> None:

@@ -17,7 +17,7 @@ from mrtune.profiling.starfish import load_starfish
 from mrtune.readers.conf import parse_conf_text
 from mrtune.search_spaces import find_knob
 from mrtune.search_spaces.starfish import STARFISH_PARAMETERS, starfish_space
-from tests.readers.starfish.kinds import COOCCURRENCE, load_case
+from tests.readers.starfish.kinds import COOCCURRENCE, COOCCURRENCE_MERGE_SIDES, load_case
 
 FIX = Path(__file__).parents[1] / "readers" / "starfish" / "fixtures"
 
@@ -94,11 +94,16 @@ def test_combiner_off_is_written_as_starfishs_switch_and_reads_back_as_scored() 
     )
 
 
-def test_default_strategy_at_least_as_good_as_rrs_seeds() -> None:
-    """On the constructed co-occurrence profile, the default strategy's best is no worse than
-    the best of a few seeds of Starfish's RRS and smart RRS (benchmarks/bench_starfish_space.py
-    runs 20 seeds on every profile)."""
-    prof, base, cluster = load_case(COOCCURRENCE, Path("/tmp") / "mrtune-starfish-space")
+@pytest.mark.parametrize("sides", [None, COOCCURRENCE_MERGE_SIDES], ids=["shared", "apart"])
+def test_default_strategy_at_least_as_good_as_rrs_seeds(
+    tmp_path: Path, sides: dict[str, tuple[float, float]] | None
+) -> None:
+    """On the constructed co-occurrence profile (also with the sample's MERGE_CPU_COST kept
+    apart per side), the default strategy's best is no worse than the best of a few seeds of
+    Starfish's RRS and smart RRS (benchmarks/bench_starfish_space.py runs 20 seeds on every
+    profile)."""
+    prof, base, cluster = load_case(COOCCURRENCE, tmp_path / "cooc", cost_sides=sides)
+    assert bool(prof.costs.reduce_side) is (sides is not None)
     space = starfish_space(prof, base, cluster)
 
     def best(name: str, seed: int) -> float:

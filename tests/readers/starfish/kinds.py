@@ -114,14 +114,42 @@ def write_case(case: Case, folder: Path) -> dict[str, Path]:
     return out
 
 
+#: The public co-occurrence sample's MERGE_CPU_COST, map profile and reduce profile (ns per
+#: record; ×108 apart, issue 16).
+COOCCURRENCE_MERGE_SIDES = {"MERGE_CPU_COST": (168.6, 18234.7)}
+
+
+def set_cost_sides(profile_xml: Path, sides: dict[str, tuple[float, float]]) -> None:
+    """Give each cost factor in ``sides`` its own ``(map, reduce)`` value in the profile file
+    (Starfish measures them apart, one per ``<map_profile>`` / ``<reduce_profile>``)."""
+    from xml.etree import ElementTree as ET
+
+    root = ET.parse(profile_xml).getroot()
+    for key, values in sides.items():
+        for section, value in zip(("map_profile", "reduce_profile"), values, strict=True):
+            for prof in root.iter(section):
+                costs = prof.find("cost_factors")
+                el = costs.find(f"cost_factor[@key='{key}']")
+                if el is None:
+                    el = ET.SubElement(costs, "cost_factor", key=key)
+                el.set("value", repr(value))
+    ET.ElementTree(root).write(profile_xml)
+
+
 def load_case(
-    case: Case, folder: Path, input_xml: Path | None = None
+    case: Case,
+    folder: Path,
+    input_xml: Path | None = None,
+    cost_sides: dict[str, tuple[float, float]] | None = None,
 ) -> tuple[JobProfile, HadoopConfig, ClusterSpec]:
     """``case`` written to ``folder`` and read back by ``load_starfish`` (``input_xml`` replaces
-    the case's own input specification)."""
+    the case's own input specification; ``cost_sides`` gives factors their own map and reduce
+    values, :func:`set_cost_sides`)."""
     from mrtune.profiling.starfish import load_starfish
 
     files = write_case(case, folder)
+    if cost_sides:
+        set_cost_sides(files["profile"], cost_sides)
     return load_starfish(
         files["profile"], input_xml or files["input"], files["cluster"], files["conf"]
     )

@@ -6,7 +6,6 @@ files are the project's own), so a field added to a fixture is checked without e
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -254,22 +253,21 @@ def test_statistics_derived_from_counters_when_missing(tmp_path: Path) -> None:
         assert "derived from Starfish counters" in profile.provenance[f"stats.{fname}"]
 
 
-def test_shared_cost_factor_is_weighted_by_measured_work(tmp_path: Path) -> None:
-    """READ_LOCAL_IO_COST differs between the profiles: mean weighted by FILE_BYTES_READ."""
+def test_shared_cost_factor_is_kept_apart_per_side(tmp_path: Path) -> None:
+    """READ_LOCAL_IO_COST differs between the profiles: the map profile's value is the factor,
+    the reduce profile's its reduce-side override (nothing averaged, no warning)."""
     root = ET.parse(FIXTURES / "terasort_profile.xml").getroot()
-    mp, rp = root.find("map_profile"), root.find("reduce_profile")
+    rp = root.find("reduce_profile")
     rp.find("cost_factors/cost_factor[@key='READ_LOCAL_IO_COST']").set("value", "500.0")
     path = tmp_path / "p.xml"
     ET.ElementTree(root).write(path)
     profile, _, _ = load_starfish(path)
-    wm = _entries(mp, "counters")["FILE_BYTES_READ"] * int(mp.get("num_tasks"))
-    wr = _entries(rp, "counters")["FILE_BYTES_READ"] * int(rp.get("num_tasks"))
-    expected = (297.8 * wm + 500.0 * wr) / (wm + wr)
-    assert profile.costs.local_read == pytest.approx(expected)
-    assert math.isclose(profile.costs.local_write, 1138.3)
-    assert any(
-        "READ_LOCAL_IO_COST is 297.8 in the map profile and 500" in w for w in profile.warnings
-    )
+    assert profile.costs.local_read == 297.8
+    assert profile.costs.reduce_side == {"local_read": 500.0}
+    assert profile.costs.reduce_value("local_read") == 500.0
+    assert profile.costs.reduce_value("local_write") == 1138.3
+    assert "reduce profile 500" in profile.provenance["costs.local_read"]
+    assert not any("READ_LOCAL_IO_COST" in w for w in profile.warnings)
 
 
 def test_two_inputs_are_averaged_with_a_warning(tmp_path: Path) -> None:
