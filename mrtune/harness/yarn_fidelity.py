@@ -26,7 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mrtune.calibration.profiles import load_profile_source
+import numpy as np
+
+from mrtune.calibration.fixed_costs import reduce_ramp_ms, without_contention
+from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec, measured_figures
@@ -124,18 +127,24 @@ def measured_phases(jhist: Path) -> dict[str, float]:
     return out
 
 
-def _predict(profile, run: HistoryRun) -> dict[str, Any]:
+def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, Any]:
     _, own = build_statistics(load_history(run.jhist), load_conf(run.conf_xml))
     cfg = own if own is not None else profile_config(profile)
-    pred = predict_job(profile, ConfigBatch.from_configs([cfg]), cluster_spec(run.cluster))
+    spec = cluster_spec(run.cluster, **measured)
+    pred = predict_job(profile, ConfigBatch.from_configs([cfg]), spec)
     out = {k: float(pred.counters[k][0]) for k in RECORD_COUNTERS if k in pred.counters}
     out.update(map_waves=int(pred.map_waves[0]), job_ms=float(pred.job_ms[0]))
     full, tail = pred.map_full, pred.map_tail
     n_full, n_tail = float(pred.num_full_maps[0]), float(pred.num_tail_maps[0])
+    s_map, s_red = (
+        float(np.asarray(pred.map_stretch).flat[0]),
+        float(np.asarray(pred.reduce_stretch).flat[0]),
+    )
     map_ms = (n_full * float(full.task_ms[0]) + n_tail * float(tail.task_ms[0])) / max(
         1.0, n_full + n_tail
     )
-    red = {k: float(v[0]) for k, v in pred.reduce.phase_ms.items()}
+    map_ms *= s_map
+    red = {k: float(v[0]) * s_red for k, v in pred.reduce.phase_ms.items()}
     has_red = float(pred.num_reducers[0]) > 0
     out["phases"] = {
         "map_task": map_ms,
@@ -188,16 +197,33 @@ def history_report(runs: list[HistoryRun], calibrate: str | None = None) -> dict
     return out
 
 
+def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
+    """The profile of the calibration run's history and the cluster-level terms measured on
+    it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
+    without the CPU contention of the containers that ran beside them (the history's own
+    timeline over the host's cores), and the reduces' ramp-up delay is read off the same
+    timeline. Nothing comes from the runs it is judged on."""
+    history = load_history(cal.jhist)
+    conf = load_conf(cal.conf_xml)
+    _, cfg = build_statistics(history, conf)
+    spec = cluster_spec(cal.cluster)
+    cores = spec.num_nodes * float(spec.node_cores or spec.node_vcores)
+    profile = build_profile(without_contention(history, cores), conf)
+    slowstart = cfg.reduce_slowstart if cfg is not None else 0.05
+    ramp = reduce_ramp_ms(history, slowstart)
+    return profile, ({"reduce_ramp_ms": ramp} if ramp is not None else {})
+
+
 def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, Any]]:
-    profile = load_profile_source(cal.jhist, cal.conf_xml)
-    overhead = _job_ms(cal.jhist) - _predict(profile, cal)["job_ms"]
+    profile, measured = calibration_profile(cal)
+    overhead = _job_ms(cal.jhist) - _predict(profile, cal, measured)["job_ms"]
     rows = []
     for run in members:
         meas = measured_figures(load_history(run.jhist))
         meas["job_ms"] = _job_ms(run.jhist)
         meas["phases"] = measured_phases(run.jhist)
         meas["container_start"] = _container_start(run)
-        pred = _predict(profile, run)
+        pred = _predict(profile, run, measured)
         pred["job_ms"] += overhead
         # the model's counts are floats (a distinct-key law, a codec ratio): equal = same count
         equal = [
