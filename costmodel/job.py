@@ -365,7 +365,13 @@ def predict_job(
     done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
     slots_after = np.maximum(map_slots - lost, 1.0)
     map_stage_plain = map_waves * t_map_avg
-    map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_map_avg
+    t_after = t_map_avg
+    if cluster.node_cores is not None:
+        # fewer maps at once once the reducers hold containers (a reducer waiting on its
+        # shuffle takes little CPU): each of those maps shares the cores with fewer others
+        left = np.maximum(n_maps - done_before, 1.0)
+        t_after = t_map_avg * cluster.cpu_stretch(np.minimum(left, slots_after)) / s_map
+    map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_after
     map_stage = np.where(
         shared & (reduce_start < map_stage_plain), map_stage_shared, map_stage_plain
     )

@@ -149,7 +149,12 @@ def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, 
     out["phases"] = {
         "map_task": map_ms,
         "map_stage": float(pred.map_stage_ms[0]),
-        "shuffle_tail": float(pred.shuffle_end_ms[0] - pred.map_stage_ms[0]) if has_red else 0.0,
+        # as measured: from the later of the reduce's launch and the last map's end
+        "shuffle_tail": float(
+            pred.shuffle_end_ms[0] - max(pred.map_stage_ms[0], pred.reduce_start_ms[0])
+        )
+        if has_red
+        else 0.0,
         "merge": red.get("merge", 0.0),
         "reduce": red.get("reduce", 0.0) + red.get("write", 0.0),
     }
