@@ -77,6 +77,14 @@ class ClusterSpec(BaseModel):
         "the YARN vcores are cores). A mini-cluster's NodeManagers share one host: its cores "
         "divided by the NodeManagers (issue 21)",
     )
+    container_cores: float = Field(
+        1.0,
+        ge=1.0,
+        le=1 << 20,
+        description="cores one container keeps busy while it runs beside no other (its task "
+        "thread plus the JVM's JIT compiler and GC threads: a container's start can use every "
+        "core of a small host); with node_cores, the CPU contention term (issue 21)",
+    )
     reduce_ramp_ms: float = Field(
         0.0,
         ge=0,
@@ -173,14 +181,16 @@ class ClusterSpec(BaseModel):
 
         A container's work (JVM start, class loading, the map and sort CPU) is CPU time; once
         more containers run than the nodes have cores, the kernel shares the cores among them
-        and each task's elapsed time stretches by ``containers / cores`` (balanced nodes).
+        and each task's elapsed time stretches by ``containers × container_cores / cores``
+        (balanced nodes; a container alone is never stretched: container_cores ≤ cores).
         YARN packs by memory (DefaultResourceCalculator) or vcores, neither of which is the
         host's cores: a mini-cluster's NodeManagers all run on one machine. 1 without
         ``node_cores`` and in local mode (its threads are timed as they ran)."""
         if self.node_cores is None or self.local_mode:
             return 1.0
         cores = self.num_nodes * self.node_cores
-        return np.maximum(1.0, np.asarray(containers, dtype=np.float64) / cores)
+        busy = min(self.container_cores, cores)
+        return np.maximum(1.0, np.asarray(containers, dtype=np.float64) * busy / cores)
 
     def cost_priors(self, base: CostFactors | None = None) -> CostFactors:
         """``base`` (default: CostFactors' defaults) with this cluster type's documented priors

@@ -123,12 +123,14 @@ def _running_steps(history: JobHistory) -> list[tuple[int, int]]:
     return steps
 
 
-def attempt_stretch(history: JobHistory, cores: float) -> dict[str, float]:
+def attempt_stretch(history: JobHistory, cores: float, busy: float = 1.0) -> dict[str, float]:
     """Each attempt's mean CPU stretch over its life: the time average of
-    ``max(1, running containers / cores)`` (:meth:`ClusterSpec.cpu_stretch`).
+    ``max(1, running containers × busy / cores)`` (:meth:`ClusterSpec.cpu_stretch`).
 
     The timeline is the history's own (every attempt's launch and finish), so a user's
-    ``.jhist`` gives it; ``cores`` are the cores the containers shared."""
+    ``.jhist`` gives it; ``cores`` are the cores the containers shared, ``busy`` the cores
+    one container keeps busy alone (``ClusterSpec.container_cores``)."""
+    cores = cores / min(busy, cores)
     steps = _running_steps(history)
     out = {}
     for a in history.attempts:
@@ -145,7 +147,7 @@ def attempt_stretch(history: JobHistory, cores: float) -> dict[str, float]:
     return out
 
 
-def without_contention(history: JobHistory, cores: float) -> JobHistory:
+def without_contention(history: JobHistory, cores: float, busy: float = 1.0) -> JobHistory:
     """The history as its attempts would have run with a core each: every phase boundary of
     an attempt moved toward its start by the attempt's stretch (:func:`attempt_stretch`).
 
@@ -153,7 +155,7 @@ def without_contention(history: JobHistory, cores: float) -> JobHistory:
     again for the containers a configuration runs at once (``ClusterSpec.cpu_stretch``), so
     a run with fewer concurrent containers (bigger containers, fewer splits or reduces) is
     predicted faster, as measured."""
-    stretch = attempt_stretch(history, cores)
+    stretch = attempt_stretch(history, cores, busy)
 
     def shrink(a: AttemptRecord) -> AttemptRecord:
         s = stretch.get(a.attempt_id, 1.0)
@@ -198,3 +200,43 @@ def reduce_ramp_ms(history: JobHistory, slowstart: float) -> float | None:
     )
     gaps = [a.start_ms - free for a in reds if a.start_ms >= free]
     return float(statistics.median(gaps)) if gaps else None
+
+
+def container_cores(history: JobHistory, starts: dict[str, float], cores: float) -> float | None:
+    """Cores one container keeps busy alone (``ClusterSpec.container_cores``), from the
+    calibration run's own container starts (:mod:`mrtune.harness.container_start`).
+
+    A map's and a reduce's container start are the same work (NodeManager launch, JVM start,
+    ``YarnChild`` set-up), done beside different numbers of other containers: their ratio is
+    the stretch of the map wave over the reduces' (:meth:`ClusterSpec.cpu_stretch`), so with
+    ``k`` maps at once and the reduces unstretched ``busy = ratio × cores / k``, within
+    ``[1, cores]``. None without both kinds' starts, or when the reduces ran as crowded as
+    the maps (nothing to compare). A user's history has no container logs: the prior 1
+    stands there."""
+    need = ("map_jvm_ms", "map_init_ms", "reduce_jvm_ms", "reduce_init_ms")
+    if any(starts.get(k) is None for k in need):
+        return None
+    red = starts["reduce_jvm_ms"] + starts["reduce_init_ms"]
+    if red <= 0:
+        return None
+    ratio = (starts["map_jvm_ms"] + starts["map_init_ms"]) / red
+    k_map = _peak(history, "MAP")
+    k_red = _peak(history, "REDUCE")
+    if k_map <= k_red or ratio <= 1.0:
+        return None
+    busy = min(max(ratio * cores / k_map, 1.0), cores)
+    if k_red * busy > cores:
+        return None  # the reduces were crowded too: the ratio is k_map / k_red at any busy
+    return float(busy)
+
+
+def _peak(history: JobHistory, kind: str) -> int:
+    events = sorted(
+        [(a.start_ms, 1) for a in history.attempts if str(a.kind).upper().endswith(kind)]
+        + [(a.finish_ms, -1) for a in history.attempts if str(a.kind).upper().endswith(kind)]
+    )
+    running = peak = 0
+    for _, d in events:
+        running += d
+        peak = max(peak, running)
+    return peak

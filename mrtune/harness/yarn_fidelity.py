@@ -28,7 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from mrtune.calibration.fixed_costs import reduce_ramp_ms, without_contention
+from mrtune.calibration.fixed_costs import (
+    container_cores,
+    reduce_ramp_ms,
+    without_contention,
+)
 from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
@@ -174,25 +178,30 @@ def _container_start(run: HistoryRun) -> dict[str, float]:
     return {}
 
 
-def _group_label(runs: list[HistoryRun], group: str, calibrate: str | None) -> str:
+def _group_label(runs: list[HistoryRun], group: str, calibrate: list[str]) -> str:
     labels = [r.label for r in runs if r.group == group]
-    if calibrate and calibrate in labels:
-        return calibrate
+    chosen = [c for c in calibrate if c in labels]
+    if chosen:
+        return chosen[0]
     want = f"{group}-default" if group else None
     return next((x for x in labels if x == want or x.endswith("-default")), labels[0])
 
 
-def history_report(runs: list[HistoryRun], calibrate: str | None = None) -> dict[str, Any]:
-    """Calibrate each job group on ``calibrate`` (default: its ``-default`` run, else its
-    first run) and predict every run of the group from that one profile."""
+def history_report(
+    runs: list[HistoryRun], calibrate: str | list[str] | None = None
+) -> dict[str, Any]:
+    """Calibrate each job group on its label in ``calibrate`` (default: its ``-default`` run,
+    else its first run) and predict every run of the group from that one profile."""
     groups = list(dict.fromkeys(r.group for r in runs))
-    if calibrate and not any(r.label == calibrate for r in runs):
-        raise InputError("no run with this label", field="--calibrate", value=calibrate)
+    wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
+    for label in wanted:
+        if not any(r.label == label for r in runs):
+            raise InputError("no run with this label", field="--calibrate", value=label)
     rows: list[dict[str, Any]] = []
     cal_labels = []
     for g in groups:
         members = [r for r in runs if r.group == g]
-        cal_label = _group_label(runs, g, calibrate)
+        cal_label = _group_label(runs, g, wanted)
         cal_labels.append(cal_label)
         cal = next(r for r in members if r.label == cal_label)
         rows += _group_rows(members, cal)
@@ -213,10 +222,16 @@ def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
     _, cfg = build_statistics(history, conf)
     spec = cluster_spec(cal.cluster)
     cores = spec.num_nodes * float(spec.node_cores or spec.node_vcores)
-    profile = build_profile(without_contention(history, cores), conf)
+    measured: dict[str, float] = {}
+    busy = container_cores(history, _container_start(cal), cores)
+    if busy is not None:
+        measured["container_cores"] = busy
+    profile = build_profile(without_contention(history, cores, busy or 1.0), conf)
     slowstart = cfg.reduce_slowstart if cfg is not None else 0.05
     ramp = reduce_ramp_ms(history, slowstart)
-    return profile, ({"reduce_ramp_ms": ramp} if ramp is not None else {})
+    if ramp is not None:
+        measured["reduce_ramp_ms"] = ramp
+    return profile, measured
 
 
 def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, Any]]:
@@ -241,6 +256,8 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
                 "label": run.label,
                 "job": run.group,
                 "calibration": run is cal,
+                # the cluster-level terms measured on the calibration run's history
+                "cluster_terms": measured if run is cal else {},
                 "load_avg": run.load_avg,
                 "measured": meas,
                 "predicted": pred,
@@ -257,6 +274,24 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
             }
         )
     return rows
+
+
+#: Issue 21's goals on the runs not fitted (summary key → (bound, "min" or "max")).
+GOALS: dict[str, tuple[float, str]] = {
+    "counters_equal_share": (0.95, "min"),
+    "waves_equal_share": (1.0, "min"),
+    "job_time_median_error": (0.10, "max"),
+    "job_time_p90_error": (0.25, "max"),
+    "spearman": (0.9, "min"),
+}
+
+
+def _goals(out: dict[str, Any]) -> dict[str, bool]:
+    return {
+        k: (out[k] >= bound if how == "min" else out[k] <= bound)
+        for k, (bound, how) in GOALS.items()
+        if k in out and not math.isnan(out[k])
+    }
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -291,4 +326,5 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             [r["predicted"]["job_ms"] for r in held], [r["measured"]["job_ms"] for r in held]
         )
         out["spearman"] = float(rho.statistic)
+    out["goals_met"] = _goals(out)
     return out

@@ -7,7 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrtune.calibration.fixed_costs import attempt_stretch, reduce_ramp_ms, without_contention
+from mrtune.calibration.fixed_costs import (
+    attempt_stretch,
+    container_cores,
+    reduce_ramp_ms,
+    without_contention,
+)
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, predict_job
 from mrtune.costmodel.profile import CostFactors, DataflowStats
 from mrtune.harness.yarn_check import cluster_spec
@@ -119,3 +124,26 @@ def test_reduce_ramp_is_measured_from_the_first_instant_a_container_is_free() ->
     # slow-start 1.0: requested once the last map is done
     assert reduce_ramp_ms(h, 1.0) == 900.0
     assert reduce_ramp_ms(_history(maps), 0.05) is None
+
+
+def test_container_cores_from_the_map_and_reduce_container_starts() -> None:
+    # four maps at once, then a reduce alone, on 2 cores
+    maps = [_a("MAP", i, 0, 10_000) for i in range(4)]
+    red = _a("REDUCE", 0, 11_000, 15_000)
+    h = _history([*maps, red])
+    # the maps' container start took 4x the reduce's: s(4) = 4 → a container keeps 2 busy
+    starts = {
+        "map_jvm_ms": 2000,
+        "map_init_ms": 6000,
+        "reduce_jvm_ms": 500,
+        "reduce_init_ms": 1500,
+    }
+    assert container_cores(h, starts, cores=2.0) == pytest.approx(2.0)
+    # 2x: s(4) = 2 → one core each (the linear term)
+    half = {**starts, "map_jvm_ms": 1000, "map_init_ms": 3000}
+    assert container_cores(h, half, cores=2.0) == pytest.approx(1.0)
+    assert container_cores(h, {}, cores=2.0) is None  # a user's history: no container logs
+    # the busier container stretches the calibration's attempts more
+    assert attempt_stretch(h, 2.0, 2.0)[maps[0].attempt_id] == pytest.approx(4.0)
+    assert _cluster(node_cores=1.0, container_cores=2.0).cpu_stretch(4.0) == pytest.approx(4.0)
+    assert _cluster(node_cores=1.0, container_cores=2.0).cpu_stretch(1.0) == pytest.approx(1.0)
