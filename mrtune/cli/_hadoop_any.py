@@ -182,6 +182,8 @@ def validate_histories(runs: Path, calibrate: list[str] | None, format, output) 
         for k, v in summary.items():
             if isinstance(v, dict):
                 v = ", ".join(f"{g} {'met' if ok else 'missed'}" for g, ok in v.items())
+            elif isinstance(v, list):
+                v = "; ".join(v) or "none"
             console.print(f"  {k}: {v:.3f}" if isinstance(v, float) else f"  {k}: {v}")
 
 

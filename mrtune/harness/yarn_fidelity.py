@@ -258,11 +258,20 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
                 "calibration": run is cal,
                 # the cluster-level terms measured on the calibration run's history
                 "cluster_terms": measured if run is cal else {},
+                # what the calibration's job time holds beyond the model's tasks (the AM's
+                # set-up before the first container, the job commit), added to every run
+                "job_overhead_ms": overhead,
                 "load_avg": run.load_avg,
                 "measured": meas,
                 "predicted": pred,
                 "counters_equal": len(equal),
                 "counters": sum(meas.get(k) is not None for k in RECORD_COUNTERS),
+                # the unequal ones and how far: relative error of the model's count
+                "counter_errors": {
+                    k: (pred[k] - meas[k]) / meas[k] if meas[k] else math.inf
+                    for k in RECORD_COUNTERS
+                    if meas.get(k) is not None and k in pred and k not in equal
+                },
                 "waves_equal": pred["map_waves"] == meas["map_waves"],
                 "job_time_error": (pred["job_ms"] - meas["job_ms"]) / meas["job_ms"]
                 if meas["job_ms"] > 0
@@ -303,6 +312,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             1, sum(r["counters"] for r in held)
         )
         out["waves_equal_share"] = sum(r["waves_equal"] for r in held) / len(held)
+        off = [abs(e) for r in held for e in r["counter_errors"].values()]
+        out["counters_within_0.1pct_share"] = 1.0 - sum(e > 1e-3 for e in off) / max(
+            1, sum(r["counters"] for r in held)
+        )
+        out["counter_mismatches"] = [
+            f"{r['label']}: {k} {e:+.2%}" for r in held for k, e in r["counter_errors"].items()
+        ]
     if errs:
         out["job_time_median_error"] = statistics.median(errs)
         out["job_time_p90_error"] = errs[min(len(errs) - 1, math.ceil(0.9 * len(errs)) - 1)]
