@@ -165,6 +165,19 @@ def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, 
     return out
 
 
+def _job_ends(jhist: Path) -> dict[str, float]:
+    """The job's own fixed times around its tasks: the AM's set-up (job launch → first
+    container launch: job setup, the first container requests and allocations) and the job
+    commit (last attempt's end → job finish). In the model they are part of the calibration
+    run's job overhead."""
+    h = load_history(jhist)
+    if not h.attempts or h.launch_ms is None or h.finish_ms is None:
+        return {}
+    first = min(a.start_ms for a in h.attempts)
+    last = max(a.finish_ms for a in h.attempts)
+    return {"am_setup_ms": float(first - h.launch_ms), "job_commit_ms": float(h.finish_ms - last)}
+
+
 def _container_start(run: HistoryRun) -> dict[str, float]:
     """Per-container JVM start and task init (:mod:`mrtune.harness.container_start`), when
     the launcher's work folder with the NodeManagers' logs is still there."""
@@ -243,6 +256,7 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
         meas["job_ms"] = _job_ms(run.jhist)
         meas["phases"] = measured_phases(run.jhist)
         meas["container_start"] = _container_start(run)
+        meas.update(_job_ends(run.jhist))
         pred = _predict(profile, run, measured)
         pred["job_ms"] += overhead
         # the model's counts are floats (a distinct-key law, a codec ratio): equal = same count
