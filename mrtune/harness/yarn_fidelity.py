@@ -12,6 +12,14 @@ scheduling overhead the task model does not hold) is added to every prediction.
 Runs of several jobs (a YARN matrix, :mod:`mrtune.harness.yarn_matrix`) are grouped by their
 ``job`` and each group is calibrated on its own ``<job>-default`` run.
 
+The YARN fixed costs come from the calibration run alone (:func:`calibration_profile`,
+:mod:`mrtune.calibration.fixed_costs`): its attempts' times without the CPU contention of the
+containers that ran beside them (the history's own timeline over the host's cores,
+``ClusterSpec.node_cores``; how many cores one container keeps busy, ``container_cores``, from
+its map vs reduce container starts in the NodeManagers' logs), and the delay from slow-start to
+a reduce's launch (``reduce_ramp_ms``, the AM's and NodeManagers' heartbeats). Predictions
+then stretch each wave by the containers it runs at once.
+
 Figures: record counters equal, map waves equal, per-phase times (:data:`PHASES`), job time
 error (median, p90) and the Spearman correlation of predicted and measured job times, over
 the runs not fitted.
