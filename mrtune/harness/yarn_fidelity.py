@@ -3,8 +3,8 @@
 Input: the ``runs.jsonl`` index ``mrtune hadoop-run --mode yarn`` writes (one line per run,
 with its ``.jhist``, ``_conf.xml`` and the :class:`~mrtune.harness.yarn_run.MiniCluster` it ran
 on). The calibration run's history is profiled through the user's path
-(:func:`mrtune.calibration.profiles.load_profile_source`: readers → statistics → fitted cost
-factors); every other run is predicted from that profile with its OWN configuration (read from
+(:func:`mrtune.calibration.profiles.build_profile` on the read history: statistics → fitted
+cost factors, with its attempts' CPU contention taken out first); every other run is predicted from that profile with its OWN configuration (read from
 its ``_conf.xml``) on its own cluster, so nothing a run is judged on was fitted on it. As in
 :mod:`mrtune.calibration.fidelity`, the calibration run's job-time residual (client, AM and
 scheduling overhead the task model does not hold) is added to every prediction.
