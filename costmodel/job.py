@@ -378,15 +378,20 @@ def predict_job(
     map_stage = np.maximum(map_stage, np.maximum(t_full * (n_full > 0), t_tail))
 
     # ---- reduce stage (first wave overlaps the map stage from slow-start on)
-    # the reduce's fixed time (container launch, JVM start, task init) comes before its
-    # shuffle, as a .jhist books it (start → shuffleFinishTime) and the fit prices it
+    # A reduce launched after the maps pays its fixed time (container launch, JVM start, task
+    # init) before its shuffle, as a .jhist books it (start → shuffleFinishTime). One launched
+    # during the maps (slow-start) keeps it after its shuffle: there it stands in for the
+    # latency after the last map the model has no term for (the reduce learns of map
+    # completions by polling, EventFetcher, once a second; Hadoop 1 at TaskTracker heartbeats).
+    # A reduce whose launch (slow-start, then the AM's ramp-up delay) falls after the last map
+    # is not overlapping, however early slow-start was met.
     fetch_ms = rd.phase_ms["shuffle"] * s_red
-    shuffle_ms = fetch_ms + rd.fixed_ms * s_red
-    after_shuffle = t_red - shuffle_ms
-    overlap_ok = (not cluster.local_mode) & has_red & (reduce_start < map_stage)
-    red_start = np.where(overlap_ok, reduce_start, map_stage)
+    red_start = np.where(reduce_start < map_stage, reduce_start, map_stage)
     if cluster.reduce_ramp_ms and not cluster.local_mode:
         red_start = red_start + cluster.reduce_ramp_ms
+    overlap_ok = (not cluster.local_mode) & has_red & (red_start < map_stage)
+    shuffle_ms = np.where(overlap_ok, fetch_ms, fetch_ms + rd.fixed_ms * s_red)
+    after_shuffle = t_red - shuffle_ms
     shuffle_end = np.where(
         overlap_ok,
         np.maximum(red_start + startup + shuffle_ms, map_stage + fetch_ms / n_maps),
