@@ -386,10 +386,11 @@ def predict_job(
     # A reduce whose launch (slow-start, then the AM's ramp-up delay) falls after the last map
     # is not overlapping, however early slow-start was met.
     fetch_ms = rd.phase_ms["shuffle"] * s_red
-    red_start = np.where(reduce_start < map_stage, reduce_start, map_stage)
+    early = (not cluster.local_mode) & has_red & (reduce_start < map_stage)
+    red_start = np.where(early, reduce_start, map_stage)
     if cluster.reduce_ramp_ms and not cluster.local_mode:
         red_start = red_start + cluster.reduce_ramp_ms
-    overlap_ok = (not cluster.local_mode) & has_red & (red_start < map_stage)
+    overlap_ok = early & (red_start < map_stage)
     shuffle_ms = np.where(overlap_ok, fetch_ms, fetch_ms + rd.fixed_ms * s_red)
     after_shuffle = t_red - shuffle_ms
     shuffle_end = np.where(
