@@ -69,6 +69,29 @@ class ClusterSpec(BaseModel):
     heartbeat_ms: float = Field(
         0.0, ge=0, description="scheduling delay before each task starts (Starfish: 1500 ms)"
     )
+    node_cores: float | None = Field(
+        None,
+        gt=0,
+        le=1 << 20,
+        description="physical cores a node's containers share (None: no CPU contention term, "
+        "the YARN vcores are cores). A mini-cluster's NodeManagers share one host: its cores "
+        "divided by the NodeManagers (issue 21)",
+    )
+    container_cores: float = Field(
+        1.0,
+        ge=1.0,
+        le=1 << 20,
+        description="cores one container keeps busy while it runs beside no other (its task "
+        "thread plus the JVM's JIT compiler and GC threads: a container's start can use every "
+        "core of a small host); with node_cores, the CPU contention term (issue 21)",
+    )
+    reduce_ramp_ms: float = Field(
+        0.0,
+        ge=0,
+        description="YARN: slow-start met (or a container freed) to the reduce container's "
+        "launch: RMContainerAllocator asks at its next heartbeat, the scheduler allocates at a "
+        "NodeManager heartbeat, the AM picks it up at the next one (~3 heartbeats, issue 21)",
+    )
     local_mode: bool = False
     spill_overlap: bool = Field(
         True,
@@ -88,7 +111,7 @@ class ClusterSpec(BaseModel):
     max_concurrent_maps: int | None = Field(None, ge=1)
     max_concurrent_reduces: int | None = Field(None, ge=1)
 
-    @field_validator("task_startup_ms", "heartbeat_ms")
+    @field_validator("task_startup_ms", "heartbeat_ms", "reduce_ramp_ms")
     @classmethod
     def _finite(cls, v: float) -> float:
         if not math.isfinite(v):
@@ -152,6 +175,22 @@ class ClusterSpec(BaseModel):
             np.asarray(split_bytes, dtype=np.float64) - self.block_size_mb * MB, 0.0
         )
         return beyond * remote
+
+    def cpu_stretch(self, containers: NDArray[np.float64] | float) -> NDArray[np.float64] | float:
+        """How much longer a task takes when ``containers`` run at once on the cluster's cores.
+
+        A container's work (JVM start, class loading, the map and sort CPU) is CPU time; once
+        more containers run than the nodes have cores, the kernel shares the cores among them
+        and each task's elapsed time stretches by ``containers × container_cores / cores``
+        (balanced nodes; a container alone is never stretched: container_cores ≤ cores).
+        YARN packs by memory (DefaultResourceCalculator) or vcores, neither of which is the
+        host's cores: a mini-cluster's NodeManagers all run on one machine. 1 without
+        ``node_cores`` and in local mode (its threads are timed as they ran)."""
+        if self.node_cores is None or self.local_mode:
+            return 1.0
+        cores = self.num_nodes * self.node_cores
+        busy = min(self.container_cores, cores)
+        return np.maximum(1.0, np.asarray(containers, dtype=np.float64) * busy / cores)
 
     def cost_priors(self, base: CostFactors | None = None) -> CostFactors:
         """``base`` (default: CostFactors' defaults) with this cluster type's documented priors

@@ -104,6 +104,9 @@ class JobPrediction:
     job_ms: F64
     total_task_ms: F64
     container_gb_s: F64
+    #: ClusterSpec.cpu_stretch of a map wave and of a reduce wave (1: no contention term)
+    map_stretch: F64 | float = 1.0
+    reduce_stretch: F64 | float = 1.0
 
     @cached_property
     def _total_raw(self) -> F64:
@@ -333,12 +336,17 @@ def predict_job(
             red_slots = np.where(
                 batch.hadoop1, float(cluster.num_nodes * cluster.reduce_slots_per_node), yarn_red
             )
+    # CPU contention of the containers running at once (ClusterSpec.cpu_stretch; 1 unless
+    # the cluster states its cores): tasks of a full wave share the nodes' cores
+    s_map = cluster.cpu_stretch(np.minimum(n_maps, map_slots))
+    s_red = cluster.cpu_stretch(np.minimum(Rn, red_slots))
+    m_full, m_tail, r_task = mf.task_ms * s_map, mt.task_ms * s_map, rd.task_ms * s_red
     # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
-    t_full = mf.task_ms + startup if startup else mf.task_ms
-    t_tail = mt.task_ms + startup if startup else mt.task_ms
+    t_full = m_full + startup if startup else m_full
+    t_tail = m_tail + startup if startup else m_tail
     map_work = n_full * t_full + n_tail * t_tail
     t_map_avg = map_work / n_maps
-    t_red = rd.task_ms + startup if startup else rd.task_ms
+    t_red = r_task + startup if startup else r_task
 
     # ---- map stage with the reducers' ramp-up taking containers (not in local mode / H1)
     map_waves = np.ceil(n_maps / map_slots)
@@ -362,29 +370,46 @@ def predict_job(
     done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
     slots_after = np.maximum(map_slots - lost, 1.0)
     map_stage_plain = map_waves * t_map_avg
-    map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_map_avg
+    t_after = t_map_avg
+    if cluster.node_cores is not None:
+        # fewer maps at once once the reducers hold containers (a reducer waiting on its
+        # shuffle takes little CPU): each of those maps shares the cores with fewer others
+        left = np.maximum(n_maps - done_before, 1.0)
+        t_after = t_map_avg * cluster.cpu_stretch(np.minimum(left, slots_after)) / s_map
+    map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_after
     map_stage = np.where(
         shared & (reduce_start < map_stage_plain), map_stage_shared, map_stage_plain
     )
     map_stage = np.maximum(map_stage, np.maximum(t_full * (n_full > 0), t_tail))
 
     # ---- reduce stage (first wave overlaps the map stage from slow-start on)
-    shuffle_ms = rd.phase_ms["shuffle"]
+    # A reduce launched after the maps pays its fixed time (container launch, JVM start, task
+    # init) before its shuffle, as a .jhist books it (start → shuffleFinishTime). One launched
+    # during the maps (slow-start) keeps it after its shuffle: there it stands in for the
+    # latency after the last map the model has no term for (the reduce learns of map
+    # completions by polling, EventFetcher, once a second; Hadoop 1 at TaskTracker heartbeats).
+    # A reduce whose launch (slow-start, then the AM's ramp-up delay) falls after the last map
+    # is not overlapping, however early slow-start was met.
+    fetch_ms = rd.phase_ms["shuffle"] * s_red
+    early = (not cluster.local_mode) & has_red & (reduce_start < map_stage)
+    red_start = np.where(early, reduce_start, map_stage)
+    if cluster.reduce_ramp_ms and not cluster.local_mode:
+        red_start = red_start + cluster.reduce_ramp_ms
+    overlap_ok = early & (red_start < map_stage)
+    shuffle_ms = np.where(overlap_ok, fetch_ms, fetch_ms + rd.fixed_ms * s_red)
     after_shuffle = t_red - shuffle_ms
-    overlap_ok = (not cluster.local_mode) & has_red & (reduce_start < map_stage)
-    red_start = np.where(overlap_ok, reduce_start, map_stage)
     shuffle_end = np.where(
         overlap_ok,
-        np.maximum(red_start + startup + shuffle_ms, map_stage + shuffle_ms / n_maps),
-        map_stage + startup + shuffle_ms,
+        np.maximum(red_start + startup + shuffle_ms, map_stage + fetch_ms / n_maps),
+        red_start + startup + shuffle_ms,
     )
     red_waves = np.ceil(R / red_slots)
     first_wave_end = shuffle_end + after_shuffle - startup
     job = first_wave_end + (red_waves - 1.0) * t_red
 
     # ---- totals: the seed's total cost (sum of task times) and container GB-seconds
-    total_map_ms = map_work if not startup else n_full * mf.task_ms + n_tail * mt.task_ms
-    total_red_ms = R * rd.task_ms
+    total_map_ms = map_work if not startup else n_full * m_full + n_tail * m_tail
+    total_red_ms = R * r_task
     first_wave = np.minimum(R, red_slots)
     held_first = first_wave * (first_wave_end - red_start)
     held_rest = (R - first_wave) * t_red
@@ -423,6 +448,8 @@ def predict_job(
         job_ms=job,
         total_task_ms=total_map_ms + total_red_ms,
         container_gb_s=gb_s,
+        map_stretch=s_map,
+        reduce_stretch=s_red,
     )
 
 

@@ -11,12 +11,16 @@ disk cost apart from the merge's) is tied to ``local_write`` where no segment se
 
 from __future__ import annotations
 
+import math
+import statistics
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.calibration.rows import UNIT_FACTORS, _Obs
+from mrtune.readers.history import AttemptRecord, JobHistory
 
 F64 = NDArray[np.float64]
 
@@ -42,9 +46,6 @@ FIXED_COST_COLUMNS: tuple[str, ...] = (
     "read_fixed_ms",
     "shuffle_floor_ms",
 )
-#: Per-attempt constants of an attempt's first segment (ms): where the rows cannot separate
-#: them from ``task_overhead_ms`` they are absorbed by it rather than kept at their prior.
-FIRST_SEGMENT_CONSTANTS: tuple[str, ...] = ("read_fixed_ms", "shuffle_floor_ms")
 #: Per-attempt constants of an attempt's first segment (ms): where the rows cannot separate
 #: them from ``task_overhead_ms`` they are absorbed by it rather than kept at their prior.
 FIRST_SEGMENT_CONSTANTS: tuple[str, ...] = ("read_fixed_ms", "shuffle_floor_ms")
@@ -102,3 +103,140 @@ def split_fixed(
         "(container launch, JVM start); the rest is read_fixed_ms / shuffle_floor_ms"
     )
     return common, how
+
+
+# ---- cluster-level fixed costs measured from a YARN history's task timeline (issue 21)
+
+
+def _running_steps(history: JobHistory) -> list[tuple[int, int]]:
+    """(time, task containers running from then on), one step per attempt start or end."""
+    events = sorted(
+        [(a.start_ms, 1) for a in history.attempts] + [(a.finish_ms, -1) for a in history.attempts]
+    )
+    steps, running = [], 0
+    for t, d in events:
+        running += d
+        if steps and steps[-1][0] == t:
+            steps[-1] = (t, running)
+        else:
+            steps.append((t, running))
+    return steps
+
+
+def attempt_stretch(history: JobHistory, cores: float, busy: float = 1.0) -> dict[str, float]:
+    """Each attempt's mean CPU stretch over its life: the time average of
+    ``max(1, running containers × busy / cores)`` (:meth:`ClusterSpec.cpu_stretch`).
+
+    The timeline is the history's own (every attempt's launch and finish), so a user's
+    ``.jhist`` gives it; ``cores`` are the cores the containers shared, ``busy`` the cores
+    one container keeps busy alone (``ClusterSpec.container_cores``)."""
+    cores = cores / min(busy, cores)
+    steps = _running_steps(history)
+    out = {}
+    for a in history.attempts:
+        span = a.finish_ms - a.start_ms
+        if span <= 0:
+            out[a.attempt_id] = 1.0
+            continue
+        acc = 0.0
+        for (t0, k), (t1, _) in zip(steps, steps[1:] + [(a.finish_ms, 0)], strict=True):
+            lo, hi = max(t0, a.start_ms), min(t1, a.finish_ms)
+            if hi > lo:
+                acc += (hi - lo) * max(1.0, k / cores)
+        out[a.attempt_id] = max(1.0, acc / span)
+    return out
+
+
+def without_contention(history: JobHistory, cores: float, busy: float = 1.0) -> JobHistory:
+    """The history as its attempts would have run with a core each: every phase boundary of
+    an attempt moved toward its start by the attempt's stretch (:func:`attempt_stretch`).
+
+    A profile fitted on these times holds uncontended costs; the job model stretches them
+    again for the containers a configuration runs at once (``ClusterSpec.cpu_stretch``), so
+    a run with fewer concurrent containers (bigger containers, fewer splits or reduces) is
+    predicted faster, as measured."""
+    stretch = attempt_stretch(history, cores, busy)
+
+    def shrink(a: AttemptRecord) -> AttemptRecord:
+        s = stretch.get(a.attempt_id, 1.0)
+
+        def at(t: int | None) -> int | None:
+            return None if t is None else a.start_ms + int(round((t - a.start_ms) / s))
+
+        return replace(
+            a,
+            finish_ms=at(a.finish_ms) or a.start_ms,
+            map_finish_ms=at(a.map_finish_ms),
+            shuffle_finish_ms=at(a.shuffle_finish_ms),
+            sort_finish_ms=at(a.sort_finish_ms),
+        )
+
+    return replace(history, attempts=[shrink(a) for a in history.attempts])
+
+
+def reduce_ramp_ms(history: JobHistory, slowstart: float) -> float | None:
+    """Median delay from the moment a reduce could have a container to its launch.
+
+    ``RMContainerAllocator`` ramps reduces up once ``ceil(slowstart × maps)`` maps are done;
+    the request goes out at the AM's next heartbeat
+    (``yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms``), the scheduler allocates it at
+    a NodeManager heartbeat, the AM takes it at the following one and launches the container.
+    A reduce could start at the later of that slow-start instant and the first instant a
+    container was free (fewer attempts running than the history's peak). None without
+    reduces or maps."""
+    maps = sorted(a.finish_ms for a in history.attempts if str(a.kind).upper().endswith("MAP"))
+    reds = [a for a in history.attempts if str(a.kind).upper().endswith("REDUCE")]
+    if not maps or not reds:
+        return None
+    k = max(1, math.ceil(slowstart * len(maps)))
+    t_slow = maps[min(k, len(maps)) - 1]
+    steps = _running_steps(history)
+    peak = max(n for _, n in steps)
+    at_slow = next((n for t, n in reversed(steps) if t <= t_slow), 0)
+    free = (
+        t_slow
+        if at_slow < peak
+        else next((t for t, n in steps if t > t_slow and n < peak), t_slow)
+    )
+    gaps = [a.start_ms - free for a in reds if a.start_ms >= free]
+    return float(statistics.median(gaps)) if gaps else None
+
+
+def container_cores(history: JobHistory, starts: dict[str, float], cores: float) -> float | None:
+    """Cores one container keeps busy alone (``ClusterSpec.container_cores``), from the
+    calibration run's own container starts (:mod:`mrtune.harness.container_start`).
+
+    A map's and a reduce's container start are the same work (NodeManager launch, JVM start,
+    ``YarnChild`` set-up), done beside different numbers of other containers: their ratio is
+    the stretch of the map wave over the reduces' (:meth:`ClusterSpec.cpu_stretch`), so with
+    ``k`` maps at once and the reduces unstretched ``busy = ratio × cores / k``, within
+    ``[1, cores]``. None without both kinds' starts, or when the reduces ran as crowded as
+    the maps (nothing to compare). A user's history has no container logs: the prior 1
+    stands there."""
+    need = ("map_jvm_ms", "map_init_ms", "reduce_jvm_ms", "reduce_init_ms")
+    if any(starts.get(k) is None for k in need):
+        return None
+    red = starts["reduce_jvm_ms"] + starts["reduce_init_ms"]
+    if red <= 0:
+        return None
+    ratio = (starts["map_jvm_ms"] + starts["map_init_ms"]) / red
+    k_map = _peak(history, "MAP")
+    k_red = _peak(history, "REDUCE")
+    if k_map <= k_red or ratio <= 1.0:
+        return None
+    busy = min(max(ratio * cores / k_map, 1.0), cores)
+    if k_red * busy > cores:
+        return None  # the reduces were crowded too: the ratio is k_map / k_red at any busy
+    return float(busy)
+
+
+def _peak(history: JobHistory, kind: str) -> int:
+    events = sorted(
+        [(a.start_ms, 1) for a in history.attempts if str(a.kind).upper().endswith(kind)]
+        + [(a.finish_ms, -1) for a in history.attempts if str(a.kind).upper().endswith(kind)]
+    )
+    running = peak = 0
+    for _, d in events:
+        running += d
+        peak = max(peak, running)
+    return peak

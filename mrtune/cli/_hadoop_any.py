@@ -142,8 +142,9 @@ def _report(entries, output, format, base) -> None:
     console.print(table)
 
 
-def validate_histories(runs: Path, calibrate: str | None, format, output) -> None:
-    """``mrtune validate runs.jsonl`` for YARN runs: counters, waves, job time per run."""
+def validate_histories(runs: Path, calibrate: list[str] | None, format, output) -> None:
+    """``mrtune validate runs.jsonl`` for YARN runs: counters, waves, job time per run
+    (``calibrate``: one label per job group, default each group's ``<job>-default``)."""
     import json
 
     from mrtune.harness.yarn_fidelity import history_report, load_history_runs
@@ -172,9 +173,17 @@ def validate_histories(runs: Path, calibrate: str | None, format, output) -> Non
         )
     console.print(table)
     console.print("* calibration run; map task and shuffle tail: time error, model vs history")
+    for r in report["runs"]:
+        if r.get("cluster_terms"):
+            terms = ", ".join(f"{k} {v:.4g}" for k, v in r["cluster_terms"].items())
+            console.print(f"measured on {r['label']}: {terms}", soft_wrap=True)
     for name, summary in [("all", report["summary"]), *report.get("groups", {}).items()]:
         console.print(f"[bold]{name}[/bold]")
         for k, v in summary.items():
+            if isinstance(v, dict):
+                v = ", ".join(f"{g} {'met' if ok else 'missed'}" for g, ok in v.items())
+            elif isinstance(v, list):
+                v = "; ".join(v) or "none"
             console.print(f"  {k}: {v:.3f}" if isinstance(v, float) else f"  {k}: {v}")
 
 

@@ -267,7 +267,7 @@ def validate(
     if is_history_index(runs):  # `hadoop-run --mode yarn` runs: real .jhist/_conf.xml pairs
         from mrtune.cli._hadoop_any import validate_histories
 
-        validate_histories(runs, (calibrate or [None])[0], format, output)
+        validate_histories(runs, calibrate, format, output)
         return
     from mrtune.calibration.fidelity import build_report
     from mrtune.calibration.machine_costs import MachineCosts

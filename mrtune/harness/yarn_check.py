@@ -37,14 +37,21 @@ RECORD_COUNTERS = (
 )
 
 
-def cluster_spec(cluster: MiniCluster) -> ClusterSpec:
-    """The model's view of a :class:`MiniCluster`: one node per NodeManager."""
+def cluster_spec(cluster: MiniCluster, **measured: float) -> ClusterSpec:
+    """The model's view of a :class:`MiniCluster`: one node per NodeManager, all of them
+    sharing the host's cores (``node_cores`` = host cores / NodeManagers), HDFS blocks and
+    replication as written; ``measured``: cluster-level terms calibrated from a history
+    (:func:`mrtune.calibration.fixed_costs.reduce_ramp_ms`)."""
     return ClusterSpec(
         num_nodes=cluster.nodemanagers,
         node_memory_mb=cluster.nm_memory_mb,
         node_vcores=cluster.nm_vcores,
         min_allocation_mb=cluster.min_allocation_mb,
         am_memory_mb=cluster.am_memory_mb,
+        node_cores=cluster.host_cores / cluster.nodemanagers,
+        replication=min(cluster.replication, cluster.datanodes),
+        block_size_mb=cluster.block_size / 2**20,
+        **measured,
     )
 
 

@@ -3,14 +3,22 @@
 Input: the ``runs.jsonl`` index ``mrtune hadoop-run --mode yarn`` writes (one line per run,
 with its ``.jhist``, ``_conf.xml`` and the :class:`~mrtune.harness.yarn_run.MiniCluster` it ran
 on). The calibration run's history is profiled through the user's path
-(:func:`mrtune.calibration.profiles.load_profile_source`: readers → statistics → fitted cost
-factors); every other run is predicted from that profile with its OWN configuration (read from
+(:func:`mrtune.calibration.profiles.build_profile` on the read history: statistics → fitted
+cost factors, with its attempts' CPU contention taken out first); every other run is predicted from that profile with its OWN configuration (read from
 its ``_conf.xml``) on its own cluster, so nothing a run is judged on was fitted on it. As in
 :mod:`mrtune.calibration.fidelity`, the calibration run's job-time residual (client, AM and
 scheduling overhead the task model does not hold) is added to every prediction.
 
 Runs of several jobs (a YARN matrix, :mod:`mrtune.harness.yarn_matrix`) are grouped by their
 ``job`` and each group is calibrated on its own ``<job>-default`` run.
+
+The YARN fixed costs come from the calibration run alone (:func:`calibration_profile`,
+:mod:`mrtune.calibration.fixed_costs`): its attempts' times without the CPU contention of the
+containers that ran beside them (the history's own timeline over the host's cores,
+``ClusterSpec.node_cores``; how many cores one container keeps busy, ``container_cores``, from
+its map vs reduce container starts in the NodeManagers' logs), and the delay from slow-start to
+a reduce's launch (``reduce_ramp_ms``, the AM's and NodeManagers' heartbeats). Predictions
+then stretch each wave by the containers it runs at once.
 
 Figures: record counters equal, map waves equal, per-phase times (:data:`PHASES`), job time
 error (median, p90) and the Spearman correlation of predicted and measured job times, over
@@ -26,7 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mrtune.calibration.profiles import load_profile_source
+import numpy as np
+
+from mrtune.calibration.fixed_costs import (
+    container_cores,
+    reduce_ramp_ms,
+    without_contention,
+)
+from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec, measured_figures
@@ -124,27 +139,51 @@ def measured_phases(jhist: Path) -> dict[str, float]:
     return out
 
 
-def _predict(profile, run: HistoryRun) -> dict[str, Any]:
+def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, Any]:
     _, own = build_statistics(load_history(run.jhist), load_conf(run.conf_xml))
     cfg = own if own is not None else profile_config(profile)
-    pred = predict_job(profile, ConfigBatch.from_configs([cfg]), cluster_spec(run.cluster))
+    spec = cluster_spec(run.cluster, **measured)
+    pred = predict_job(profile, ConfigBatch.from_configs([cfg]), spec)
     out = {k: float(pred.counters[k][0]) for k in RECORD_COUNTERS if k in pred.counters}
     out.update(map_waves=int(pred.map_waves[0]), job_ms=float(pred.job_ms[0]))
     full, tail = pred.map_full, pred.map_tail
     n_full, n_tail = float(pred.num_full_maps[0]), float(pred.num_tail_maps[0])
+    s_map, s_red = (
+        float(np.asarray(pred.map_stretch).flat[0]),
+        float(np.asarray(pred.reduce_stretch).flat[0]),
+    )
     map_ms = (n_full * float(full.task_ms[0]) + n_tail * float(tail.task_ms[0])) / max(
         1.0, n_full + n_tail
     )
-    red = {k: float(v[0]) for k, v in pred.reduce.phase_ms.items()}
+    map_ms *= s_map
+    red = {k: float(v[0]) * s_red for k, v in pred.reduce.phase_ms.items()}
     has_red = float(pred.num_reducers[0]) > 0
     out["phases"] = {
         "map_task": map_ms,
         "map_stage": float(pred.map_stage_ms[0]),
-        "shuffle_tail": float(pred.shuffle_end_ms[0] - pred.map_stage_ms[0]) if has_red else 0.0,
+        # as measured: from the later of the reduce's launch and the last map's end
+        "shuffle_tail": float(
+            pred.shuffle_end_ms[0] - max(pred.map_stage_ms[0], pred.reduce_start_ms[0])
+        )
+        if has_red
+        else 0.0,
         "merge": red.get("merge", 0.0),
         "reduce": red.get("reduce", 0.0) + red.get("write", 0.0),
     }
     return out
+
+
+def _job_ends(jhist: Path) -> dict[str, float]:
+    """The job's own fixed times around its tasks: the AM's set-up (job launch → first
+    container launch: job setup, the first container requests and allocations) and the job
+    commit (last attempt's end → job finish). In the model they are part of the calibration
+    run's job overhead."""
+    h = load_history(jhist)
+    if not h.attempts or h.launch_ms is None or h.finish_ms is None:
+        return {}
+    first = min(a.start_ms for a in h.attempts)
+    last = max(a.finish_ms for a in h.attempts)
+    return {"am_setup_ms": float(first - h.launch_ms), "job_commit_ms": float(h.finish_ms - last)}
 
 
 def _container_start(run: HistoryRun) -> dict[str, float]:
@@ -160,25 +199,30 @@ def _container_start(run: HistoryRun) -> dict[str, float]:
     return {}
 
 
-def _group_label(runs: list[HistoryRun], group: str, calibrate: str | None) -> str:
+def _group_label(runs: list[HistoryRun], group: str, calibrate: list[str]) -> str:
     labels = [r.label for r in runs if r.group == group]
-    if calibrate and calibrate in labels:
-        return calibrate
+    chosen = [c for c in calibrate if c in labels]
+    if chosen:
+        return chosen[0]
     want = f"{group}-default" if group else None
     return next((x for x in labels if x == want or x.endswith("-default")), labels[0])
 
 
-def history_report(runs: list[HistoryRun], calibrate: str | None = None) -> dict[str, Any]:
-    """Calibrate each job group on ``calibrate`` (default: its ``-default`` run, else its
-    first run) and predict every run of the group from that one profile."""
+def history_report(
+    runs: list[HistoryRun], calibrate: str | list[str] | None = None
+) -> dict[str, Any]:
+    """Calibrate each job group on its label in ``calibrate`` (default: its ``-default`` run,
+    else its first run) and predict every run of the group from that one profile."""
     groups = list(dict.fromkeys(r.group for r in runs))
-    if calibrate and not any(r.label == calibrate for r in runs):
-        raise InputError("no run with this label", field="--calibrate", value=calibrate)
+    wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
+    for label in wanted:
+        if not any(r.label == label for r in runs):
+            raise InputError("no run with this label", field="--calibrate", value=label)
     rows: list[dict[str, Any]] = []
     cal_labels = []
     for g in groups:
         members = [r for r in runs if r.group == g]
-        cal_label = _group_label(runs, g, calibrate)
+        cal_label = _group_label(runs, g, wanted)
         cal_labels.append(cal_label)
         cal = next(r for r in members if r.label == cal_label)
         rows += _group_rows(members, cal)
@@ -188,16 +232,40 @@ def history_report(runs: list[HistoryRun], calibrate: str | None = None) -> dict
     return out
 
 
+def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
+    """The profile of the calibration run's history and the cluster-level terms measured on
+    it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
+    without the CPU contention of the containers that ran beside them (the history's own
+    timeline over the host's cores), and the reduces' ramp-up delay is read off the same
+    timeline. Nothing comes from the runs it is judged on."""
+    history = load_history(cal.jhist)
+    conf = load_conf(cal.conf_xml)
+    _, cfg = build_statistics(history, conf)
+    spec = cluster_spec(cal.cluster)
+    cores = spec.num_nodes * float(spec.node_cores or spec.node_vcores)
+    measured: dict[str, float] = {}
+    busy = container_cores(history, _container_start(cal), cores)
+    if busy is not None:
+        measured["container_cores"] = busy
+    profile = build_profile(without_contention(history, cores, busy or 1.0), conf)
+    slowstart = cfg.reduce_slowstart if cfg is not None else 0.05
+    ramp = reduce_ramp_ms(history, slowstart)
+    if ramp is not None:
+        measured["reduce_ramp_ms"] = ramp
+    return profile, measured
+
+
 def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, Any]]:
-    profile = load_profile_source(cal.jhist, cal.conf_xml)
-    overhead = _job_ms(cal.jhist) - _predict(profile, cal)["job_ms"]
+    profile, measured = calibration_profile(cal)
+    overhead = _job_ms(cal.jhist) - _predict(profile, cal, measured)["job_ms"]
     rows = []
     for run in members:
         meas = measured_figures(load_history(run.jhist))
         meas["job_ms"] = _job_ms(run.jhist)
         meas["phases"] = measured_phases(run.jhist)
         meas["container_start"] = _container_start(run)
-        pred = _predict(profile, run)
+        meas.update(_job_ends(run.jhist))
+        pred = _predict(profile, run, measured)
         pred["job_ms"] += overhead
         # the model's counts are floats (a distinct-key law, a codec ratio): equal = same count
         equal = [
@@ -210,11 +278,22 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
                 "label": run.label,
                 "job": run.group,
                 "calibration": run is cal,
+                # the cluster-level terms measured on the calibration run's history
+                "cluster_terms": measured if run is cal else {},
+                # what the calibration's job time holds beyond the model's tasks (the AM's
+                # set-up before the first container, the job commit), added to every run
+                "job_overhead_ms": overhead,
                 "load_avg": run.load_avg,
                 "measured": meas,
                 "predicted": pred,
                 "counters_equal": len(equal),
                 "counters": sum(meas.get(k) is not None for k in RECORD_COUNTERS),
+                # the unequal ones and how far: relative error of the model's count
+                "counter_errors": {
+                    k: (pred[k] - meas[k]) / meas[k] if meas[k] else math.inf
+                    for k in RECORD_COUNTERS
+                    if meas.get(k) is not None and k in pred and k not in equal
+                },
                 "waves_equal": pred["map_waves"] == meas["map_waves"],
                 "job_time_error": (pred["job_ms"] - meas["job_ms"]) / meas["job_ms"]
                 if meas["job_ms"] > 0
@@ -228,6 +307,24 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
     return rows
 
 
+#: Issue 21's goals on the runs not fitted (summary key → (bound, "min" or "max")).
+GOALS: dict[str, tuple[float, str]] = {
+    "counters_equal_share": (0.95, "min"),
+    "waves_equal_share": (1.0, "min"),
+    "job_time_median_error": (0.10, "max"),
+    "job_time_p90_error": (0.25, "max"),
+    "spearman": (0.9, "min"),
+}
+
+
+def _goals(out: dict[str, Any]) -> dict[str, bool]:
+    return {
+        k: (out[k] >= bound if how == "min" else out[k] <= bound)
+        for k, (bound, how) in GOALS.items()
+        if k in out and not math.isnan(out[k])
+    }
+
+
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     held = [r for r in rows if not r["calibration"]]
     errs = sorted(abs(r["job_time_error"]) for r in held if not math.isnan(r["job_time_error"]))
@@ -237,6 +334,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             1, sum(r["counters"] for r in held)
         )
         out["waves_equal_share"] = sum(r["waves_equal"] for r in held) / len(held)
+        off = [abs(e) for r in held for e in r["counter_errors"].values()]
+        out["counters_within_0.1pct_share"] = 1.0 - sum(e > 1e-3 for e in off) / max(
+            1, sum(r["counters"] for r in held)
+        )
+        out["counter_mismatches"] = [
+            f"{r['label']}: {k} {e:+.2%}" for r in held for k, e in r["counter_errors"].items()
+        ]
     if errs:
         out["job_time_median_error"] = statistics.median(errs)
         out["job_time_p90_error"] = errs[min(len(errs) - 1, math.ceil(0.9 * len(errs)) - 1)]
@@ -260,4 +364,5 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             [r["predicted"]["job_ms"] for r in held], [r["measured"]["job_ms"] for r in held]
         )
         out["spearman"] = float(rho.statistic)
+    out["goals_met"] = _goals(out)
     return out

@@ -56,6 +56,10 @@ class MiniCluster:
     am_memory_mb: int = 512
     task_heap_mb: int = 180
     am_heap_mb: int = 320
+    host_cores: int = field(default_factory=lambda: os.cpu_count() or 1)
+    """The cores of the one machine every daemon and container runs on (recorded with the
+    run: the model's CPU contention term, ``ClusterSpec.node_cores``). Records written before
+    it was kept were made on this machine kind and take its count."""
 
     def cluster_settings(self) -> dict[str, str]:
         """Cluster-wide settings; the job's own ``-D`` values still override the task ones."""

@@ -106,3 +106,17 @@ def test_history_index_is_recognised_and_bad_lines_are_one_error(tmp_path: Path)
     other = tmp_path / "records.jsonl"
     other.write_text(json.dumps({"run_id": "x"}) + "\n")
     assert not is_history_index(other)
+
+
+def test_each_job_group_takes_its_own_calibration_label() -> None:
+    from mrtune.harness.yarn_fidelity import HistoryRun, _group_label
+
+    def run(label: str, group: str) -> HistoryRun:
+        return HistoryRun(label, Path(f"{label}.jhist"), Path("c.xml"), MiniCluster(), None, group)
+
+    runs = [run("sort-default", "sort"), run("sort-r4", "sort")]
+    runs += [run("wc-default", "wc"), run("wc-big", "wc")]
+    assert _group_label(runs, "sort", ["wc-big", "sort-r4"]) == "sort-r4"
+    assert _group_label(runs, "wc", ["wc-big", "sort-r4"]) == "wc-big"
+    assert _group_label(runs, "wc", []) == "wc-default"
+    assert MiniCluster().host_cores >= 1
