@@ -104,7 +104,7 @@ def task_dispersion(profile: JobProfile) -> tuple[float, int] | None:
     """``(job-level relative sd, like attempts used)`` from the spread of like attempts (module
     doc, 2), or ``None`` when no kind has :data:`MIN_LIKE` of them."""
     from mrtune.calibration.segments import cold_attempt
-    from mrtune.profiling.build import stored_input_bytes
+    from mrtune.profiling.dataflow import stored_input_bytes
 
     var, used = [], 0
     totals = [t.phases_ms.get("total", 0.0) for t in profile.observed]

@@ -8,6 +8,20 @@ a machine's, :mod:`~mrtune.calibration.run_profile` profiles a local run of the 
 
 from __future__ import annotations
 
-from mrtune.calibration.profiles import build_profile, load_profile_source
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mrtune.calibration.profiles import build_profile, load_profile_source
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: the fit (and ``scipy.optimize`` under it, ~0.5 s) loads on first use, so a
+    command that only reads one of this package's small modules (``segments``) skips it."""
+    if name in ("build_profile", "load_profile_source"):
+        from mrtune.calibration import profiles
+
+        return getattr(profiles, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["build_profile", "load_profile_source"]

@@ -14,7 +14,7 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import map_task
 from mrtune.costmodel.profile import JobProfile, TaskTiming
-from mrtune.profiling.build import stored_input_bytes
+from mrtune.profiling.dataflow import stored_input_bytes
 
 F64 = NDArray[np.float64]
 
