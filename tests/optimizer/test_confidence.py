@@ -334,6 +334,15 @@ def test_a_well_measured_job_gets_confident_changes_written() -> None:
     assert 1 < sp.low and sp.high / sp.low < 1.25
     assert sp.point == pytest.approx(rec.current["job_ms"] / rec.recommended["job_ms"])
 
+    # the width comes from the evidence: the same change on the job measured on 8 maps is
+    # less sure
+    def width(p: JobProfile, c: HadoopConfig) -> float:
+        s, pt = sample_times(gather_evidence(p, c, samples=32), [c, rec.config], FOUR)
+        iv = ratio_interval(s[:, 0], s[:, 1], float(pt[0]), float(pt[1]))
+        return iv.high / iv.low
+
+    assert width(prof, cfg) < width(*measured_job(8))
+
 
 def test_a_machine_benchmarked_factor_is_sampled_in_a_narrower_range() -> None:
     prof = spilly({"local_write"})

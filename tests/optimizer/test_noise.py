@@ -113,6 +113,11 @@ def test_a_gain_inside_the_noise_is_withheld_and_written_only_on_request() -> No
     # the same gain on a history whose repeats vary by 30%: within the noise
     loud = _sort_mb_rec(_noisy_history(0.30))
     assert not loud.changes and [c.name for c in loud.withheld] == [SORT_MB]
+    # what tells them apart is the noise band taken from each history's repeats, not the gain
+    held = loud.withheld[0].trust
+    assert held.gain.point == pytest.approx(gain.point)
+    assert held.noise_band > 5 * quiet.changes[0].trust.noise_band
+    assert any("noise" in r for r in held.reasons)
     reasons = loud.withheld[0].trust.reasons
     assert any("within the run-to-run noise" in r for r in reasons)
     assert SORT_MB not in loud.properties and loud.config == BASE
