@@ -422,6 +422,10 @@ def predict_job(
         held_rest = np.where(has_red, held_rest, 0.0)
         reduce_start_ms = np.where(has_red, red_start, 0.0)
         shuffle_end_ms = np.where(has_red, shuffle_end, 0.0)
+    # the job's own fixed time outside every task (MRAppMaster start, job setup and commit;
+    # CostFactors.job_overhead_ms): the same under every configuration, part of what a user
+    # measures (JobHistory's launch→finish)
+    job = job + profile.costs.job_overhead_ms
     gb_s = (
         (map_work * batch.map_container_mb + (held_first + held_rest) * batch.reduce_container_mb)
         / 1024.0

@@ -255,8 +255,11 @@ def _codec_verdicts(
             out.append(CodecVerdict(name, True, "the job already uses it"))
         elif not av.bundled and (listed is None or name not in listed):
             out.append(CodecVerdict(name, False, f"not listed by the cluster ({av.jira})"))
-        elif since is None or release < since:
-            first = "no release of this line" if since is None else ".".join(map(str, since))
+        elif since is None:
+            line = f"Hadoop {major}.x"
+            out.append(CodecVerdict(name, False, f"no {line} release ships it ({av.jira})"))
+        elif release < since:
+            first = ".".join(map(str, since))
             out.append(CodecVerdict(name, False, f"not shipped before {first} ({av.jira})"))
         elif listed is not None and av.bundled and name not in listed and name not in _CORE:
             out.append(CodecVerdict(name, False, "not in the cluster's io.compression.codecs"))

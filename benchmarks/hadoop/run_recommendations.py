@@ -14,6 +14,8 @@ Usage (from the repository root)::
 
     python benchmarks/hadoop/run_recommendations.py            # search, then run (resumable)
     python benchmarks/hadoop/run_recommendations.py --dry-run  # only print the recommendations
+    python benchmarks/hadoop/run_recommendations.py --calibrate-here 3 --repeats 5 -o runs.jsonl
+                                                  # calibrate on 3 default runs made now
     python benchmarks/hadoop/run_recommendations.py --report   # medians of the saved records
 
 Search restrictions, and why (each is reported with the recommendation):
@@ -160,7 +162,9 @@ def _done(out: Path) -> set[tuple[str, int]]:
     )
 
 
-def run_all(plans: dict[str, dict[str, str]], repeats: int, out: Path) -> None:
+def _runner(out: Path):
+    """A function running one (job, label, settings, repeat) into ``out``, and skipping what
+    ``out`` already holds (the script is resumable)."""
     from mrtune.harness.assemble import build_record
     from mrtune.harness.datagen import ensure_input
     from mrtune.harness.jars import default_cache_dir, find_jars
@@ -170,6 +174,46 @@ def run_all(plans: dict[str, dict[str, str]], repeats: int, out: Path) -> None:
     work = default_cache_dir() / "runs" / "recommendations"
     work.mkdir(parents=True, exist_ok=True)
     done = _done(out)
+
+    def run(job: str, label: str, settings: dict[str, str], rep: int) -> None:
+        if (label, rep) in done:
+            return
+        kind, mib, seed = INPUTS[job]
+        input_dir, meta = ensure_input(kind, mib, seed)
+        run_dir = work / f"{label}-r{rep}"
+        art = run_job(job, settings, input_dir, run_dir, jars, 2048, meta, nice=NICE)
+        rec = build_record(art, label=label, repeat=rep)
+        write_jsonl([rec], out, append=True)
+        cleanup_run_dir(run_dir, keep_log=False)
+        print(
+            f"{label} r{rep}: {'ok' if rec.success else 'FAILED'} job "
+            f"{rec.job_time_ms} ms (load {rec.load_avg_1m})",
+            flush=True,
+        )
+
+    return run
+
+
+def calibrate_here(jobs: list[str], repeats: int, out: Path) -> list[RunRecord]:
+    """Run each job at Hadoop's defaults ``repeats`` times, now, on this machine (labels
+    ``<job>-calibration``, rounds interleaved across the jobs), and return those runs.
+
+    The matrix's calibration runs were recorded on another day, and this VM's speed drifts
+    between days (the sort job's defaults took 5.2 s when the matrix was recorded and 9.4 s on
+    2026-12-01 at the same load): a profile calibrated then misjudges how the time splits
+    between CPU and disk now, and the noise band of its repeats is not today's. A user
+    profiles a recent run of the job on the cluster it will run on; so does this protocol. The
+    calibration runs are never among the scored pairs."""
+    run = _runner(out)
+    for rep in range(repeats):
+        for job in jobs:
+            run(job, f"{job}-calibration", {}, rep)
+    wanted = {f"{job}-calibration" for job in jobs}
+    return [r for r in read_jsonl(out) if r.label in wanted]
+
+
+def run_all(plans: dict[str, dict[str, str]], repeats: int, out: Path) -> None:
+    """Defaults and the recommended settings, interleaved, ``repeats`` rounds (module doc)."""
     if out.is_file():
         for r in read_jsonl(out):
             job = r.job
@@ -179,23 +223,11 @@ def run_all(plans: dict[str, dict[str, str]], repeats: int, out: Path) -> None:
                     f"{out} holds {r.label} runs with other settings ({r.settings}); "
                     "write to another file"
                 )
+    run = _runner(out)
     for rep in range(repeats):
         for job, settings in plans.items():
-            kind, mib, seed = INPUTS[job]
-            input_dir, meta = ensure_input(kind, mib, seed)
-            for label, s in ((f"{job}-hadoop-defaults", {}), (f"{job}-recommended", settings)):
-                if (label, rep) in done:
-                    continue
-                run_dir = work / f"{label}-r{rep}"
-                art = run_job(job, s, input_dir, run_dir, jars, 2048, meta, nice=NICE)
-                rec = build_record(art, label=label, repeat=rep)
-                write_jsonl([rec], out, append=True)
-                cleanup_run_dir(run_dir, keep_log=False)
-                print(
-                    f"{label} r{rep}: {'ok' if rec.success else 'FAILED'} job "
-                    f"{rec.job_time_ms} ms (load {rec.load_avg_1m})",
-                    flush=True,
-                )
+            run(job, f"{job}-hadoop-defaults", {}, rep)
+            run(job, f"{job}-recommended", settings, rep)
 
 
 def measured_speedups(out: Path) -> dict[str, dict[str, float]]:
@@ -256,6 +288,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", nargs="*", default=list(JOBS))
     parser.add_argument(
+        "--calibrate-here",
+        type=int,
+        default=0,
+        metavar="N",
+        help="calibrate on N runs of the defaults made now (labels <job>-calibration in the "
+        "output file; see calibrate_here) instead of the matrix's recorded ones",
+    )
+    parser.add_argument(
         "--include-low-confidence",
         action="store_true",
         help="run the low-confidence changes too (as `optimize --include-low-confidence`)",
@@ -267,9 +307,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report:
         records = read_jsonl(args.matrix) + (read_jsonl(POSTINGS) if POSTINGS.is_file() else [])
         machine = MachineCosts.load(args.machine) if str(args.machine) not in ("", ".") else None
+        labels = dict(JOBS)
+        if args.calibrate_here:
+            records += calibrate_here(args.jobs, args.calibrate_here, args.output)
+            labels = {job: f"{job}-calibration" for job in JOBS}
         plans: dict[str, dict[str, str]] = {}
         for job in args.jobs:
-            cal = calibration_run(records, JOBS[job])
+            cal = calibration_run(records, labels[job])
             t0 = time.perf_counter()
             rec, settings = recommend_for(
                 cal, records, args.search_reduces, machine, args.include_low_confidence
@@ -281,6 +325,9 @@ def main(argv: list[str] | None = None) -> int:
             speedup = rec.intervals.get("speedup")
             summary[job] = {
                 "calibration_run": cal.run_id,
+                "calibrated_on": "runs made now (--calibrate-here)"
+                if args.calibrate_here
+                else f"the recorded matrix ({args.matrix.name})",
                 "calibration_job_time_ms": cal.job_time_ms,
                 "machine_costs": str(args.machine) if machine is not None else None,
                 "strategy": rec.strategy,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mrtune.calibration.cost_factors import fit_cost_factors
 from mrtune.calibration.fit_setup import cluster_fit_setup
+from mrtune.calibration.job_overhead import with_job_overhead
 from mrtune.calibration.resample import with_bootstrap
 from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.profile import CalibrationCheck, CostFactors, JobProfile
@@ -44,13 +45,14 @@ def build_profile(
             prior_source="prior: YARN cluster (ClusterSpec.cost_priors)",
             spill_overlap=overlap,
         )
-        return with_bootstrap(with_self_check(fitted.profile, cfg), cfg)
+        return with_bootstrap(with_self_check(with_job_overhead(fitted.profile), cfg), cfg)
     prov = dict(profile.provenance)
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
     not_run = CalibrationCheck(status="not_run", reason="cost factors are defaults")
     return with_self_check(
-        profile.model_copy(update={"provenance": prov, "calibration": not_run}), cfg
+        with_job_overhead(profile.model_copy(update={"provenance": prov, "calibration": not_run})),
+        cfg,
     )
 
 

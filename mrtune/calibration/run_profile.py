@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.optimize import brentq, least_squares
 
+from mrtune.calibration.job_overhead import with_job_overhead
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.combiner import knot_factor, zipf_distinct, zipf_distinct_exact
@@ -536,7 +537,8 @@ def profile_from_run(
             "warnings": [],
         }
     )
-    return _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
+    built = _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
+    return with_job_overhead(built)
 
 
 def _check_run(rec: RunRecord) -> None:

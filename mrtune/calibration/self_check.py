@@ -16,8 +16,8 @@ the run itself, stage by stage:
 * **reduce stage**: last map finish → last reduce finish (the model's job time − its map stage);
 * **task span**: first attempt start → last attempt finish, which is what the model's job time
   covers; and the **job duration** (launch → finish), which adds the MRAppMaster's start-up,
-  its container requests before the first task, and the job commit, none of which the model
-  holds.
+  its container requests before the first task, and the job commit: the model holds them as
+  one measured constant (``CostFactors.job_overhead_ms``, :mod:`mrtune.calibration.job_overhead`).
 
 Results go into ``profile.cluster_facts`` as ``self_check.<what>.{observed,model}[_ms]`` (and
 ``.error`` = model / observed − 1), beside the calibration's ``fit.<segment>.*`` facts.
@@ -102,7 +102,7 @@ def self_check_facts(profile: JobProfile, cfg: HadoopConfig) -> dict[str, float 
     job = float(pred.job_ms[0])
     model = {
         "job": job,
-        "tasks": job,
+        "tasks": job - float(profile.costs.job_overhead_ms),
         "maps": float(pred.num_maps[0]),
         "map_waves": float(pred.map_waves[0]),
         "map_stage": float(pred.map_stage_ms[0]),

@@ -27,6 +27,7 @@ COST_UNITS = {
     "setup_ms": "ms",
     "cleanup_ms": "ms",
     "task_overhead_ms": "ms",
+    "job_overhead_ms": "ms/job",
     "spill_file_ns": "ns/spill",
     "segment_seek_ns": "ns/segment",
     "fetch_ns": "ns/fetch",

@@ -108,6 +108,9 @@ def test_hadoop1_mode_offers_neither_zstandard_nor_snappy_on_0_20() -> None:
     later = _profile(100, cluster_facts={"hadoop_version": "1.0.4"})
     space = SearchSpace.for_job(later, base, SIXTY, allow_native_codecs=True)
     assert "snappy" in _codecs(space) and not {"zstd", "lz4"} & _codecs(space)
+    # the reason names the release line, not a version that does not exist
+    assert any(w.startswith("lz4: no Hadoop 1.x release ships it") for w in space.withheld)
+    assert any(w.startswith("snappy: not shipped before 1.0.2") for w in space.withheld) is False
 
 
 def test_native_codecs_need_the_flag_until_pure_java() -> None:
