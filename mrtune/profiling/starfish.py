@@ -538,8 +538,11 @@ def load_starfish(
     """Read Starfish's XML files into a profile, a Hadoop 1 configuration and a cluster.
 
     ``profile_xml`` is the job profile. ``input_xml`` (input specification) replaces the
-    profiled input: one map per split, two split sizes kept apart
-    (:mod:`mrtune.profiling._starfish_input`). ``cluster_xml`` gives the slots; without it the cluster is one TaskTracker with the configuration's
+    profiled input: one map per split, every input and split size kept apart
+    (:mod:`mrtune.profiling._starfish_input`; three or more sizes, or several inputs' map
+    profiles, become ``profile.map_classes``, :mod:`mrtune.profiling._starfish_classes`).
+    ``cluster_xml`` gives the slots; without it the cluster is one TaskTracker with the
+    configuration's
     ``mapred.tasktracker.{map,reduce}.tasks.maximum`` (Hadoop 1 defaults 2 and 2). ``conf_xml``
     is the configuration to predict for, in Hadoop 0.20 (or newer) names; the result always has
     ``hadoop_version=1``. Warnings (unknown keys, values mrtune had to average) are in
