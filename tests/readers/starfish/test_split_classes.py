@@ -185,3 +185,22 @@ def test_map_classes_must_add_up_to_the_input() -> None:
         )
     with pytest.raises(ValidationError, match="unknown cost factor"):
         MapClass(name="a", input_bytes=1.0, input_files=1, cost_scale={"nope": 1.0})
+
+
+def test_the_event_schedule_runs_every_class_largest_first() -> None:
+    """The per-task simulation (costmodel.scheduler) starts the 190 maps of all three
+    classes, largest split first, and its map work is the analytic model's."""
+    from mrtune.costmodel.scheduler import simulate_schedule
+
+    profile, config, cluster = _join()
+    pred = predict_job(profile, ConfigBatch.from_configs([config]), cluster)
+    sched = simulate_schedule(profile, config, cluster)
+    maps = sorted(sched.spans("map"), key=lambda t: (t.start_ms, t.index))
+    assert len(maps) == 190
+    times = {float(r.task_ms[0]) for _, r in _class_maps(pred).values()}
+    longest = max(times)
+    startup = cluster.task_startup_ms + cluster.heartbeat_ms
+    first_wave = maps[:8]
+    assert all(t.end_ms - t.start_ms == pytest.approx(longest + startup) for t in first_wave)
+    work = sum(t.end_ms - t.start_ms for t in maps)
+    assert work == pytest.approx(float(pred.map_task_ms[0]) * 190 + 190 * startup, rel=1e-9)
