@@ -20,9 +20,12 @@ and constructed co-occurrence, TeraSort and WordCount jobs written in Starfish's
 co-occurrence job with the public sample's MERGE_CPU_COST on each side (168.6 ns map, 18,234.7
 ns reduce), which the reader keeps apart.
 
-Run from the repository root (about 15 minutes of CPU with 20 seeds)::
+Run from the repository root. Each RRS run costs about 5 s of CPU (the join, three classes of
+maps, about three times that), so 20 seeds take about 30 minutes of CPU in all; ``--only``
+splits a run over processes and ``--report`` merges their files::
 
     python benchmarks/bench_starfish_space.py --seeds 20 --json benchmarks/results/starfish_space.json
+    python benchmarks/bench_starfish_space.py --report part_*.json --markdown --json merged.json
 """
 
 from __future__ import annotations
