@@ -13,15 +13,19 @@ like. The default strategy must be at least as good as the best RRS seed on ever
 (issue 16); the ``ok`` column says whether it is, and the exit status is 1 when it is not.
 
 Profiles: the Starfish-format fixtures (``tests/readers/starfish/fixtures``: TeraSort, WordCount,
-and TeraSort on the 200 × 128 MB + 100 × 30 MB input of Starfish's TeraSort what-if sample),
+TeraSort on the 200 × 128 MB + 100 × 30 MB input of Starfish's TeraSort what-if sample, and a
+two-input join, one map profile per input, on 100 × 128 MB + 50 × 30 MB + 40 × 64 MB splits),
 and constructed co-occurrence, TeraSort and WordCount jobs written in Starfish's format
 (``tests/readers/starfish/kinds.py``) and read back by mrtune's Starfish reader, plus the
 co-occurrence job with the public sample's MERGE_CPU_COST on each side (168.6 ns map, 18,234.7
 ns reduce), which the reader keeps apart.
 
-Run from the repository root (about 15 minutes of CPU with 20 seeds)::
+Run from the repository root. Each RRS run costs about 5 s of CPU (the join, three classes of
+maps, about three times that), so 20 seeds take about 30 minutes of CPU in all; ``--only``
+splits a run over processes and ``--report`` merges their files::
 
     python benchmarks/bench_starfish_space.py --seeds 20 --json benchmarks/results/starfish_space.json
+    python benchmarks/bench_starfish_space.py --report part_*.json --markdown --json merged.json
 """
 
 from __future__ import annotations
@@ -60,10 +64,10 @@ Job = tuple[JobProfile, HadoopConfig, ClusterSpec]
 def fixture_jobs() -> dict[str, Job]:
     """The Starfish-sample-like fixtures, as ``mrtune profile --from starfish`` reads them."""
 
-    def load(name: str, input_xml: str | None = None) -> Job:
+    def load(name: str, input_xml: str | None = None, profile: str | None = None) -> Job:
         return load_starfish(
-            FIX / f"{name}_profile.xml",
-            FIX / (input_xml or f"{name}_input.xml"),
+            FIX / f"{profile or name}_profile.xml",
+            FIX / (input_xml or f"{profile or name}_input.xml"),
             FIX / f"{name}_cluster.xml",
             FIX / f"{name}_conf.xml",
         )
@@ -72,6 +76,8 @@ def fixture_jobs() -> dict[str, Job]:
         "terasort (fixture)": load("terasort"),
         "terasort sample splits": load("terasort", "terasort_input_unequal.xml"),
         "wordcount (fixture)": load("wordcount"),
+        # two inputs' map profiles, three split sizes: three classes of maps (issue 16)
+        "join 3 sizes 2 inputs": load("terasort", profile="join"),
     }
 
 

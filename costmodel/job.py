@@ -23,52 +23,17 @@ from numpy.typing import NDArray
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
+from mrtune.costmodel.map_groups import SPLIT_SLOP, MapGroup, map_groups, split_layout, total
+from mrtune.costmodel.map_task import MapInputs, MapTaskResult
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.reduce_task import ReduceTaskResult, reduce_task
-from mrtune.costmodel.stacked import StackedProfiles, nonzero, where
+from mrtune.costmodel.stacked import StackedProfiles, nonzero
 
 F64 = NDArray[np.float64]
-SPLIT_SLOP = 1.1
+__all__ = ["SPLIT_SLOP", "JobPrediction", "MapGroup", "evaluate", "predict_job", "split_layout"]
 #: ``yarn.app.mapreduce.am.job.reduce.rampup.limit``: share of the cluster reducers may take
 #: while maps are still pending.
 REDUCE_RAMPUP_LIMIT = 0.5
-
-
-def split_layout(
-    profile: JobProfile | StackedProfiles, split_size: F64
-) -> tuple[F64, F64, F64, F64]:
-    """``(full_per_file, full_split_bytes, tail_split_bytes, files)`` (new-API FileInputFormat)."""
-    if isinstance(profile, StackedProfiles):
-        return _stacked_split_layout(profile, split_size)
-    files = float(profile.input_files)
-    file_size = profile.input_bytes / files
-    if not profile.input_splittable:
-        k = np.zeros_like(split_size)
-        return (
-            k,
-            np.full_like(split_size, file_size),
-            np.full_like(split_size, file_size),
-            np.full_like(split_size, files),
-        )
-    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
-    tail = file_size - k * split_size
-    return k, np.minimum(split_size, file_size), tail, np.full_like(split_size, files)
-
-
-def _stacked_split_layout(profile: StackedProfiles, split_size: F64) -> tuple[F64, F64, F64, F64]:
-    """:func:`split_layout` with each row's own input (the same operations per row)."""
-    files = profile.input_files
-    file_size = profile.input_bytes / files
-    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
-    tail = file_size - k * split_size
-    full = np.minimum(split_size, file_size)
-    whole = ~profile.input_splittable
-    if whole.any():
-        k = np.where(whole, 0.0, k)
-        full = np.where(whole, file_size, full)
-        tail = np.where(whole, file_size, tail)
-    return k, full, tail, files.copy()
 
 
 def container_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.int64]) -> F64:
@@ -83,7 +48,13 @@ def container_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.
 
 @dataclass
 class JobPrediction:
-    """The analytic job model's answer for each configuration (ndarrays of shape (n,))."""
+    """The analytic job model's answer for each configuration (ndarrays of shape (n,)).
+
+    ``map_groups`` holds every group of equal map tasks (:mod:`mrtune.costmodel.map_groups`):
+    the input's full and tail maps, or two per map class. ``map_full`` / ``map_tail`` and
+    their counts and sizes are the first two (the whole job's when it has no map classes);
+    every job total reads all the groups.
+    """
 
     num_maps: F64
     num_full_maps: F64
@@ -107,47 +78,45 @@ class JobPrediction:
     #: ClusterSpec.cpu_stretch of a map wave and of a reduce wave (1: no contention term)
     map_stretch: F64 | float = 1.0
     reduce_stretch: F64 | float = 1.0
+    map_groups: tuple[MapGroup, ...] = ()
+
+    def _maps(self, attr: str) -> F64:
+        """Job total of a per-map quantity over every group of maps."""
+        groups = self.map_groups or (
+            MapGroup(self.num_full_maps, self.full_split_bytes, self.map_full),
+            MapGroup(self.num_tail_maps, self.tail_split_bytes, self.map_tail),
+        )
+        return total(groups, attr)
 
     @cached_property
     def _total_raw(self) -> F64:
-        return (
-            self.num_full_maps * self.map_full.output_records
-            + self.num_tail_maps * self.map_tail.output_records
-        )
+        return self._maps("output_records")
 
     @cached_property
     def counters(self) -> dict[str, F64]:
         """Job-total Hadoop counters (computed on first access; searches never need them)."""
         counters = {
-            "MAP_INPUT_RECORDS": self.num_full_maps * self.map_full.input_records
-            + self.num_tail_maps * self.map_tail.input_records,
+            "MAP_INPUT_RECORDS": self._maps("input_records"),
             "MAP_OUTPUT_RECORDS": np.where(
                 (self.num_reducers > 0),
                 self._total_raw,
-                self.num_full_maps * self.map_full.output_records
-                + self.num_tail_maps * self.map_tail.output_records,
+                self._maps("output_records"),
             ),
-            "MAP_OUTPUT_BYTES": self.num_full_maps * self.map_full.output_bytes
-            + self.num_tail_maps * self.map_tail.output_bytes,
-            "MAP_OUTPUT_MATERIALIZED_BYTES": self.num_full_maps * self.map_full.materialized_bytes
-            + self.num_tail_maps * self.map_tail.materialized_bytes,
-            "SPILLED_RECORDS": self.num_full_maps * self.map_full.spilled_records
-            + self.num_tail_maps * self.map_tail.spilled_records
+            "MAP_OUTPUT_BYTES": self._maps("output_bytes"),
+            "MAP_OUTPUT_MATERIALIZED_BYTES": self._maps("materialized_bytes"),
+            "SPILLED_RECORDS": self._maps("spilled_records")
             + np.where(
                 (self.num_reducers > 0), self.num_reducers * self.reduce.spilled_records, 0.0
             ),
-            "MAP_SPILLED_RECORDS": self.num_full_maps * self.map_full.spilled_records
-            + self.num_tail_maps * self.map_tail.spilled_records,
+            "MAP_SPILLED_RECORDS": self._maps("spilled_records"),
             "REDUCE_SPILLED_RECORDS": np.where(
                 (self.num_reducers > 0), self.num_reducers * self.reduce.spilled_records, 0.0
             ),
-            "COMBINE_INPUT_RECORDS": self.num_full_maps * self.map_full.combine_input_records
-            + self.num_tail_maps * self.map_tail.combine_input_records
+            "COMBINE_INPUT_RECORDS": self._maps("combine_input_records")
             + np.where(
                 (self.num_reducers > 0), self.num_reducers * self.reduce.combine_input_records, 0.0
             ),
-            "COMBINE_OUTPUT_RECORDS": self.num_full_maps * self.map_full.combine_output_records
-            + self.num_tail_maps * self.map_tail.combine_output_records
+            "COMBINE_OUTPUT_RECORDS": self._maps("combine_output_records")
             + np.where(
                 (self.num_reducers > 0),
                 self.num_reducers * self.reduce.combine_output_records,
@@ -168,26 +137,21 @@ class JobPrediction:
             "SHUFFLED_MAPS": np.where(
                 (self.num_reducers > 0), self.num_reducers * self.num_maps, 0.0
             ),
-            "HDFS_BYTES_READ": self.num_full_maps * self.map_full.hdfs_bytes_read
-            + self.num_tail_maps * self.map_tail.hdfs_bytes_read,
+            "HDFS_BYTES_READ": self._maps("hdfs_bytes_read"),
             "HDFS_BYTES_WRITTEN": np.where(
                 (self.num_reducers > 0),
                 self.num_reducers * self.reduce.hdfs_bytes_written,
-                self.num_full_maps * self.map_full.hdfs_bytes_written
-                + self.num_tail_maps * self.map_tail.hdfs_bytes_written,
+                self._maps("hdfs_bytes_written"),
             ),
-            "FILE_BYTES_WRITTEN": self.num_full_maps * self.map_full.file_bytes_written
-            + self.num_tail_maps * self.map_tail.file_bytes_written
+            "FILE_BYTES_WRITTEN": self._maps("file_bytes_written")
             + np.where(
                 (self.num_reducers > 0), self.num_reducers * self.reduce.file_bytes_written, 0.0
             ),
-            "FILE_BYTES_READ": self.num_full_maps * self.map_full.file_bytes_read
-            + self.num_tail_maps * self.map_tail.file_bytes_read
+            "FILE_BYTES_READ": self._maps("file_bytes_read")
             + np.where(
                 (self.num_reducers > 0), self.num_reducers * self.reduce.file_bytes_read, 0.0
             ),
-            "MAP_SPILLS": self.num_full_maps * self.map_full.spills
-            + self.num_tail_maps * self.map_tail.spills,
+            "MAP_SPILLS": self._maps("spills"),
         }
         return counters
 
@@ -195,9 +159,7 @@ class JobPrediction:
     def map_task_ms(self) -> F64:
         """Average map task time (full and tail splits weighted by their counts)."""
         n = np.maximum(self.num_maps, 1.0)
-        return (
-            self.num_full_maps * self.map_full.task_ms + self.num_tail_maps * self.map_tail.task_ms
-        ) / n
+        return self._maps("task_ms") / n
 
     @property
     def reduce_task_ms(self) -> F64:
@@ -206,8 +168,17 @@ class JobPrediction:
     @property
     def map_phase_ms(self) -> dict[str, F64]:
         n = np.maximum(self.num_maps, 1.0)
-        full, tail = self.map_full.phase_ms, self.map_tail.phase_ms
-        return {k: (self.num_full_maps * full[k] + self.num_tail_maps * tail[k]) / n for k in full}
+        groups = self.map_groups or (
+            MapGroup(self.num_full_maps, self.full_split_bytes, self.map_full),
+            MapGroup(self.num_tail_maps, self.tail_split_bytes, self.map_tail),
+        )
+        out = {}
+        for k in self.map_full.phase_ms:
+            acc = groups[0].count * groups[0].result.phase_ms[k]
+            for g in groups[1:]:
+                acc = acc + g.count * g.result.phase_ms[k]
+            out[k] = acc / n
+        return out
 
     @property
     def reduce_phase_ms(self) -> dict[str, F64]:
@@ -241,51 +212,12 @@ def predict_job(
         if map_only is not True:
             reducers = np.where(map_only, reducers, batch.num_reducers)
         object.__setattr__(batch, "num_reducers", reducers)
-    k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
     map_inputs = MapInputs.build(profile, batch)
-    # Records per split: full splits hold rint(split / width of the profiled run's full
-    # splits); the tail split holds what the file has left, so every file's records add up
-    # exactly (Hadoop's record readers hand each record to the split where it starts).
-    stats = profile.stats
-    cmp_in = where(profile.input_compressed, stats.input_compress_ratio, 1.0)
-    width = stats.input_pair_width
-    n_files = profile.input_files
-    if not isinstance(n_files, np.ndarray):
-        n_files = float(n_files)
-    file_recs = np.rint(profile.input_bytes / n_files / cmp_in / width)
-    split_w = stats.split_pair_width
-    if split_w is None:
-        split_w = width
-    elif isinstance(split_w, np.ndarray):
-        split_w = np.where(np.isnan(split_w), width, split_w)
-    full_recs = np.rint(full_bytes / cmp_in / split_w)
-    tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
-    ovl = cluster.spill_overlap
-    mf = map_task(
-        profile,
-        batch,
-        full_bytes,
-        inputs=map_inputs,
-        input_records=full_recs,
-        spill_overlap=ovl,
-        counters=counters,
-        remote_bytes=cluster.remote_read_bytes(full_bytes),
-        local_mode=cluster.local_mode,
-    )
-    mt = map_task(
-        profile,
-        batch,
-        tail_bytes,
-        inputs=map_inputs,
-        input_records=tail_recs,
-        spill_overlap=ovl,
-        counters=counters,
-        remote_bytes=cluster.remote_read_bytes(tail_bytes),
-        local_mode=cluster.local_mode,
-    )
-    n_full = k_full * files
-    n_tail = files.copy()
-    n_maps = n_full + n_tail
+    groups = map_groups(profile, batch, cluster, map_inputs, counters=counters)
+    mf, mt = groups[0].result, groups[1].result
+    n_maps = groups[0].count
+    for g in groups[1:]:
+        n_maps = n_maps + g.count
     R = batch.num_reducers.astype(np.float64)
     has_red = R > 0
     # np.where(has_red, x, y) is x when every configuration has reducers (searches' usual case)
@@ -293,19 +225,23 @@ def predict_job(
 
     # ---- reduce input: one segment per map per reducer (uniform partitioning, §4.1)
     Rn = np.maximum(R, 1.0)
-    tot_final = n_full * mf.final_records + n_tail * mt.final_records
-    tot_raw = n_full * mf.output_records + n_tail * mt.output_records
+    tot_final = total(groups, "final_records")
+    tot_raw = total(groups, "output_records")
     segs_per_job = n_maps * Rn
     seg_recs = tot_final / segs_per_job
     seg_raw = tot_raw / segs_per_job
     seg_width = mf.final_pair_width
-    if map_inputs.any_combining:
-        # full and tail maps' combined records differ in width (their merge factors differ):
-        # a reducer's segments hold them in proportion to their records
-        seg_bytes = n_full * mf.final_records * mf.final_pair_width
-        seg_bytes = seg_bytes + n_tail * mt.final_records * mt.final_pair_width
+    if map_inputs.any_combining or len(groups) > 2:
+        # the groups' final records differ in width (merge factors, or each map class's own
+        # statistics): a reducer's segments hold them in proportion to their records
+        seg_bytes = groups[0].count * mf.final_records * mf.final_pair_width
+        for g in groups[1:]:
+            seg_bytes = seg_bytes + g.count * g.result.final_records * g.result.final_pair_width
+        mixed = tot_final > 0
+        if len(groups) == 2:
+            mixed = map_inputs.combining & mixed
         seg_width = np.where(
-            map_inputs.combining & (tot_final > 0),
+            mixed,
             np.divide(seg_bytes, tot_final, out=np.zeros(n), where=tot_final > 0),
             mf.final_pair_width,
         )
@@ -340,11 +276,15 @@ def predict_job(
     # the cluster states its cores): tasks of a full wave share the nodes' cores
     s_map = cluster.cpu_stretch(np.minimum(n_maps, map_slots))
     s_red = cluster.cpu_stretch(np.minimum(Rn, red_slots))
-    m_full, m_tail, r_task = mf.task_ms * s_map, mt.task_ms * s_map, rd.task_ms * s_red
+    r_task = rd.task_ms * s_red
+    m_times = [g.result.task_ms * s_map for g in groups]
     # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
-    t_full = m_full + startup if startup else m_full
-    t_tail = m_tail + startup if startup else m_tail
-    map_work = n_full * t_full + n_tail * t_tail
+    t_times = [m + startup for m in m_times] if startup else m_times
+    map_work = groups[0].count * t_times[0]
+    longest = t_times[0] * (groups[0].count > 0)
+    for g, t in zip(groups[1:], t_times[1:], strict=True):
+        map_work = map_work + g.count * t
+        longest = np.maximum(longest, t * (g.count > 0))
     t_map_avg = map_work / n_maps
     t_red = r_task + startup if startup else r_task
 
@@ -380,7 +320,7 @@ def predict_job(
     map_stage = np.where(
         shared & (reduce_start < map_stage_plain), map_stage_shared, map_stage_plain
     )
-    map_stage = np.maximum(map_stage, np.maximum(t_full * (n_full > 0), t_tail))
+    map_stage = np.maximum(map_stage, longest)
 
     # ---- reduce stage (first wave overlaps the map stage from slow-start on)
     # A reduce launched after the maps pays its fixed time (container launch, JVM start, task
@@ -408,7 +348,11 @@ def predict_job(
     job = first_wave_end + (red_waves - 1.0) * t_red
 
     # ---- totals: the seed's total cost (sum of task times) and container GB-seconds
-    total_map_ms = map_work if not startup else n_full * m_full + n_tail * m_tail
+    total_map_ms = map_work
+    if startup:
+        total_map_ms = groups[0].count * m_times[0]
+        for g, m in zip(groups[1:], m_times[1:], strict=True):
+            total_map_ms = total_map_ms + g.count * m
     total_red_ms = R * r_task
     first_wave = np.minimum(R, red_slots)
     held_first = first_wave * (first_wave_end - red_start)
@@ -434,11 +378,11 @@ def predict_job(
 
     return JobPrediction(
         num_maps=n_maps,
-        num_full_maps=n_full,
-        num_tail_maps=n_tail,
+        num_full_maps=groups[0].count,
+        num_tail_maps=groups[1].count,
         num_reducers=R,
-        full_split_bytes=full_bytes,
-        tail_split_bytes=tail_bytes,
+        full_split_bytes=groups[0].split_bytes,
+        tail_split_bytes=groups[1].split_bytes,
         map_full=mf,
         map_tail=mt,
         reduce=rd,
@@ -454,6 +398,7 @@ def predict_job(
         container_gb_s=gb_s,
         map_stretch=s_map,
         reduce_stretch=s_red,
+        map_groups=groups,
     )
 
 

@@ -629,6 +629,60 @@ class BootstrapRatios(BaseModel):
         return len(next(iter(self.ratios.values()), []))
 
 
+class MapClass(BaseModel):
+    """One class of map tasks the job model keeps apart (issue 16).
+
+    Starfish's input specification lists groups of splits (TeraSort's sample: 200 x 128 MB
+    and 100 x 30 MB) and its job profile one ``<map_profile>`` per input, each with its own
+    statistics and cost factors; its What-if Engine prices every split at its own size and
+    profile. A class is ``input_files`` files of ``input_bytes / input_files`` bytes, cut into
+    splits as any input (``costmodel.job.split_layout``), whose maps read the class's own
+    ``stats`` (None: the profile's) and cost factors ``cost_scale`` times the profile's
+    (a ratio, so a perturbation of a factor's level, as the confidence sampling makes, moves
+    every class with it). The reduce side reads the profile's own statistics and factors.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="where the class comes from (input and split size)")
+    input_bytes: float = Field(gt=0, description="the class's bytes as stored")
+    input_files: int = Field(ge=1, description="files of equal size in the class")
+    stats: DataflowStats | None = Field(
+        None, description="the class's own map-side statistics (None: the profile's)"
+    )
+    cost_scale: dict[str, float] = Field(
+        default_factory=dict, description="cost factor -> class value / profile value"
+    )
+
+    @field_validator("cost_scale")
+    @classmethod
+    def _scales(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(v) - set(CostFactors.model_fields))
+        if unknown:
+            raise ValueError(f"cost_scale: unknown cost factor(s) {unknown}")
+        bad = sorted(k for k, x in v.items() if not (math.isfinite(x) and x >= 0))
+        if bad:
+            raise ValueError(f"cost_scale: non-finite or negative ratio for {bad}")
+        return v
+
+    def profile_of(self, profile: JobProfile) -> JobProfile:
+        """``profile`` restricted to this class: its input, statistics and map-side factors."""
+        costs = profile.costs
+        if self.cost_scale:
+            costs = costs.with_factors(
+                {f: float(getattr(costs, f)) * r for f, r in self.cost_scale.items()}
+            )
+        return profile.model_copy(
+            update={
+                "input_bytes": self.input_bytes,
+                "input_files": self.input_files,
+                "stats": self.stats if self.stats is not None else profile.stats,
+                "costs": costs,
+                "map_classes": [],
+            }
+        )
+
+
 class JobProfile(BaseModel):
     """Everything the cost model needs to know about a job, independent of its configuration."""
 
@@ -669,6 +723,11 @@ class JobProfile(BaseModel):
         description="the bootstrap refits of the cost factors behind every interval (None: "
         "none kept; they are then recomputed from the observed attempts)",
     )
+    map_classes: list[MapClass] = Field(
+        default_factory=list,
+        description="classes of map tasks modelled apart (split sizes, inputs' own map "
+        "profiles); empty: one input of input_files equal files",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> JobProfile:
@@ -679,6 +738,14 @@ class JobProfile(BaseModel):
             )
         if self.has_combiner is False and self.combine_class:
             object.__setattr__(self, "has_combiner", True)
+        if self.map_classes:
+            files = sum(c.input_files for c in self.map_classes)
+            size = sum(c.input_bytes for c in self.map_classes)
+            if files != self.input_files or not math.isclose(size, self.input_bytes, rel_tol=1e-9):
+                raise ValueError(
+                    f"map_classes hold {files} files of {size:.0f} bytes but the profile says "
+                    f"input_files={self.input_files}, input_bytes={self.input_bytes:.0f}"
+                )
         return self
 
     def codec(self, name: str) -> CodecStats:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.job import REDUCE_RAMPUP_LIMIT, JobPrediction, predict_job
+from mrtune.costmodel.job import REDUCE_RAMPUP_LIMIT, JobPrediction, MapGroup, predict_job
 from mrtune.costmodel.profile import JobProfile
 
 
@@ -112,16 +112,19 @@ class _JobTasks:
 
     @classmethod
     def of(cls, pred: JobPrediction, config: HadoopConfig, cluster: ClusterSpec) -> _JobTasks:
-        n_full, n_tail = int(pred.num_full_maps[0]), int(pred.num_tail_maps[0])
-        maps = [float(pred.map_full.task_ms[0])] * n_full + [
-            float(pred.map_tail.task_ms[0])
-        ] * n_tail
+        groups = pred.map_groups or (
+            MapGroup(pred.num_full_maps, pred.full_split_bytes, pred.map_full),
+            MapGroup(pred.num_tail_maps, pred.tail_split_bytes, pred.map_tail),
+        )
+        maps: list[float] = []
+        sizes: list[float] = []
+        for g in groups:
+            k = int(g.count[0])
+            maps += [float(g.result.task_ms[0])] * k
+            sizes += [float(g.split_bytes[0])] * k
         # Largest split first, equal splits in index order (a stable sort by size): the tail
-        # split can exceed a full one by up to SPLIT_SLOP.
-        if n_full and n_tail and float(pred.tail_split_bytes[0]) > float(pred.full_split_bytes[0]):
-            order = list(range(n_full, n_full + n_tail)) + list(range(n_full))
-        else:
-            order = list(range(n_full + n_tail))
+        # split can exceed a full one by up to SPLIT_SLOP; map classes come in any order.
+        order = sorted(range(len(maps)), key=lambda i: -sizes[i])
         n_red = int(pred.num_reducers[0])
         n_maps = len(maps)
         return cls(

@@ -135,6 +135,10 @@ class ProfileTable:
     def __init__(self, profiles: Sequence[JobProfile]) -> None:
         if not profiles:
             raise ValueError("StackedProfiles needs at least one profile")
+        if any(p.map_classes for p in profiles):
+            # a row holds one input; a job's map classes (JobProfile.map_classes) each need
+            # their own map tasks: such a job is costed on its own (predict_job's per-job path)
+            raise ValueError("a profile with map classes cannot be stacked")
 
         def col(values: list[object], fill: float = np.nan) -> F64:
             return np.array([fill if v is None else v for v in values], dtype=np.float64)

@@ -233,6 +233,9 @@ def evaluate_profiles(
     call of the vectorised model (:class:`StackedProfiles`)."""
     batch = configs if isinstance(configs, ConfigBatch) else ConfigBatch.from_configs(configs)
     n_p, n_c = len(profiles), len(batch)
+    if any(p.map_classes for p in profiles):  # each class its own map tasks: not stackable
+        pairs = [evaluate(p, batch, cluster) for p in profiles]
+        return np.stack([j for j, _ in pairs]), np.stack([g for _, g in pairs])
     stacked = StackedProfiles.of(list(profiles), np.repeat(np.arange(n_p), n_c))
     job_ms, gb_s = evaluate(stacked, ConfigBatch.concat([batch] * n_p), cluster)
     return job_ms.reshape(n_p, n_c), gb_s.reshape(n_p, n_c)

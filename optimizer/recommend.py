@@ -40,7 +40,7 @@ from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.pareto import ParetoChoice, settle
 from mrtune.optimizer.reverts import reverts
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.trust import assess_changes, confident_row
+from mrtune.optimizer.trust import HISTORY, assess_changes, confident_row
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
@@ -197,6 +197,7 @@ def recommend(
     max_gb_s: float | None = None,
     space_kind: str = "mrtune",
     ran_with: HadoopConfig | None = None,
+    start_label: str | None = None,
 ) -> Recommendation:
     """Search, prune changes below ``min_gain``, explain the rest, compare with defaults.
 
@@ -224,7 +225,8 @@ def recommend(
     (:func:`mrtune.search_spaces.starfish.starfish_space`).
 
     ``ran_with``: the configuration the observed attempts ran with, for the evidence refits,
-    when ``base`` (the start) is another one (a file replayed over a saved profile).
+    when ``base`` (the start) is another one (a file replayed over a saved profile), which
+    ``start_label`` names in the far-move reason (:mod:`mrtune.optimizer.trust`).
     """
     for name in only or ():
         if not find_knob(name).site_property:
@@ -265,12 +267,13 @@ def recommend(
     else:
         best = _prune(space, cost_of, cur_row, dict(result.best_values), min_gain)
     metric = "container_gb_s" if kind == ObjectiveKind.resources else "job_ms"
+    origin = HISTORY if start_label is None else f"its value in {start_label}"
     row, trust = best, {}
     if ev is not None and include_low_confidence:
         changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
-        trust = assess_changes(ev, space, cluster, cur_row, best, changed, metric)
+        trust = assess_changes(ev, space, cluster, cur_row, best, changed, metric, origin)
     elif ev is not None:
-        row, trust = confident_row(ev, space, cluster, cur_row, best, metric)
+        row, trust = confident_row(ev, space, cluster, cur_row, best, metric, origin)
         if row != best and _cost(cost_of, row) > _cost(cost_of, cur_row) * (1 - min_gain):
             row = dict(cur_row)  # what is left gains too little to be worth writing
     config = space.values_to_config(row)

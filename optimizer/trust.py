@@ -107,7 +107,11 @@ def _variants(cur: Row, best: Row, changed: list[str]) -> list[Row]:
     return rows
 
 
-def _far(k: str, cur: Row, best: Row) -> str | None:
+#: What the far-move rule measures from when the start is the profile's own configuration.
+HISTORY = "the value the history ran with"
+
+
+def _far(k: str, cur: Row, best: Row, origin: str = HISTORY) -> str | None:
     knob = find_knob(k)
     if not knob.log:
         return None
@@ -116,10 +120,7 @@ def _far(k: str, cur: Row, best: Row) -> str | None:
         return None
     r = b / a
     if r > FAR or r < 1 / FAR:
-        return (
-            f"moves the setting ×{r:.3g} from the value the history ran with "
-            f"(beyond ×{1 / FAR:g}–×{FAR:g})"
-        )
+        return f"moves the setting ×{r:.3g} from {origin} (beyond ×{1 / FAR:g}–×{FAR:g})"
     return None
 
 
@@ -131,9 +132,11 @@ def assess_changes(
     best: Row,
     changed: list[str],
     metric: str = "job_ms",
+    origin: str = HISTORY,
 ) -> dict[str, ChangeTrust]:
     """:class:`ChangeTrust` of every change in ``changed`` (module doc); ``metric``:
-    ``job_ms`` or ``container_gb_s``, what the gain is measured in."""
+    ``job_ms`` or ``container_gb_s``, what the gain is measured in; ``origin``: what ``cur``
+    is, named in the far-move reason (the history's value, or a replayed file's)."""
     if not changed:
         return {}
     batch = _rows_batch(space, _variants(cur, best, changed))
@@ -180,7 +183,7 @@ def assess_changes(
                 f"{np.expm1(band):.1%} on a speedup measured from {PAIRS} pairs "
                 f"({noise.source})"
             )
-        far = _far(k, cur, best)
+        far = _far(k, cur, best, origin)
         if far:
             t.reasons.append(far)
         out[k] = t
@@ -194,6 +197,7 @@ def confident_row(
     cur: Row,
     best: Row,
     metric: str = "job_ms",
+    origin: str = HISTORY,
 ) -> tuple[Row, dict[str, ChangeTrust]]:
     """``best`` without its low-confidence changes, re-assessed until none is left (dropping
     one change moves the others' gains), and the assessment of every change of ``best``
@@ -203,7 +207,7 @@ def confident_row(
     trust: dict[str, ChangeTrust] = {}
     for _ in range(len(best) + 1):
         changed = [k for k in row if not np.isclose(row[k], cur[k])]
-        now = assess_changes(evidence, space, cluster, cur, row, changed, metric)
+        now = assess_changes(evidence, space, cluster, cur, row, changed, metric, origin)
         trust.update(now)
         low = [k for k, t in now.items() if t.low]
         if not low:

@@ -165,6 +165,9 @@ def print_summary(profile) -> None:  # noqa: ANN001
         f"{_fmt(f.get('duplicate_attempt_events'))}",
         highlight=False,
     )
+    for cls in profile.map_classes:  # modelled apart (costmodel.map_groups)
+        own = "own map profile" if cls.stats is not None else "the job's map profile"
+        console.print(f"  map class {cls.name} ({own})", highlight=False)
     check = self_check_table(profile)
     if check is not None:
         console.print(check)

@@ -282,6 +282,7 @@ def optimize_cmd(
                 **limits,
                 space_kind=space,
                 ran_with=ran_with,
+                start_label=None if not_modelled is None else f"the replayed --conf {conf}",
             )
         except KeyError as exc:
             raise InputError(str(exc.args[0]), field="--only/--exclude") from None

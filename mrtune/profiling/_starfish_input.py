@@ -41,7 +41,7 @@ def fit_block_size(notes: Notes, config: HadoopConfig, inputs: InputSpec) -> Had
     if _layout_fits(config, inputs):
         return config
     fitted = config.with_changes({"dfs.blocksize": needed})
-    if not _layout_fits(fitted, inputs):  # split min/max sizes decide; input_from_spec warns
+    if not _layout_fits(fitted, inputs):  # split min/max sizes decide
         return config
     notes.warnings.append(
         f"dfs.block.size={config.dfs_blocksize} (split size {config.split_size}) would cut the "
@@ -53,12 +53,13 @@ def fit_block_size(notes: Notes, config: HadoopConfig, inputs: InputSpec) -> Had
 
 
 def _layout_fits(config: HadoopConfig, inputs: InputSpec) -> bool:
-    """Whether ``config.split_size`` cuts the model's input files into the spec's splits."""
+    """Whether ``config.split_size`` gives the model's files exactly the spec's splits: two
+    sizes :func:`two_groups` lays out need the larger split as the split size; any other
+    layout (one file per split, :func:`input_from_spec`) needs every split kept whole."""
     two = two_groups(inputs)
     if two is not None:
         return math.isclose(config.split_size, two[0])
-    largest = max(max(s.size for s in inputs.splits), inputs.total_bytes / inputs.num_splits)
-    return largest <= SPLIT_SLOP * config.split_size
+    return max(s.size for s in inputs.splits) <= SPLIT_SLOP * config.split_size
 
 
 def two_groups(inputs: InputSpec) -> tuple[float, float, int, int] | None:
@@ -80,15 +81,24 @@ def two_groups(inputs: InputSpec) -> tuple[float, float, int, int] | None:
     return full, tail, n_full // n_tail, n_tail
 
 
+#: A class of splits the model keeps apart: ``(input_index, split bytes, splits)``.
+SplitClass = tuple[int, float, int]
+
+
 def input_from_spec(
     notes: Notes, inputs: InputSpec, job: StarfishJobProfile, config: HadoopConfig
-) -> tuple[float, int, bool]:
-    """``(input_bytes, input_files, compressed)`` for the model from an input specification.
+) -> tuple[float, int, bool, list[SplitClass]]:
+    """``(input_bytes, input_files, compressed, classes)`` for the model from an input
+    specification.
 
-    One split size: one file per split. Two sizes that :func:`two_groups` can lay out: that
-    many files of full splits plus a tail, so both groups reach the model with their own size.
-    Anything else is averaged into equal splits (the total and the count are kept), with a
-    warning; the groups are kept in ``cluster_facts["input_split_groups"]`` either way.
+    One input (one ``<map_profile>``) of one split size: one file per split. Two sizes that
+    :func:`two_groups` can lay out: that many files of full splits plus a tail, so both
+    groups reach the model with their own size. Anything else (three or more sizes, two
+    sizes :func:`two_groups` cannot lay out, several inputs with their own map profiles):
+    one class of map tasks per input and split size (``classes``, largest first, each split
+    one file of its own size, :class:`~mrtune.costmodel.profile.MapClass`), as Starfish's
+    What-if Engine prices every split group at its size with its input's map profile. The
+    groups are kept in ``cluster_facts["input_split_groups"]`` either way.
     """
     indexes = {s.input_index for s in inputs.splits}
     unknown = indexes - {m.input_index for m in job.maps}
@@ -108,30 +118,46 @@ def input_from_spec(
     groups = _split_groups(inputs)
     notes.facts["input_split_groups"] = " + ".join(f"{n} x {size:.0f}" for size, n in groups)
     notes.facts["input_splits"] = float(count)
-    sizes = [size for size, _ in groups]
-    if len(sizes) == 1:
+    several = len(job.maps) > 1
+    if len(groups) == 1 and not several:
         notes.provenance["input_layout"] = f"{count} equal splits, one file each"
-        return total, count, any(compressed)
+        return total, count, any(compressed), []
     two = two_groups(inputs)
-    if two is not None and math.isclose(config.split_size, two[0]):
+    if not several and two is not None and math.isclose(config.split_size, two[0]):
         full, tail, k, files = two
         notes.provenance["input_layout"] = (
             f"{files} files of {k} splits of {full:.0f} bytes and one of {tail:.0f} bytes "
             f"(the input specification's {k * files} + {files} splits)"
         )
-        return total, files, any(compressed)
-    why = (
-        f"the split size is {config.split_size} bytes, not the larger split"
-        if two is not None
-        else "mrtune's job model has one full and one tail split size per file"
+        return total, files, any(compressed), []
+    classes = _classes(inputs)
+    notes.provenance["input_layout"] = (
+        f"{len(classes)} classes of map tasks, each split one file: "
+        + " + ".join(f"input {i}: {n} x {size:.0f}" for i, size, n in classes)
     )
-    notes.warnings.append(
-        f"{inputs.path}: {len(sizes)} split sizes ({min(sizes):.0f} .. {max(sizes):.0f} bytes) "
-        f"cannot be laid out exactly ({why}); mrtune models {count} equal splits of "
-        f"{total / count:.0f} bytes (total and count kept)"
+    return total, count, any(compressed), classes
+
+
+def _classes(inputs: InputSpec) -> list[SplitClass]:
+    """The specification's splits by input and size, largest first."""
+    by: dict[tuple[int, float], int] = {}
+    for g in inputs.splits:
+        by[(g.input_index, g.size)] = by.get((g.input_index, g.size), 0) + g.num_splits
+    return sorted(((i, size, n) for (i, size), n in by.items()), key=lambda c: (-c[1], c[0]))
+
+
+def profiled_classes(job: StarfishJobProfile) -> list[SplitClass]:
+    """Without an input specification, several map profiles: one class per profile, its
+    ``num_tasks`` splits of its average ``HDFS_BYTES_READ`` (one input each)."""
+    if len(job.maps) < 2:
+        return []
+    return sorted(
+        (
+            (m.input_index, float(m.counters.get("HDFS_BYTES_READ", 0.0)), m.num_tasks)
+            for m in job.maps
+        ),
+        key=lambda c: (-c[1], c[0]),
     )
-    notes.provenance["input_layout"] = f"averaged: {count} equal splits ({why})"
-    return total, count, any(compressed)
 
 
 def _split_groups(inputs: InputSpec) -> list[tuple[float, int]]:

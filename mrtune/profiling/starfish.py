@@ -25,7 +25,13 @@ from mrtune.costmodel.profile import (
 )
 from mrtune.costmodel.properties import DEPRECATED_NAMES
 from mrtune.errors import InputError
-from mrtune.profiling._starfish_input import fit_block_size, input_from_spec, two_groups
+from mrtune.profiling._starfish_classes import map_classes
+from mrtune.profiling._starfish_input import (
+    fit_block_size,
+    input_from_spec,
+    profiled_classes,
+    two_groups,
+)
 from mrtune.profiling.combine_fit import fit_beta_from_groups, fit_width_law
 from mrtune.profiling.dataflow import Stats
 from mrtune.readers._starfish_xml import _number
@@ -63,6 +69,8 @@ class _Assembler:
         self.provenance: dict[str, str] = {}
         self.warnings: list[str] = list(job.warnings)
         self.facts: dict[str, float | str] = {}
+        #: each input's map tasks are modelled with their own map profile (map classes)
+        self.apart = False
 
     # -- per-side lookups
     def _map_value(self, section: str, key: str) -> float | None:
@@ -75,7 +83,7 @@ class _Assembler:
         if not vals:
             return None
         w = sum(n for _, n in vals)
-        if len({v for v, _ in vals}) > 1:
+        if len({v for v, _ in vals}) > 1 and not self.apart:
             self.warnings.append(
                 f"{self.job.path}: {section[:-1]} {key} differs between the inputs' map profiles "
                 f"({', '.join(f'{v:g}' for v, _ in vals)}); mrtune models one input and uses the "
@@ -530,8 +538,11 @@ def load_starfish(
     """Read Starfish's XML files into a profile, a Hadoop 1 configuration and a cluster.
 
     ``profile_xml`` is the job profile. ``input_xml`` (input specification) replaces the
-    profiled input: one map per split, two split sizes kept apart
-    (:mod:`mrtune.profiling._starfish_input`). ``cluster_xml`` gives the slots; without it the cluster is one TaskTracker with the configuration's
+    profiled input: one map per split, every input and split size kept apart
+    (:mod:`mrtune.profiling._starfish_input`; three or more sizes, or several inputs' map
+    profiles, become ``profile.map_classes``, :mod:`mrtune.profiling._starfish_classes`).
+    ``cluster_xml`` gives the slots; without it the cluster is one TaskTracker with the
+    configuration's
     ``mapred.tasktracker.{map,reduce}.tasks.maximum`` (Hadoop 1 defaults 2 and 2). ``conf_xml``
     is the configuration to predict for, in Hadoop 0.20 (or newer) names; the result always has
     ``hadoop_version=1``. Warnings (unknown keys, values mrtune had to average) are in
@@ -554,7 +565,7 @@ def load_starfish(
 
     # ---- input
     if inputs is not None:
-        input_bytes, files, input_compressed = input_from_spec(asm, inputs, job, config)
+        input_bytes, files, input_compressed, classes = input_from_spec(asm, inputs, job, config)
         input_source = f"measured: input specification {inputs.path.name}"
     else:
         per_map = [m.counters.get("HDFS_BYTES_READ") for m in job.maps]
@@ -570,6 +581,10 @@ def load_starfish(
         ratio = asm.statistic("INPUT_COMPRESS_RATIO")
         input_compressed = ratio is not None and ratio[0] < 0.999
         input_source = f"measured: HDFS_BYTES_READ x num_tasks of {job.path.name}"
+        classes = profiled_classes(job)
+    # several inputs' map profiles, or split sizes the two-group layout cannot hold: each
+    # class of map tasks at its own size and profile (Starfish prices them apart)
+    asm.apart = bool(classes) and len(job.maps) > 1
     asm.provenance["input_bytes"] = input_source
 
     if config.combine_class and not has_combiner:
@@ -621,6 +636,8 @@ def load_starfish(
     cluster = cluster.model_copy(update={"spill_overlap": False})
     stats = asm.stats(has_combiner)
     costs = asm.costs()
+    classes_out, class_prov = map_classes(job, classes, costs, has_combiner, _Assembler)
+    asm.provenance.update(class_prov)
     codecs = asm.codecs(config, conf is not None)
     observed, totals = asm.observed()
     # The configuration to predict for travels with the profile (``profile.json``): every model
@@ -664,6 +681,7 @@ def load_starfish(
             observed=observed,
             observed_counters=totals,
             warnings=list(dict.fromkeys(asm.warnings)),
+            map_classes=classes_out,
         )
     except ValidationError as exc:
         raise _validation_input_error(exc, str(job.path), "profile") from None

@@ -266,6 +266,27 @@ def test_a_setting_far_outside_the_history_is_low_confidence() -> None:
     assert any("history ran with" in r for r in c.trust.reasons)
 
 
+def test_the_far_move_names_the_replayed_file_it_measured_from() -> None:
+    """``optimize --conf FILE`` on a saved profile starts from the file: the far-move rule
+    measures from the file's value and says so (issue 16)."""
+    start = HadoopConfig(io_sort_mb=25, num_reducers=40)
+    rec = recommend(
+        spilly(set()),
+        start,
+        CLUSTER,
+        strategy="exhaustive",
+        only=[SORT_MB],
+        confidence=True,
+        samples=16,
+        ran_with=HadoopConfig(io_sort_mb=100, num_reducers=40),
+        start_label="the replayed --conf start.xml",
+    )
+    (c,) = rec.withheld
+    far = [r for r in c.trust.reasons if "moves the setting" in r]
+    assert far and "from its value in the replayed --conf start.xml" in far[0]
+    assert not any("history" in r for r in c.trust.reasons)
+
+
 def test_defaulted_factors_of_the_example_profile() -> None:
     import json
     from pathlib import Path

@@ -446,11 +446,62 @@ def recommended_conf_tree() -> ET.Element:
     )
 
 
+#: The join's second input: narrower records, half of them kept by the map, a map function
+#: three times as costly per record (its own ``<map_profile>``, input_index 1).
+JOIN_RIGHT = replace(
+    TERASORT,
+    stats=replace(TERASORT.stats, input_pair_width=50.0, map_size_sel=0.5, map_pairs_sel=0.5),
+    costs=replace(TERASORT_COSTS, map_cpu=3 * TERASORT_COSTS.map_cpu, serde_cpu=2000.0),
+    num_splits=6,
+    split_size=32_000_000.0,
+)
+#: The join's input specification: three split sizes over two inputs.
+JOIN_SPLITS = ((0, 100, 128 * MB), (0, 50, 30 * MB), (1, 40, 64 * MB))
+
+
+def join_profile_tree() -> ET.Element:
+    """A two-input job (a reduce-side join) as Starfish profiles it: one ``<map_profile>``
+    per input (``input_index`` 0 and 1, each with its own counters, statistics, cost factors
+    and timings), one ``<reduce_profile>``."""
+    root = profile_tree(TERASORT)
+    root.set("id", "job_201108081200_0007")
+    right = profile_tree(JOIN_RIGHT).find("map_profile")
+    assert right is not None
+    right.set("id", "job_201108081200_0007_map_1")
+    right.set("input_index", "1")
+    left = root.find("map_profile")
+    assert left is not None
+    left.set("id", "job_201108081200_0007_map_0")
+    root.insert(list(root).index(left) + 1, right)
+    ET.SubElement(root.find("inputs"), "input").text = "hdfs://namenode:9000/user/hero/join/right"
+    root.set("num_mappers", str(TERASORT.num_splits + JOIN_RIGHT.num_splits))
+    return root
+
+
+def join_input_tree() -> ET.Element:
+    """100 x 128 MB + 50 x 30 MB of input 0, 40 x 64 MB of input 1."""
+    root = ET.Element("input")
+    for index, num, size in JOIN_SPLITS:
+        ET.SubElement(
+            root,
+            "split",
+            {
+                "input_index": str(index),
+                "num_splits": str(num),
+                "size": str(int(size)),
+                "compress": "false",
+            },
+        )
+    return root
+
+
 def extra_files() -> dict[str, bytes]:
-    """Fixtures that are not one case's own files: the unequal-split input and a Starfish
-    recommendation for the wordcount case."""
+    """Fixtures that are not one case's own files: the unequal-split inputs, the two-input
+    join's profile and a Starfish recommendation for the wordcount case."""
     return {
         "terasort_input_unequal.xml": to_bytes(unequal_input_tree()),
+        "join_profile.xml": to_bytes(join_profile_tree()),
+        "join_input.xml": to_bytes(join_input_tree()),
         "wordcount_recommended_conf.xml": to_bytes(recommended_conf_tree()),
     }
 

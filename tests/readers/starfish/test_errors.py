@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.profiling.starfish import load_starfish
 from mrtune.readers.starfish import read_cluster_spec, read_input_spec, read_job_conf
@@ -235,7 +236,9 @@ def test_input_spec_errors(tmp_path: Path) -> None:
         load_starfish(PROFILE, other)
 
 
-def test_three_split_sizes_are_averaged_with_a_warning(tmp_path: Path) -> None:
+def test_three_split_sizes_are_kept_apart(tmp_path: Path) -> None:
+    """Three sizes: one class of maps per size (tests/readers/starfish/test_split_classes.py),
+    nothing averaged."""
     spec = tmp_path / "in.xml"
     spec.write_text(
         '<input><split input_index="0" num_splits="6" size="64000000" compress="false"/>'
@@ -248,10 +251,12 @@ def test_three_split_sizes_are_averaged_with_a_warning(tmp_path: Path) -> None:
     assert profile.cluster_facts["input_split_groups"] == (
         "6 x 64000000 + 1 x 40000000 + 1 x 16000000"
     )
-    assert any(
-        "3 split sizes (16000000 .. 64000000 bytes) cannot be laid out exactly" in w
-        for w in profile.warnings
-    )
+    assert [(c.input_files, c.input_bytes) for c in profile.map_classes] == [
+        (6, 6 * 64_000_000),
+        (1, 40_000_000),
+        (1, 16_000_000),
+    ]
+    assert not any("equal splits" in w for w in profile.warnings)
 
 
 def test_configured_block_size_gives_way_to_the_specification(tmp_path: Path) -> None:
@@ -272,16 +277,18 @@ def test_configured_block_size_gives_way_to_the_specification(tmp_path: Path) ->
     assert any(
         "dfs.block.size=134217728 (split size 134217728) would cut" in w for w in profile.warnings
     )
-    # A minimum split size the block size cannot undo: averaged, and the warning says why.
+    # A minimum split size the block size cannot undo: splits do not cross files, so each
+    # split stays one file of its own size (two classes of maps), nothing averaged.
     conf.write_text(
         "<configuration><property><name>mapred.min.split.size</name><value>268435456</value>"
         "</property></configuration>"
     )
-    profile, _, _ = load_starfish(PROFILE, spec, conf_xml=conf)
+    profile, config, cluster = load_starfish(PROFILE, spec, conf_xml=conf)
     assert profile.input_files == 8
-    assert any(
-        "the split size is 268435456 bytes, not the larger split" in w for w in profile.warnings
-    )
+    assert [c.input_files for c in profile.map_classes] == [7, 1]
+    assert not any("equal splits" in w for w in profile.warnings)
+    pred = predict_job(profile, ConfigBatch.from_configs([config]), cluster)
+    assert pred.num_maps[0] == 8
 
 
 @pytest.mark.parametrize(

@@ -270,8 +270,9 @@ def test_shared_cost_factor_is_kept_apart_per_side(tmp_path: Path) -> None:
     assert not any("READ_LOCAL_IO_COST" in w for w in profile.warnings)
 
 
-def test_two_inputs_are_averaged_with_a_warning(tmp_path: Path) -> None:
-    """Two <map_profile>s (one per input): task-weighted means, one modelled input."""
+def test_two_inputs_are_two_classes_of_maps(tmp_path: Path) -> None:
+    """Two <map_profile>s (one per input): each input's maps at their own profile (map
+    classes); the job-level factor is the task-weighted mean, with nothing averaged away."""
     root = ET.parse(FIXTURES / "terasort_profile.xml").getroot()
     ET.SubElement(root.find("inputs"), "input").text = "hdfs://namenode:9000/second"
     second = ET.fromstring(ET.tostring(root.find("map_profile")))
@@ -286,9 +287,11 @@ def test_two_inputs_are_averaged_with_a_warning(tmp_path: Path) -> None:
     profile, _, _ = load_starfish(path)
     assert profile.costs.map_cpu == pytest.approx((12568.0 * 8 + 4000.0 * 24) / 32)
     assert profile.input_files == 32
-    assert any(
-        "MAP_CPU_COST differs between the inputs' map profiles" in w for w in profile.warnings
-    )
+    assert not any("differs between the inputs' map profiles" in w for w in profile.warnings)
+    first, second_class = profile.map_classes
+    assert (first.input_files, second_class.input_files) == (8, 24)
+    assert profile.costs.map_cpu * first.cost_scale["map_cpu"] == pytest.approx(12568.0)
+    assert profile.costs.map_cpu * second_class.cost_scale["map_cpu"] == pytest.approx(4000.0)
     assert [t.attempt_id for t in profile.observed][:2] == [
         "job_201108081200_0001_map_0",
         "second_map",

@@ -1,0 +1,156 @@
+"""The job's map tasks as groups of equal tasks: each input file's full and tail splits,
+for the whole input or for each of the profile's map classes (issue 16).
+
+``FileInputFormat.getSplits`` cuts each file into ``k`` splits of ``splitSize`` and one tail
+(the last split takes the rest when it is at most ``SPLIT_SLOP`` = 1.1 times a split), so a
+job whose ``input_files`` files are of equal size has two kinds of map: :func:`file_maps`
+models both, one :func:`~mrtune.costmodel.map_task.map_task` call each, every call over the
+whole configuration batch. A profile with :attr:`~mrtune.costmodel.profile.JobProfile.map_classes`
+(Starfish's input specification with three split sizes, or one ``<map_profile>`` per input)
+gives each class its own files, statistics and map-side cost factors
+(:meth:`~mrtune.costmodel.profile.MapClass.profile_of`): two groups per class, so a job's map
+stage is the waves over every class's tasks. The number of model calls grows with the
+classes, never with the configurations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
+from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.stacked import StackedProfiles, where
+
+F64 = NDArray[np.float64]
+SPLIT_SLOP = 1.1
+
+
+@dataclass(frozen=True)
+class MapGroup:
+    """``count`` map tasks (per configuration) reading ``split_bytes`` each, alike."""
+
+    count: F64
+    split_bytes: F64
+    result: MapTaskResult
+
+
+def split_layout(
+    profile: JobProfile | StackedProfiles, split_size: F64
+) -> tuple[F64, F64, F64, F64]:
+    """``(full_per_file, full_split_bytes, tail_split_bytes, files)`` (new-API FileInputFormat)."""
+    if isinstance(profile, StackedProfiles):
+        return _stacked_split_layout(profile, split_size)
+    files = float(profile.input_files)
+    file_size = profile.input_bytes / files
+    if not profile.input_splittable:
+        k = np.zeros_like(split_size)
+        return (
+            k,
+            np.full_like(split_size, file_size),
+            np.full_like(split_size, file_size),
+            np.full_like(split_size, files),
+        )
+    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
+    tail = file_size - k * split_size
+    return k, np.minimum(split_size, file_size), tail, np.full_like(split_size, files)
+
+
+def _stacked_split_layout(profile: StackedProfiles, split_size: F64) -> tuple[F64, F64, F64, F64]:
+    """:func:`split_layout` with each row's own input (the same operations per row)."""
+    files = profile.input_files
+    file_size = profile.input_bytes / files
+    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
+    tail = file_size - k * split_size
+    full = np.minimum(split_size, file_size)
+    whole = ~profile.input_splittable
+    if whole.any():
+        k = np.where(whole, 0.0, k)
+        full = np.where(whole, file_size, full)
+        tail = np.where(whole, file_size, tail)
+    return k, full, tail, files.copy()
+
+
+def file_maps(
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    cluster: ClusterSpec,
+    inputs: MapInputs,
+    *,
+    counters: bool,
+) -> tuple[MapGroup, MapGroup]:
+    """The full-split and tail-split maps of ``profile``'s ``input_files`` equal files.
+
+    Records per split: full splits hold rint(split / width of the profiled run's full
+    splits); the tail split holds what the file has left, so every file's records add up
+    exactly (Hadoop's record readers hand each record to the split where it starts).
+    """
+    k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
+    stats = profile.stats
+    cmp_in = where(profile.input_compressed, stats.input_compress_ratio, 1.0)
+    width = stats.input_pair_width
+    n_files = profile.input_files
+    if not isinstance(n_files, np.ndarray):
+        n_files = float(n_files)
+    file_recs = np.rint(profile.input_bytes / n_files / cmp_in / width)
+    split_w = stats.split_pair_width
+    if split_w is None:
+        split_w = width
+    elif isinstance(split_w, np.ndarray):
+        split_w = np.where(np.isnan(split_w), width, split_w)
+    full_recs = np.rint(full_bytes / cmp_in / split_w)
+    tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
+    out = []
+    for split, recs in ((full_bytes, full_recs), (tail_bytes, tail_recs)):
+        out.append(
+            map_task(
+                profile,
+                batch,
+                split,
+                inputs=inputs,
+                input_records=recs,
+                spill_overlap=cluster.spill_overlap,
+                counters=counters,
+                remote_bytes=cluster.remote_read_bytes(split),
+                local_mode=cluster.local_mode,
+            )
+        )
+    return (
+        MapGroup(k_full * files, full_bytes, out[0]),
+        MapGroup(files.copy(), tail_bytes, out[1]),
+    )
+
+
+def map_groups(
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    cluster: ClusterSpec,
+    inputs: MapInputs,
+    *,
+    counters: bool,
+) -> tuple[MapGroup, ...]:
+    """Every group of equal map tasks: the full and tail maps of the input, or of each map
+    class in turn (``inputs`` is the whole profile's :class:`MapInputs`; a class with its
+    own statistics gets its own)."""
+    classes = profile.map_classes if isinstance(profile, JobProfile) else ()
+    if not classes:
+        return file_maps(profile, batch, cluster, inputs, counters=counters)
+    groups: list[MapGroup] = []
+    for cls in classes:
+        sub = cls.profile_of(profile)  # type: ignore[arg-type]
+        own = inputs if cls.stats is None else MapInputs.build(sub, batch)
+        groups.extend(file_maps(sub, batch, cluster, own, counters=counters))
+    return tuple(groups)
+
+
+def total(groups: Sequence[MapGroup], attr: str) -> F64:
+    """The job's sum of a per-task quantity over every group (count × value)."""
+    acc = groups[0].count * getattr(groups[0].result, attr)
+    for g in groups[1:]:
+        acc = acc + g.count * getattr(g.result, attr)
+    return acc
