@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._map_pair import both_map_tasks
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
@@ -242,7 +243,6 @@ def predict_job(
             reducers = np.where(map_only, reducers, batch.num_reducers)
         object.__setattr__(batch, "num_reducers", reducers)
     k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
-    map_inputs = MapInputs.build(profile, batch)
     # Records per split: full splits hold rint(split / width of the profiled run's full
     # splits); the tail split holds what the file has left, so every file's records add up
     # exactly (Hadoop's record readers hand each record to the split where it starts).
@@ -260,28 +260,8 @@ def predict_job(
         split_w = np.where(np.isnan(split_w), width, split_w)
     full_recs = np.rint(full_bytes / cmp_in / split_w)
     tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
-    ovl = cluster.spill_overlap
-    mf = map_task(
-        profile,
-        batch,
-        full_bytes,
-        inputs=map_inputs,
-        input_records=full_recs,
-        spill_overlap=ovl,
-        counters=counters,
-        remote_bytes=cluster.remote_read_bytes(full_bytes),
-        local_mode=cluster.local_mode,
-    )
-    mt = map_task(
-        profile,
-        batch,
-        tail_bytes,
-        inputs=map_inputs,
-        input_records=tail_recs,
-        spill_overlap=ovl,
-        counters=counters,
-        remote_bytes=cluster.remote_read_bytes(tail_bytes),
-        local_mode=cluster.local_mode,
+    mf, mt, map_inputs = _map_tasks(
+        profile, batch, (full_bytes, tail_bytes), (full_recs, tail_recs), cluster, counters
     )
     n_full = k_full * files
     n_tail = files.copy()
@@ -451,6 +431,45 @@ def predict_job(
         map_stretch=s_map,
         reduce_stretch=s_red,
     )
+
+
+def _map_tasks(
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    split_bytes: tuple[F64, F64],
+    records: tuple[F64, F64],
+    cluster: ClusterSpec,
+    counters: bool,
+) -> tuple[MapTaskResult, MapTaskResult, MapInputs]:
+    """The full-split and tail-split map tasks, and the configurations' :class:`MapInputs`.
+
+    A search's call (``counters=False``, one profile) runs both tasks as one call over twice
+    the rows (:func:`~mrtune.costmodel._map_pair.both_map_tasks`: the same numbers, half the
+    map model's fixed cost); otherwise one call each.
+    """
+    n = len(batch)
+    split_bytes = tuple(
+        np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)) for x in split_bytes
+    )
+    records = tuple(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)) for x in records)
+    if not counters and not isinstance(profile, StackedProfiles):
+        return both_map_tasks(profile, batch, split_bytes, records, cluster)  # type: ignore[arg-type]
+    inputs = MapInputs.build(profile, batch)
+    full, tail = (
+        map_task(
+            profile,
+            batch,
+            split,
+            inputs=inputs,
+            input_records=recs,
+            spill_overlap=cluster.spill_overlap,
+            counters=counters,
+            remote_bytes=cluster.remote_read_bytes(split),
+            local_mode=cluster.local_mode,
+        )
+        for split, recs in zip(split_bytes, records, strict=True)
+    )
+    return full, tail, inputs
 
 
 #: Configurations per model call in :func:`evaluate`. One call makes ~860 numpy calls whatever

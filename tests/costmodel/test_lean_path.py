@@ -1,0 +1,106 @@
+"""The search's lean path gives exactly the full model's numbers (issue 18).
+
+:func:`evaluate` (``counters=False``; the full-split and tail-split map tasks as one call over
+twice the rows, :mod:`mrtune.costmodel._map_pair`; chunks) against :func:`predict_job` with
+its counters (one map call per task): the same job time and GB·s, bit for bit, on random
+profiles, configurations mixed in one batch (so the branch flags of one row meet the others'),
+and clusters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mrtune.costmodel import (
+    ClusterSpec,
+    ConfigBatch,
+    HadoopConfig,
+    JobProfile,
+    evaluate,
+    predict_job,
+)
+from tests.costmodel.test_properties import configs, profiles
+
+clusters = st.sampled_from(
+    [
+        ClusterSpec(num_nodes=5),
+        ClusterSpec(num_nodes=40, replication=2, block_size_mb=64),  # remote reads
+        ClusterSpec(num_nodes=8, spill_overlap=False, node_cores=8),
+        ClusterSpec.local(maps=2),
+    ]
+)
+variants = st.fixed_dictionaries(
+    {
+        "input_compressed": st.booleans(),
+        "map_only": st.booleans(),
+        "input_files": st.integers(1, 30),
+    }
+)
+split = st.sampled_from(["", str(32 * 2**20), str(300 * 2**20)])
+
+
+def _configs(cs: list[HadoopConfig], splits: list[str], h1: list[bool]) -> list[HadoopConfig]:
+    out = []
+    for c, s, one in zip(cs, splits, h1, strict=False):
+        if s:
+            c = c.with_changes({"mapreduce.input.fileinputformat.split.maxsize": s})
+        if one:
+            c = c.model_copy(update={"hadoop_version": 1})
+        out.append(c)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    p=profiles,
+    v=variants,
+    cs=st.lists(configs, min_size=1, max_size=6),
+    splits=st.lists(split, min_size=6, max_size=6),
+    h1=st.lists(st.booleans(), min_size=6, max_size=6),
+    cluster=clusters,
+)
+def test_lean_evaluate_equals_the_full_model(
+    p: JobProfile,
+    v: dict,
+    cs: list[HadoopConfig],
+    splits: list[str],
+    h1: list[bool],
+    cluster: ClusterSpec,
+) -> None:
+    upd = dict(v)
+    if upd["input_compressed"]:
+        upd["stats"] = p.stats.model_copy(update={"input_compress_ratio": 0.4})
+    p = p.model_copy(update=upd)
+    batch = ConfigBatch.from_configs(_configs(cs, splits, h1))
+    full = predict_job(p, batch, cluster)
+    job, gbs = evaluate(p, batch, cluster)
+    assert np.array_equal(job, full.job_ms)
+    assert np.array_equal(gbs, full.container_gb_s)
+    lean = predict_job(p, batch, cluster, counters=False)
+    for task in ("map_full", "map_tail"):
+        a, b = getattr(lean, task), getattr(full, task)
+        assert np.array_equal(a.task_ms, b.task_ms)
+        assert np.array_equal(a.final_records, b.final_records)
+        assert np.array_equal(a.final_pair_width, b.final_pair_width)
+        for phase, ms in b.phase_ms.items():
+            assert np.array_equal(a.phase_ms[phase], ms)
+
+
+def test_evaluate_in_chunks_equals_one_call() -> None:
+    """Chunks of the lean path (here 7 rows) give the numbers of one call over all rows."""
+    p = JobProfile(input_bytes=3e10, input_files=7)
+    rng = np.random.default_rng(3)
+    base = HadoopConfig()
+    batch = ConfigBatch.from_base(
+        base,
+        40,
+        io_sort_mb=rng.integers(20, 800, 40).astype(float),
+        num_reducers=rng.integers(0, 50, 40),
+        split_size=rng.choice([32.0, 128.0, 300.0], 40) * 2**20,
+    )
+    cluster = ClusterSpec(num_nodes=12)
+    job, gbs = evaluate(p, batch, cluster, chunk=7)
+    full = predict_job(p, batch, cluster)
+    assert np.array_equal(job, full.job_ms) and np.array_equal(gbs, full.container_gb_s)
