@@ -26,6 +26,7 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
 from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.stacked import StackedProfiles
 
 F64 = NDArray[np.float64]
 
@@ -47,7 +48,7 @@ MAP_COLUMNS = (
 
 
 def both_map_tasks(
-    profile: JobProfile,
+    profile: JobProfile | StackedProfiles,
     batch: ConfigBatch,
     split_bytes: tuple[F64, F64],
     records: tuple[F64, F64],
@@ -57,6 +58,8 @@ def both_map_tasks(
     :class:`MapInputs` (``n`` rows), from one model call over ``2n`` rows."""
     n = len(batch)
     twice = replace(batch, **{c: np.concatenate((getattr(batch, c),) * 2) for c in MAP_COLUMNS})
+    if isinstance(profile, StackedProfiles):
+        profile = profile.twice()
     inputs = MapInputs.build(profile, twice)
     splits = np.concatenate(split_bytes)
     both = map_task(

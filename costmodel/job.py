@@ -443,17 +443,17 @@ def _map_tasks(
 ) -> tuple[MapTaskResult, MapTaskResult, MapInputs]:
     """The full-split and tail-split map tasks, and the configurations' :class:`MapInputs`.
 
-    A search's call (``counters=False``, one profile) runs both tasks as one call over twice
-    the rows (:func:`~mrtune.costmodel._map_pair.both_map_tasks`: the same numbers, half the
-    map model's fixed cost); otherwise one call each.
+    A search's call (``counters=False``; one profile or stacked jobs) runs both tasks as one
+    call over twice the rows (:func:`~mrtune.costmodel._map_pair.both_map_tasks`: the same
+    numbers, half the map model's fixed cost); otherwise one call each.
     """
     n = len(batch)
     split_bytes = tuple(
         np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)) for x in split_bytes
     )
     records = tuple(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)) for x in records)
-    if not counters and not isinstance(profile, StackedProfiles):
-        return both_map_tasks(profile, batch, split_bytes, records, cluster)  # type: ignore[arg-type]
+    if not counters:
+        return both_map_tasks(profile, batch, split_bytes, records, cluster)
     inputs = MapInputs.build(profile, batch)
     full, tail = (
         map_task(

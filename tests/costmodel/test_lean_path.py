@@ -21,6 +21,7 @@ from mrtune.costmodel import (
     evaluate,
     predict_job,
 )
+from mrtune.costmodel.stacked import StackedProfiles
 from tests.costmodel.test_properties import configs, profiles
 
 clusters = st.sampled_from(
@@ -104,3 +105,64 @@ def test_evaluate_in_chunks_equals_one_call() -> None:
     job, gbs = evaluate(p, batch, cluster, chunk=7)
     full = predict_job(p, batch, cluster)
     assert np.array_equal(job, full.job_ms) and np.array_equal(gbs, full.container_gb_s)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    ps=st.lists(profiles, min_size=2, max_size=4),
+    cs=st.lists(configs, min_size=2, max_size=8),
+    heaps=st.lists(st.booleans(), min_size=4, max_size=4),
+    cluster=clusters,
+)
+def test_lean_stacked_jobs_equal_the_full_model(
+    ps: list[JobProfile], cs: list[HadoopConfig], heaps: list[bool], cluster: ClusterSpec
+) -> None:
+    """Stacked jobs (each row its own profile and combiner key law, the rows of a law doubled
+    with the map tasks) give the full model's numbers on the lean path."""
+    ps = [
+        p.model_copy(
+            update={"stats": p.stats.model_copy(update={"combine_profiled_input_records": 4e5})}
+        )
+        if h and p.has_combiner
+        else p
+        for p, h in zip(ps, heaps, strict=False)
+    ]
+    job_of = np.arange(len(cs)) % len(ps)
+    stacked = StackedProfiles.of(ps, job_of)
+    batch = ConfigBatch.from_configs(cs)
+    full = predict_job(stacked, batch, cluster)
+    job, gbs = evaluate(stacked, batch, cluster)
+    assert np.array_equal(job, full.job_ms)
+    assert np.array_equal(gbs, full.container_gb_s)
+
+
+def test_lean_stacked_key_laws_follow_their_rows() -> None:
+    """Three jobs, three combiner key laws (Heaps through a profiled spill, the constant
+    selectivity, none): the doubled rows keep each row's own law."""
+    from mrtune.costmodel import DataflowStats
+
+    def job(n0: float | None, comb: bool, sel: float) -> JobProfile:
+        stats = DataflowStats(
+            input_pair_width=60,
+            map_pairs_sel=6.0,
+            combine_pairs_sel=sel if comb else 1.0,
+            combine_size_sel=sel if comb else 1.0,
+            combine_profiled_input_records=n0,
+        )
+        return JobProfile(
+            input_bytes=2e10,
+            input_files=5,
+            has_combiner=comb,
+            combine_class="C" if comb else None,
+            stats=stats,
+        )
+
+    ps = [job(3e5, True, 0.2), job(None, True, 0.5), job(None, False, 1.0)]
+    base = HadoopConfig(combine_class="C")
+    batch = ConfigBatch.from_base(base, 9, io_sort_mb=np.linspace(20, 900, 9))
+    stacked = StackedProfiles.of(ps, np.array([0, 1, 2, 2, 1, 0, 0, 1, 2]))
+    cluster = ClusterSpec(num_nodes=10)
+    full = predict_job(stacked, batch, cluster)
+    job_ms, gbs = evaluate(stacked, batch, cluster)
+    assert np.array_equal(job_ms, full.job_ms)
+    assert np.array_equal(gbs, full.container_gb_s)
