@@ -166,3 +166,20 @@ def test_lean_stacked_key_laws_follow_their_rows() -> None:
     job_ms, gbs = evaluate(stacked, batch, cluster)
     assert np.array_equal(job_ms, full.job_ms)
     assert np.array_equal(gbs, full.container_gb_s)
+
+
+def test_lean_path_above_the_pair_limit_equals_the_full_model(monkeypatch) -> None:  # noqa: ANN001
+    """Above PAIR_MAX_ROWS the lean path calls the map model once per task: same numbers."""
+    import importlib
+
+    job_module = importlib.import_module("mrtune.costmodel.job")
+    monkeypatch.setattr(job_module, "PAIR_MAX_ROWS", 3)
+    p = JobProfile(input_bytes=3e10, input_files=7, map_only=False)
+    rng = np.random.default_rng(5)
+    batch = ConfigBatch.from_base(
+        HadoopConfig(), 20, io_sort_mb=rng.integers(20, 800, 20).astype(float)
+    )
+    cluster = ClusterSpec(num_nodes=12)
+    job, gbs = evaluate(p, batch, cluster, chunk=7)
+    full = predict_job(p, batch, cluster)
+    assert np.array_equal(job, full.job_ms) and np.array_equal(gbs, full.container_gb_s)
