@@ -2,8 +2,8 @@
 
 :func:`~mrtune.costmodel.job.predict_job` models two map tasks per configuration, the full
 splits' and the file's tail split (reference §6.1). Called once each, the map model's ~250
-numpy calls are paid twice, and at the chunk sizes of a search (and more so at the handful
-of rows of a batch tuner's call) that fixed cost is most of the model's time (issue 18). The
+numpy calls are paid twice, and for the few hundred or thousand rows of a search's call on
+one profile that fixed cost is most of the model's time (issue 18). The
 two tasks differ only in their split bytes, records and remote bytes; every other input is
 the configuration's. So both run as ONE call over ``2n`` rows: rows ``i`` and ``n + i`` are
 configuration ``i``'s full and tail task, the batch columns the map model reads are doubled
@@ -26,7 +26,6 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
 from mrtune.costmodel.profile import JobProfile
-from mrtune.costmodel.stacked import StackedProfiles
 
 F64 = NDArray[np.float64]
 
@@ -48,7 +47,7 @@ MAP_COLUMNS = (
 
 
 def both_map_tasks(
-    profile: JobProfile | StackedProfiles,
+    profile: JobProfile,
     batch: ConfigBatch,
     split_bytes: tuple[F64, F64],
     records: tuple[F64, F64],
@@ -58,8 +57,6 @@ def both_map_tasks(
     :class:`MapInputs` (``n`` rows), from one model call over ``2n`` rows."""
     n = len(batch)
     twice = replace(batch, **{c: np.concatenate((getattr(batch, c),) * 2) for c in MAP_COLUMNS})
-    if isinstance(profile, StackedProfiles):
-        profile = profile.twice()
     inputs = MapInputs.build(profile, twice)
     splits = np.concatenate(split_bytes)
     both = map_task(

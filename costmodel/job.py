@@ -436,8 +436,7 @@ def predict_job(
 #: Most configurations for which :func:`_map_tasks` runs the two map tasks as one call. Below
 #: it the map model's fixed cost per call dominates: min CPU time of 7 interleaved runs (load
 #: ~15) one profile, one call vs two: 7 rows 1.30 vs 1.62 ms, 512 rows 3.20 vs 3.97 ms, 2,560
-#: rows 6.16 vs 7.31 ms; the batch tuner's stacked calls (~450 rows) 8.28-9.05 vs
-#: 8.96-9.62 ms CPU per job. At 16,384 rows (:data:`EVALUATE_CHUNK`) the doubled arrays no
+#: rows 6.16 vs 7.31 ms. At 16,384 rows (:data:`EVALUATE_CHUNK`) the doubled arrays no
 #: longer fit the caches and one call was slower, 45.8 vs 32.8 ms.
 PAIR_MAX_ROWS = 4096
 
@@ -452,17 +451,18 @@ def _map_tasks(
 ) -> tuple[MapTaskResult, MapTaskResult, MapInputs]:
     """The full-split and tail-split map tasks, and the configurations' :class:`MapInputs`.
 
-    A search's call (``counters=False``; one profile or stacked jobs) of at most
-    :data:`PAIR_MAX_ROWS` configurations runs both tasks as one call over twice the rows
+    A search's call (``counters=False``) on one profile of at most :data:`PAIR_MAX_ROWS`
+    configurations runs both tasks as one call over twice the rows
     (:func:`~mrtune.costmodel._map_pair.both_map_tasks`: the same numbers, half the map
-    model's fixed cost); otherwise one call each.
+    model's fixed cost); otherwise one call each. Stacked jobs keep two calls: doubling
+    their ~60 profile arrays made the 64 × 40 catalog call slower (5.9-6.0 vs 3.8-5.3 ms).
     """
     n = len(batch)
     split_bytes = tuple(
         np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)) for x in split_bytes
     )
     records = tuple(np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)) for x in records)
-    if not counters and n <= PAIR_MAX_ROWS:
+    if not counters and n <= PAIR_MAX_ROWS and not isinstance(profile, StackedProfiles):
         return both_map_tasks(profile, batch, split_bytes, records, cluster)
     inputs = MapInputs.build(profile, batch)
     full, tail = (

@@ -114,37 +114,6 @@ class StackedProfiles:
             else SimpleNamespace(**{k: v[index] for k, v in vars(self.reduce_costs).items()}),
         )
 
-    def twice(self) -> StackedProfiles:
-        """Every row twice: row ``n + i`` is row ``i`` again (the full-split and the tail-split
-        map tasks of a configuration in one map call, :mod:`mrtune.costmodel._map_pair`). The
-        reduce side's factors are left out (``reduce_costs``: the map model never reads them)."""
-        n = len(self)
-        laws = tuple(
-            law
-            if law.rows is None
-            else _KeyLaw(np.concatenate((law.rows, law.rows + n)), law.stats)
-            for law in self.key_laws
-        )
-        data = {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if f.name not in {"key_laws", "stats", "costs", "reduce_costs"}
-        }
-        doubled = {
-            k: (v if k.startswith("codec_") else np.concatenate((v, v))) for k, v in data.items()
-        }
-        return StackedProfiles(
-            **doubled,
-            stats=SimpleNamespace(
-                **{k: np.concatenate((v, v)) for k, v in vars(self.stats).items()}
-            ),
-            costs=SimpleNamespace(
-                **{k: np.concatenate((v, v)) for k, v in vars(self.costs).items()}
-            ),
-            key_laws=laws,
-            reduce_costs=None,
-        )
-
     def codec_arrays(self, codes: NDArray[np.int64]) -> tuple[F64, F64, F64]:
         """:func:`~mrtune.costmodel.codecs.codec_arrays` row by row (each row's own job)."""
         return (

@@ -117,8 +117,8 @@ def test_evaluate_in_chunks_equals_one_call() -> None:
 def test_lean_stacked_jobs_equal_the_full_model(
     ps: list[JobProfile], cs: list[HadoopConfig], heaps: list[bool], cluster: ClusterSpec
 ) -> None:
-    """Stacked jobs (each row its own profile and combiner key law, the rows of a law doubled
-    with the map tasks) give the full model's numbers on the lean path."""
+    """Stacked jobs (each row its own profile and combiner key law) give the full model's
+    numbers on the lean path."""
     ps = [
         p.model_copy(
             update={"stats": p.stats.model_copy(update={"combine_profiled_input_records": 4e5})}
@@ -138,7 +138,7 @@ def test_lean_stacked_jobs_equal_the_full_model(
 
 def test_lean_stacked_key_laws_follow_their_rows() -> None:
     """Three jobs, three combiner key laws (Heaps through a profiled spill, the constant
-    selectivity, none): the doubled rows keep each row's own law."""
+    selectivity, none): each row keeps its own law on the lean path."""
     from mrtune.costmodel import DataflowStats
 
     def job(n0: float | None, comb: bool, sel: float) -> JobProfile:
