@@ -25,13 +25,15 @@ import heapq
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, itemgetter, mul, not_, sub
 from typing import NamedTuple
 
+from mrtune.costmodel._schedule_pools import MAP, REDUCE, LocalPool, YarnPool, make_pool
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.job import REDUCE_RAMPUP_LIMIT, JobPrediction, MapGroup, predict_job
+from mrtune.costmodel.job import JobPrediction, MapGroup, predict_job
 from mrtune.costmodel.profile import JobProfile
 
 
@@ -80,21 +82,44 @@ def simulate_schedule(profile: JobProfile, config: HadoopConfig, cluster: Cluste
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        spans = _event_loop(job, config, cluster)
+        pool, red_mem, rampup = make_pool(config, cluster)
+        delay = cluster.heartbeat_ms + cluster.task_startup_ms
+        if type(pool) is YarnPool:
+            spans = _yarn_loop(job, pool, rampup, delay)
+        else:
+            spans = _event_loop(job, pool, red_mem, rampup, delay, cluster.local_mode)
+        return _summarise(spans, job, config)
     finally:
         if gc_was_enabled:
             gc.enable()
-    job_ms = max((s.end_ms for s in spans), default=0.0)
-    map_end = max((s.end_ms for s in spans if s.kind == "map"), default=0.0)
-    map_mb, red_mb = config.map_container_mb, config.reduce_container_mb
-    held = sum((s.end_ms - s.start_ms) * (map_mb if s.kind == "map" else red_mb) for s in spans)
-    total = sum(job.maps) + job.n_red * job.red_total
-    spans.sort(key=attrgetter("start_ms", "kind", "index"))
+
+
+def _summarise(spans: list[TaskSpan], job: _JobTasks, config: HadoopConfig) -> Schedule:
+    """Totals over the timeline (summed in start order, as the tasks were appended), then the
+    timeline sorted by (start, kind, index).
+
+    The sort needs no tuple key: the maps were appended in start order and, at one start time,
+    in index order (unless the tail splits went first), the reducers in index order, which is
+    also their start order (a FIFO of reducers, first wave included). A stable sort by start
+    alone of the maps followed by the reducers is then the (start, kind, index) order, "map"
+    sorting before "reduce"; Timsort merges the two runs in linear time.
+    """
+    ends = list(map(itemgetter(4), spans))
+    starts = list(map(itemgetter(3), spans))
+    kinds = list(map(itemgetter(0), spans))
+    is_map = list(map("map".__eq__, kinds))
+    mb = {"map": config.map_container_mb, "reduce": config.reduce_container_mb}
+    held = sum(map(mul, map(sub, ends, starts), map(mb.__getitem__, kinds)))
+    maps = list(compress(spans, is_map))
+    if job.tail_first:
+        maps.sort(key=attrgetter("start_ms", "index"))
+    maps.extend(compress(spans, map(not_, is_map)))
+    maps.sort(key=itemgetter(3))
     return Schedule(
-        tasks=spans,
-        job_ms=job_ms,
-        map_stage_end_ms=map_end,
-        total_task_ms=total,
+        tasks=maps,
+        job_ms=max(ends, default=0.0),
+        map_stage_end_ms=max(compress(ends, is_map), default=0.0),
+        total_task_ms=sum(job.maps) + job.n_red * job.red_total,
         container_gb_s=held / 1024.0 / 1000.0,
     )
 
@@ -109,6 +134,7 @@ class _JobTasks:
     red_total: float
     red_shuffle: float
     slow_k: int
+    tail_first: bool
 
     @classmethod
     def of(cls, pred: JobPrediction, config: HadoopConfig, cluster: ClusterSpec) -> _JobTasks:
@@ -125,6 +151,9 @@ class _JobTasks:
         # Largest split first, equal splits in index order (a stable sort by size): the tail
         # split can exceed a full one by up to SPLIT_SLOP; map classes come in any order.
         order = sorted(range(len(maps)), key=lambda i: -sizes[i])
+        # a permuted start order (a larger tail split, or map classes) makes the timeline's
+        # sort by start alone need the index as a second key (see _timeline)
+        tail_first = order != list(range(len(order)))
         n_red = int(pred.num_reducers[0])
         n_maps = len(maps)
         return cls(
@@ -134,143 +163,22 @@ class _JobTasks:
             red_total=float(pred.reduce.task_ms[0]) if n_red else 0.0,
             red_shuffle=float(pred.reduce.phase_ms["shuffle"][0]) if n_red else 0.0,
             slow_k=max(1, math.ceil(config.reduce_slowstart * n_maps)) if n_red else n_maps,
+            tail_first=tail_first,
         )
 
 
-MAP, REDUCE = 0, 1
-KIND_NAMES = ("map", "reduce")
-
-
-class _YarnPool:
-    """Free memory and vcores per node and, per task kind, a heap of the nodes that can start
-    one more container of that kind (node index order: what a scan from node 0 finds first).
-
-    A start leaves its node in the heap; the node is dropped lazily once it reaches the top
-    and no longer fits, and pushed back when a finishing task frees enough for one more
-    container. Each start and finish is O(log nodes), amortised.
-    """
-
-    def __init__(
-        self, nodes: int, mem: tuple[int, int], vc: tuple[int, int], cluster: ClusterSpec
-    ) -> None:
-        self.mem, self.vc = mem, vc
-        self.free_mem = [cluster.node_memory_mb] * nodes
-        self.free_vc = [cluster.node_vcores] * nodes
-        self.heaps: list[list[int]] = []
-        self.flags: list[list[bool]] = []
-
-    def build(self) -> None:
-        nodes = len(self.free_mem)
-        for k in (MAP, REDUCE):
-            fit = [self.fits(k, i) for i in range(nodes)]
-            self.heaps.append([i for i in range(nodes) if fit[i]])  # sorted: a valid heap
-            self.flags.append(fit)
-
-    def fits(self, k: int, node: int) -> bool:
-        return self.free_mem[node] >= self.mem[k] and self.free_vc[node] >= self.vc[k]
-
-    def first_fit(self, k: int) -> int | None:
-        heap, free_mem, free_vc = self.heaps[k], self.free_mem, self.free_vc
-        mem, vc = self.mem[k], self.vc[k]
-        while heap:
-            node = heap[0]
-            if free_mem[node] >= mem and free_vc[node] >= vc:
-                return node
-            self.flags[k][heapq.heappop(heap)] = False
-        return None
-
-    def take(self, k: int, node: int) -> None:
-        self.free_mem[node] -= self.mem[k]
-        self.free_vc[node] -= self.vc[k]
-
-    def release(self, k: int, node: int) -> None:
-        free_mem = self.free_mem[node] = self.free_mem[node] + self.mem[k]
-        free_vc = self.free_vc[node] = self.free_vc[node] + self.vc[k]
-        for j, flags in enumerate(self.flags):
-            if not flags[node] and free_mem >= self.mem[j] and free_vc >= self.vc[j]:
-                flags[node] = True
-                heapq.heappush(self.heaps[j], node)
-
-
-class _SlotPool(_YarnPool):
-    """Hadoop 1: fixed map and reduce slots per TaskTracker, one heap per kind."""
-
-    def __init__(self, nodes: int, cluster: ClusterSpec) -> None:
-        super().__init__(nodes, (0, 0), (0, 0), cluster)
-        self.slots = [
-            [cluster.map_slots_per_node] * nodes,
-            [cluster.reduce_slots_per_node] * nodes,
-        ]
-
-    def fits(self, k: int, node: int) -> bool:
-        return self.slots[k][node] > 0
-
-    def first_fit(self, k: int) -> int | None:
-        heap, slots = self.heaps[k], self.slots[k]
-        while heap:
-            if slots[heap[0]] > 0:
-                return heap[0]
-            self.flags[k][heapq.heappop(heap)] = False
-        return None
-
-    def take(self, k: int, node: int) -> None:
-        self.slots[k][node] -= 1
-
-    def release(self, k: int, node: int) -> None:
-        self.slots[k][node] += 1
-        if not self.flags[k][node]:
-            self.flags[k][node] = True
-            heapq.heappush(self.heaps[k], node)
-
-
-class _LocalPool:
-    """``LocalJobRunner``: ``max_concurrent_maps`` maps and ``max_concurrent_reduces`` at once."""
-
-    def __init__(self, cluster: ClusterSpec) -> None:
-        self.limit = (cluster.max_concurrent_maps or 1, cluster.max_concurrent_reduces or 1)
-        self.running = [0, 0]
-
-    def first_fit(self, k: int) -> int | None:
-        return 0 if self.running[k] < self.limit[k] else None
-
-    def take(self, k: int, node: int) -> None:
-        self.running[k] += 1
-
-    def release(self, k: int, node: int) -> None:
-        self.running[k] -= 1
-
-
-def _pool(config: HadoopConfig, cluster: ClusterSpec) -> tuple[_YarnPool | _LocalPool, int, float]:
-    """The cluster's resources, the memory one reducer holds against the ramp-up limit, and
-    that limit (YARN only: Hadoop 1 slots and local mode have none)."""
-    if cluster.local_mode:
-        return _LocalPool(cluster), 0, math.inf
-    nodes = cluster.num_nodes
-    if config.hadoop_version == 1:
-        pool: _YarnPool = _SlotPool(nodes, cluster)
-        pool.build()
-        return pool, 0, math.inf
-    alloc = cluster.min_allocation_mb
-
-    def rounded(mb: int) -> int:
-        return int(math.ceil(mb / alloc) * alloc)
-
-    mem = (rounded(config.map_container_mb), rounded(config.reduce_container_mb))
-    pool = _YarnPool(nodes, mem, (config.map_vcores, config.reduce_vcores), cluster)
-    if cluster.am_memory_mb > 0:
-        pool.free_mem[0] -= rounded(cluster.am_memory_mb)
-        pool.free_vc[0] -= 1
-    pool.build()
-    return pool, mem[REDUCE], REDUCE_RAMPUP_LIMIT * sum(pool.free_mem)
-
-
-def _event_loop(job: _JobTasks, config: HadoopConfig, cluster: ClusterSpec) -> list[TaskSpan]:
-    """Replay the job: at each event, reducers start first (YARN priority 10 vs 20), then maps;
-    task ends are a heap by time, pending tasks deques (O(log nodes) per event)."""
-    pool, red_mem, rampup = _pool(config, cluster)
+def _event_loop(
+    job: _JobTasks,
+    pool: YarnPool | LocalPool,
+    red_mem: int,
+    rampup: float,
+    delay: float,
+    local: bool,
+) -> list[TaskSpan]:
+    """Replay the job on Hadoop 1 slots or ``LocalJobRunner``: at each event, reducers start
+    first (YARN priority 10 vs 20), then maps; task ends are a heap by time, pending tasks
+    deques (O(log nodes) per event). YARN takes the inlined :func:`_yarn_loop`."""
     first_fit, take, release = pool.first_fit, pool.take, pool.release
-    local = cluster.local_mode
-    delay = cluster.heartbeat_ms + cluster.task_startup_ms
     maps, n_maps, slow_k = job.maps, len(job.maps), job.slow_k
     red_total, red_shuffle = job.red_total, job.red_shuffle
     push, pop = heapq.heappush, heapq.heappop
@@ -333,6 +241,95 @@ def _event_loop(job: _JobTasks, config: HadoopConfig, cluster: ClusterSpec) -> l
                 spans.append(span)
                 push(events, (end, seq, REDUCE, span.index, span.node))
                 seq += 1
+
+
+def _yarn_loop(job: _JobTasks, pool: YarnPool, rampup: float, delay: float) -> list[TaskSpan]:
+    """:func:`_event_loop` on YARN containers with the pool's heaps inlined (no method call per
+    event: the loop is the simulation's whole cost). Same order of starts, hence the same
+    timeline: reducers first while the ramp-up limit allows, then maps; a reducer can only
+    become startable after a map start when that start emptied the pending maps (a start only
+    uses resources up), so the reducers are retried then. An event is ``(time, seq, node)``,
+    ``~node`` for a reducer; ``seq`` breaks ties in push order."""
+    free_mem, free_vc = pool.free_mem, pool.free_vc
+    (map_mem, red_mem), (map_vc, red_vc) = pool.mem, pool.vc
+    map_heap, red_heap = pool.heaps
+    map_flag, red_flag = pool.flags
+    maps, n_maps, slow_k = job.maps, len(job.maps), job.slow_k
+    red_total, red_shuffle = job.red_total, job.red_shuffle
+    push, pop, new = heapq.heappush, heapq.heappop, tuple.__new__
+    events: list[tuple[float, int, int]] = []
+    pending_maps, pending_reds = deque(job.order), deque(range(job.n_red))
+    next_map, next_red = pending_maps.popleft, pending_reds.popleft
+    spans: list[TaskSpan] = []
+    add = spans.append
+    waiting: list[tuple[int, int, float]] = []  # reducers shuffling before the last map ends
+    held = done = seq = 0
+    now = 0.0
+    while True:
+        while True:  # start what can start at `now`
+            while (
+                pending_reds and done >= slow_k and (not pending_maps or held + red_mem <= rampup)
+            ):
+                while red_heap:
+                    node = red_heap[0]
+                    if free_mem[node] >= red_mem and free_vc[node] >= red_vc:
+                        break
+                    red_flag[pop(red_heap)] = False
+                else:
+                    break
+                idx = next_red()
+                free_mem[node] -= red_mem
+                free_vc[node] -= red_vc
+                held += red_mem
+                start = now + delay
+                if done < n_maps:
+                    waiting.append((idx, node, start))
+                else:
+                    end = start + red_total
+                    add(new(TaskSpan, ("reduce", idx, node, now, end, start + red_shuffle)))
+                    push(events, (end, seq, ~node))
+                    seq += 1
+            before = len(pending_maps)
+            while pending_maps:
+                while map_heap:
+                    node = map_heap[0]
+                    if free_mem[node] >= map_mem and free_vc[node] >= map_vc:
+                        break
+                    map_flag[pop(map_heap)] = False
+                else:
+                    break
+                idx = next_map()
+                free_mem[node] -= map_mem
+                free_vc[node] -= map_vc
+                end = now + delay + maps[idx]
+                add(new(TaskSpan, ("map", idx, node, now, end, None)))
+                push(events, (end, seq, node))
+                seq += 1
+            if pending_maps or not pending_reds or len(pending_maps) == before:
+                break
+        if not events:
+            return spans
+        now, _, node = pop(events)
+        if node < 0:
+            node = ~node
+            mem = free_mem[node] = free_mem[node] + red_mem
+            vc = free_vc[node] = free_vc[node] + red_vc
+            held -= red_mem
+        else:
+            mem = free_mem[node] = free_mem[node] + map_mem
+            vc = free_vc[node] = free_vc[node] + map_vc
+            done += 1
+            if done == n_maps:
+                for end, span in _first_wave(waiting, now, n_maps, delay, red_total, red_shuffle):
+                    add(span)
+                    push(events, (end, seq, ~span.node))
+                    seq += 1
+        if not map_flag[node] and mem >= map_mem and vc >= map_vc:
+            map_flag[node] = True
+            push(map_heap, node)
+        if not red_flag[node] and mem >= red_mem and vc >= red_vc:
+            red_flag[node] = True
+            push(red_heap, node)
 
 
 def _first_wave(

@@ -69,3 +69,34 @@ def test_heap_scheduler_equals_the_scan(
     assert new.map_stage_end_ms == old.map_stage_end_ms
     assert new.total_task_ms == old.total_task_ms
     assert new.container_gb_s == old.container_gb_s
+
+
+def _job(input_bytes: float, files: int, reducers: int) -> tuple[JobProfile, HadoopConfig]:
+    profile = JobProfile(input_bytes=input_bytes, input_files=files)
+    config = HadoopConfig.from_properties(
+        {
+            "mapreduce.job.reduces": str(reducers),
+            "mapreduce.input.fileinputformat.split.maxsize": str(128 * 2**20),
+            "mapreduce.job.reduce.slowstart.completedmaps": "0.3",
+        }
+    )
+    return profile, config
+
+
+def test_tail_splits_first_keep_the_index_order_at_one_start_time() -> None:
+    """Tail splits up to 1.1× a full one start first: the timeline, sorted without a tuple key,
+    still lists the maps that start together in index order (as the scan's did)."""
+    p, cfg = _job(3 * 10.05 * 128 * 2**20, 3, 7)
+    cluster = ClusterSpec(num_nodes=5)
+    new, old = simulate_schedule(p, cfg, cluster), reference_schedule(p, cfg, cluster)
+    starts0 = [t for t in new.tasks if t.start_ms == 0.0 and t.kind == "map"]
+    assert len(starts0) > 3 and [t.index for t in starts0] == sorted(t.index for t in starts0)
+    assert new == old
+
+
+def test_many_nodes_many_ties_equal_the_scan() -> None:
+    """Whole waves start and end together on 60 nodes (ties broken by push order), reducers
+    held back by the ramp-up limit and released when the last map starts."""
+    p, cfg = _job(900 * 128 * 2**20, 900, 150)
+    for cluster in (ClusterSpec(num_nodes=60), ClusterSpec(num_nodes=60, am_memory_mb=0)):
+        assert simulate_schedule(p, cfg, cluster) == reference_schedule(p, cfg, cluster)
