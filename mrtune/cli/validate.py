@@ -240,6 +240,14 @@ def validate(
             help="Take codec ratios from the records' compressed runs (else priors).",
         ),
     ] = False,
+    codec_runs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--codec-runs",
+            help="YARN histories: run records of the same jobs and data whose compressed "
+            "runs give the codec ratios (never the scored label; else priors).",
+        ),
+    ] = None,
     times: Annotated[
         str,
         typer.Option(
@@ -267,7 +275,7 @@ def validate(
     if is_history_index(runs):  # `hadoop-run --mode yarn` runs: real .jhist/_conf.xml pairs
         from mrtune.cli._hadoop_any import validate_histories
 
-        validate_histories(runs, calibrate, format, output)
+        validate_histories(runs, calibrate, format, output, codec_runs or [])
         return
     from mrtune.calibration.fidelity import build_report
     from mrtune.calibration.machine_costs import MachineCosts

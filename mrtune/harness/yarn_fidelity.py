@@ -209,10 +209,16 @@ def _group_label(runs: list[HistoryRun], group: str, calibrate: list[str]) -> st
 
 
 def history_report(
-    runs: list[HistoryRun], calibrate: str | list[str] | None = None
+    runs: list[HistoryRun],
+    calibrate: str | list[str] | None = None,
+    codec_runs: list[Any] | None = None,
 ) -> dict[str, Any]:
     """Calibrate each job group on its label in ``calibrate`` (default: its ``-default`` run,
-    else its first run) and predict every run of the group from that one profile."""
+    else its first run) and predict every run of the group from that one profile.
+
+    ``codec_runs``: run records of the same jobs on the same record generators (local mode or
+    YARN); a compressed run then takes its codec's ratio from them, never from a run with its
+    own label (:mod:`mrtune.harness.yarn_codecs`); else the documented priors."""
     groups = list(dict.fromkeys(r.group for r in runs))
     wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
     for label in wanted:
@@ -225,8 +231,13 @@ def history_report(
         cal_label = _group_label(runs, g, wanted)
         cal_labels.append(cal_label)
         cal = next(r for r in members if r.label == cal_label)
-        rows += _group_rows(members, cal)
+        rows += _group_rows(members, cal, codec_runs or [])
     out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": _summary(rows)}
+    out["codec_ratios"] = (
+        "measured on other runs of the same job and data (never the scored label)"
+        if codec_runs
+        else "priors (CODEC_PRIORS)"
+    )
     if len(groups) > 1:
         out["groups"] = {g: _summary([r for r in rows if r["job"] == g]) for g in groups}
     return out
@@ -255,11 +266,25 @@ def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
     return profile, measured
 
 
-def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, Any]]:
-    profile, measured = calibration_profile(cal)
-    overhead = _job_ms(cal.jhist) - _predict(profile, cal, measured)["job_ms"]
+def _group_rows(
+    members: list[HistoryRun], cal: HistoryRun, codec_runs: list[Any]
+) -> list[dict[str, Any]]:
+    from mrtune.harness.yarn_codecs import with_codecs_from
+
+    base, measured = calibration_profile(cal)
+    overhead = _job_ms(cal.jhist) - _predict(base, cal, measured)["job_ms"]
+    cal_counters = measured_figures(load_history(cal.jhist))
+    mor = float(cal_counters.get("MAP_OUTPUT_RECORDS") or 0.0)
+    width = float(cal_counters.get("MAP_OUTPUT_BYTES") or 0.0) / mor if mor > 0 else 0.0
     rows = []
     for run in members:
+        profile, codec_sources = base, []
+        props = load_conf(run.conf_xml).properties
+        compressed = props.get("mapreduce.map.output.compress", "false").strip() == "true"
+        if codec_runs and run is not cal and compressed:
+            profile, codec_sources = with_codecs_from(
+                base, run.group, width, codec_runs, run.label
+            )
         meas = measured_figures(load_history(run.jhist))
         meas["job_ms"] = _job_ms(run.jhist)
         meas["phases"] = measured_phases(run.jhist)
@@ -284,6 +309,7 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
                 # set-up before the first container, the job commit), added to every run
                 "job_overhead_ms": overhead,
                 "load_avg": run.load_avg,
+                "codec_sources": codec_sources,
                 "measured": meas,
                 "predicted": pred,
                 "counters_equal": len(equal),
