@@ -341,6 +341,8 @@ def predict_job(
     s_map = cluster.cpu_stretch(np.minimum(n_maps, map_slots))
     s_red = cluster.cpu_stretch(np.minimum(Rn, red_slots))
     m_full, m_tail, r_task = mf.task_ms * s_map, mt.task_ms * s_map, rd.task_ms * s_red
+    if cluster.reduce_fixed_ms and not cluster.local_mode:
+        r_task = r_task + cluster.reduce_fixed_ms  # wall time after the merge, unstretched
     # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
     t_full = m_full + startup if startup else m_full
     t_tail = m_tail + startup if startup else m_tail

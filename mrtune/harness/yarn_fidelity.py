@@ -40,6 +40,7 @@ from mrtune.calibration.fixed_costs import (
     container_cores,
     reduce_ramp_ms,
     without_contention,
+    without_reduce_fixed,
 )
 from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ConfigBatch, predict_job
@@ -168,7 +169,7 @@ def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, 
         if has_red
         else 0.0,
         "merge": red.get("merge", 0.0),
-        "reduce": red.get("reduce", 0.0) + red.get("write", 0.0),
+        "reduce": red.get("reduce", 0.0) + red.get("write", 0.0) + spec.reduce_fixed_ms,
     }
     return out
 
@@ -212,13 +213,18 @@ def history_report(
     runs: list[HistoryRun],
     calibrate: str | list[str] | None = None,
     codec_runs: list[Any] | None = None,
+    reduce_fixed_ms: float = 0.0,
 ) -> dict[str, Any]:
     """Calibrate each job group on its label in ``calibrate`` (default: its ``-default`` run,
     else its first run) and predict every run of the group from that one profile.
 
     ``codec_runs``: run records of the same jobs on the same record generators (local mode or
     YARN); a compressed run then takes its codec's ratio from them, never from a run with its
-    own label (:mod:`mrtune.harness.yarn_codecs`); else the documented priors."""
+    own label (:mod:`mrtune.harness.yarn_codecs`); else the documented priors.
+    ``reduce_fixed_ms``: the fixed wall time per reduce after its merge
+    (``ClusterSpec.reduce_fixed_ms``), measured on OTHER runs (another round of the matrix:
+    ``benchmarks/yarn_rank_study.py``); taken out of the calibration run's reduce phase
+    before the fit and added back to every prediction. 0: no such term."""
     groups = list(dict.fromkeys(r.group for r in runs))
     wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
     for label in wanted:
@@ -231,19 +237,22 @@ def history_report(
         cal_label = _group_label(runs, g, wanted)
         cal_labels.append(cal_label)
         cal = next(r for r in members if r.label == cal_label)
-        rows += _group_rows(members, cal, codec_runs or [])
+        rows += _group_rows(members, cal, codec_runs or [], reduce_fixed_ms)
     out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": _summary(rows)}
     out["codec_ratios"] = (
         "measured on other runs of the same job and data (never the scored label)"
         if codec_runs
         else "priors (CODEC_PRIORS)"
     )
+    out["reduce_fixed_ms"] = reduce_fixed_ms
     if len(groups) > 1:
         out["groups"] = {g: _summary([r for r in rows if r["job"] == g]) for g in groups}
     return out
 
 
-def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
+def calibration_profile(
+    cal: HistoryRun, reduce_fixed_ms: float = 0.0
+) -> tuple[Any, dict[str, float]]:
     """The profile of the calibration run's history and the cluster-level terms measured on
     it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
     without the CPU contention of the containers that ran beside them (the history's own
@@ -258,7 +267,10 @@ def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
     busy = container_cores(history, _container_start(cal), cores)
     if busy is not None:
         measured["container_cores"] = busy
-    profile = build_profile(without_contention(history, cores, busy or 1.0), conf)
+    if reduce_fixed_ms > 0:
+        measured["reduce_fixed_ms"] = reduce_fixed_ms
+    fit_on = without_contention(without_reduce_fixed(history, reduce_fixed_ms), cores, busy or 1.0)
+    profile = build_profile(fit_on, conf)
     slowstart = cfg.reduce_slowstart if cfg is not None else 0.05
     ramp = reduce_ramp_ms(history, slowstart)
     if ramp is not None:
@@ -267,11 +279,11 @@ def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
 
 
 def _group_rows(
-    members: list[HistoryRun], cal: HistoryRun, codec_runs: list[Any]
+    members: list[HistoryRun], cal: HistoryRun, codec_runs: list[Any], reduce_fixed_ms: float
 ) -> list[dict[str, Any]]:
     from mrtune.harness.yarn_codecs import with_codecs_from
 
-    base, measured = calibration_profile(cal)
+    base, measured = calibration_profile(cal, reduce_fixed_ms)
     overhead = _job_ms(cal.jhist) - _predict(base, cal, measured)["job_ms"]
     cal_counters = measured_figures(load_history(cal.jhist))
     mor = float(cal_counters.get("MAP_OUTPUT_RECORDS") or 0.0)
