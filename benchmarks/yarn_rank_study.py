@@ -160,12 +160,15 @@ def cross_round(r1: dict[str, Any], r2: dict[str, Any], draws: int = 4000) -> di
 # ------------------------------------------------------------------------ candidate terms
 
 
-def _reduce_part(r: dict[str, Any], side: str) -> float:
-    """The reduce phase (sort finish → attempt finish), where the term sits."""
-    return float(r[side]["phases"].get("reduce") or 0.0)
+def _reduce_part(r: dict[str, Any], side: str, phase: str = "reduce") -> float:
+    """A reduce attempt's phase: ``reduce`` (sort finish → finish, where the term sits) or
+    ``merge`` (shuffle finish → sort finish, the candidate merge term)."""
+    return float(r[side]["phases"].get(phase) or 0.0)
 
 
-def _with_reduce_fixed(report: dict[str, Any], fixed_ms: float) -> list[dict[str, Any]]:
+def _with_reduce_fixed(
+    report: dict[str, Any], fixed_ms: float, phase: str = "reduce"
+) -> list[dict[str, Any]]:
     """Held-out rows re-predicted, to first order, with a fixed cost per reduce attempt in
     its reduce phase (used to FIT the term; it is scored with the model itself): the
     calibration run's own reduce phase T keeps its total (its per-record costs shrink by F/T),
@@ -173,9 +176,9 @@ def _with_reduce_fixed(report: dict[str, Any], fixed_ms: float) -> list[dict[str
     cal = {r["job"]: r for r in report["runs"] if r["calibration"]}
     out = []
     for r in _held(report):
-        t_cal = _reduce_part(cal[r["job"]], "measured")
+        t_cal = _reduce_part(cal[r["job"]], "measured", phase)
         f = min(fixed_ms, t_cal)
-        p = _reduce_part(r, "predicted")
+        p = _reduce_part(r, "predicted", phase)
         new_p = f + (1.0 - f / t_cal) * p if t_cal > 0 else p
         row = json.loads(json.dumps(r))
         row["predicted"]["job_ms"] += new_p - p
@@ -184,19 +187,19 @@ def _with_reduce_fixed(report: dict[str, Any], fixed_ms: float) -> list[dict[str
     return out
 
 
-def fit_reduce_fixed(report: dict[str, Any]) -> float:
+def fit_reduce_fixed(report: dict[str, Any], phase: str = "reduce") -> float:
     """The fixed per-reduce cost that best predicts this round's held-out merge + reduce
     phases (least absolute log error over a 10 ms grid, up to the smallest calibration
     run's merge + reduce time)."""
     cal = [r for r in report["runs"] if r["calibration"]]
-    top = min(_reduce_part(r, "measured") for r in cal)
+    top = min(_reduce_part(r, "measured", phase) for r in cal)
     best, best_f = math.inf, 0.0
     for f in np.arange(0.0, top, 10.0):
-        rows = _with_reduce_fixed(report, float(f))
+        rows = _with_reduce_fixed(report, float(f), phase)
         loss = sum(
-            abs(math.log(r["predicted"]["reduce_part"] / _reduce_part(r, "measured")))
+            abs(math.log(r["predicted"]["reduce_part"] / _reduce_part(r, "measured", phase)))
             for r in rows
-            if _reduce_part(r, "measured") > 0 and r["predicted"]["reduce_part"] > 0
+            if _reduce_part(r, "measured", phase) > 0 and r["predicted"]["reduce_part"] > 0
         )
         if loss < best:
             best, best_f = loss, float(f)
@@ -235,6 +238,39 @@ def reduce_fixed_term(
             "after": {k: after["summary"].get(k) for k in _SCORED},
         }
     return out, with_term
+
+
+def merge_fixed_term(reports: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The candidate fixed cost of the merge phase, leave-one-round-out, scored to first
+    order (:func:`_with_reduce_fixed` on the merge phase): phase and job-time errors."""
+    out = {}
+    for name, rep in reports.items():
+        other = next(n for n in reports if n != name)
+        f = fit_reduce_fixed(reports[other], "merge")
+        before, after = _held(rep), _with_reduce_fixed(rep, f, "merge")
+
+        def phase_err(rows: list[dict[str, Any]], moved: bool) -> dict[str, float]:
+            errs = sorted(
+                abs((r["predicted"]["reduce_part"] if moved else r["predicted"]["phases"]["merge"])
+                    / m - 1.0)
+                for r in rows
+                if (m := _reduce_part(r, "measured", "merge")) > 0
+            )  # fmt: skip
+            return {"median": statistics.median(errs), "p90": errs[math.ceil(0.9 * len(errs)) - 1]}
+
+        out[name] = {
+            "fixed_ms_fitted_on": other,
+            "fixed_ms": f,
+            "before": {"merge_error": phase_err(before, False), "job": _abs_errors(before)},
+            "after": {"merge_error": phase_err(after, True), "job": _abs_errors(after)},
+            "spearman_before": _rho(*_pm(before)),
+            "spearman_after": _rho(*_pm(after)),
+        }
+    return out
+
+
+def _pm(rows: list[dict[str, Any]]) -> tuple[list[float], list[float]]:
+    return [r["predicted"]["job_ms"] for r in rows], [r["measured"]["job_ms"] for r in rows]
 
 
 def _wave_gaps(jhist: Path) -> list[float]:
@@ -312,6 +348,7 @@ def main() -> None:
         }
     out["cross_round"] = cross_round(reports["round1"], reports["round2"])
     out["reduce_fixed_cost"], with_term = reduce_fixed_term(reports, runs, codec)
+    out["merge_fixed_cost_first_order"] = merge_fixed_term(with_term)
     out["rank_with_reduce_fixed"] = {k: rank_breakers(v) for k, v in with_term.items()}
     out["cross_round_with_reduce_fixed"] = cross_round(with_term["round1"], with_term["round2"])
     for k, rep in with_term.items():

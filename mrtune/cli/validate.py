@@ -248,6 +248,16 @@ def validate(
             "runs give the codec ratios (never the scored label; else priors).",
         ),
     ] = None,
+    reduce_fixed_ms: Annotated[
+        float,
+        typer.Option(
+            "--reduce-fixed-ms",
+            min=0.0,
+            max=600_000.0,
+            help="YARN histories: each reduce's fixed wall time after its merge (HDFS "
+            "output, task commit), measured on other runs (benchmarks/yarn_rank_study.py).",
+        ),
+    ] = 0.0,
     times: Annotated[
         str,
         typer.Option(
@@ -275,7 +285,7 @@ def validate(
     if is_history_index(runs):  # `hadoop-run --mode yarn` runs: real .jhist/_conf.xml pairs
         from mrtune.cli._hadoop_any import validate_histories
 
-        validate_histories(runs, calibrate, format, output, codec_runs or [])
+        validate_histories(runs, calibrate, format, output, codec_runs or [], reduce_fixed_ms)
         return
     from mrtune.calibration.fidelity import build_report
     from mrtune.calibration.machine_costs import MachineCosts

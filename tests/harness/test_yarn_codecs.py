@@ -71,3 +71,18 @@ def test_a_bad_codec_runs_file_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_codec_runs([bad])
     assert "x.jsonl" in str(exc.value) and "--codec-runs" in str(exc.value)
+
+
+def test_validate_options_for_histories_fail_in_one_line(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from mrtune.cli import app
+
+    index = tmp_path / "runs.jsonl"
+    index.write_text(json.dumps({"jhist": "x.jhist", "mode": "yarn"}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["validate", str(index), "--codec-runs", str(tmp_path / "no")])
+    assert r.exit_code == 2 and "Traceback" not in r.output and "--codec-runs" in r.output
+    r = CliRunner().invoke(app, ["validate", str(index), "--reduce-fixed-ms", "-1"])
+    assert r.exit_code == 2 and "--reduce-fixed-ms" in r.output
