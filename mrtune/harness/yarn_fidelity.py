@@ -20,6 +20,12 @@ its map vs reduce container starts in the NodeManagers' logs), and the delay fro
 a reduce's launch (``reduce_ramp_ms``, the AM's and NodeManagers' heartbeats). Predictions
 then stretch each wave by the containers it runs at once.
 
+Codec ratios (``codec_runs``, :mod:`mrtune.harness.yarn_codecs`) come from OTHER runs of the
+same job and record generator, never from a run with the scored label; a reduce's fixed wall
+time after its merge (``reduce_fixed_ms``: HDFS output create/close, the task commit) is
+measured on other runs too (the other round of the matrix, ``benchmarks/yarn_rank_study.py``),
+taken out of the calibration run's reduce phase before the fit and added to every prediction.
+
 Figures: record counters equal, map waves equal, per-phase times (:data:`PHASES`), job time
 error (median, p90) and the Spearman correlation of predicted and measured job times, over
 the runs not fitted.
@@ -47,6 +53,7 @@ from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec, measured_figures
 from mrtune.harness.yarn_run import MiniCluster
+from mrtune.harness.yarn_summary import PHASES, summarize
 from mrtune.profiling.build import build_statistics, profile_config
 from mrtune.readers import load_history
 from mrtune.readers.conf import load_conf
@@ -106,13 +113,6 @@ def load_history_runs(path: Path) -> list[HistoryRun]:
 def _job_ms(jhist: Path) -> float:
     h = load_history(jhist)
     return float((h.finish_ms or 0) - (h.launch_ms or h.submit_ms or 0))
-
-
-#: Phases compared per run (ms): the mean map attempt; the map stage (first attempt start →
-#: last map finish); the shuffle's tail after the last map (what a reduce still waits for
-#: once every map is done: with slow-start the rest of its copy overlaps the maps); and the
-#: reduce's merge and reduce phases (ReduceAttemptFinishedEvent's shuffle/sort finish times).
-PHASES = ("map_task", "map_stage", "shuffle_tail", "merge", "reduce")
 
 
 def measured_phases(jhist: Path) -> dict[str, float]:
@@ -238,7 +238,7 @@ def history_report(
         cal_labels.append(cal_label)
         cal = next(r for r in members if r.label == cal_label)
         rows += _group_rows(members, cal, codec_runs or [], reduce_fixed_ms)
-    out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": _summary(rows)}
+    out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": summarize(rows)}
     out["codec_ratios"] = (
         "measured on other runs of the same job and data (never the scored label)"
         if codec_runs
@@ -246,7 +246,7 @@ def history_report(
     )
     out["reduce_fixed_ms"] = reduce_fixed_ms
     if len(groups) > 1:
-        out["groups"] = {g: _summary([r for r in rows if r["job"] == g]) for g in groups}
+        out["groups"] = {g: summarize([r for r in rows if r["job"] == g]) for g in groups}
     return out
 
 
@@ -343,64 +343,3 @@ def _group_rows(
             }
         )
     return rows
-
-
-#: Issue 21's goals on the runs not fitted (summary key → (bound, "min" or "max")).
-GOALS: dict[str, tuple[float, str]] = {
-    "counters_equal_share": (0.95, "min"),
-    "waves_equal_share": (1.0, "min"),
-    "job_time_median_error": (0.10, "max"),
-    "job_time_p90_error": (0.25, "max"),
-    "spearman": (0.9, "min"),
-}
-
-
-def _goals(out: dict[str, Any]) -> dict[str, bool]:
-    return {
-        k: (out[k] >= bound if how == "min" else out[k] <= bound)
-        for k, (bound, how) in GOALS.items()
-        if k in out and not math.isnan(out[k])
-    }
-
-
-def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    held = [r for r in rows if not r["calibration"]]
-    errs = sorted(abs(r["job_time_error"]) for r in held if not math.isnan(r["job_time_error"]))
-    out: dict[str, Any] = {"runs_predicted": len(held)}
-    if held:
-        out["counters_equal_share"] = sum(r["counters_equal"] for r in held) / max(
-            1, sum(r["counters"] for r in held)
-        )
-        out["waves_equal_share"] = sum(r["waves_equal"] for r in held) / len(held)
-        off = [abs(e) for r in held for e in r["counter_errors"].values()]
-        out["counters_within_0.1pct_share"] = 1.0 - sum(e > 1e-3 for e in off) / max(
-            1, sum(r["counters"] for r in held)
-        )
-        out["counter_mismatches"] = [
-            f"{r['label']}: {k} {e:+.2%}" for r in held for k, e in r["counter_errors"].items()
-        ]
-    if errs:
-        out["job_time_median_error"] = statistics.median(errs)
-        out["job_time_p90_error"] = errs[min(len(errs) - 1, math.ceil(0.9 * len(errs)) - 1)]
-    for k in PHASES:
-        perr = sorted(
-            abs(r["phase_errors"][k]) for r in held if not math.isnan(r["phase_errors"][k])
-        )
-        if perr:
-            out[f"{k}_median_error"] = statistics.median(perr)
-            out[f"{k}_p90_error"] = perr[min(len(perr) - 1, math.ceil(0.9 * len(perr)) - 1)]
-    starts: dict[str, list[float]] = {}
-    for r in rows:
-        for k, v in r["measured"].get("container_start", {}).items():
-            starts.setdefault(k, []).append(v)
-    for k, v in sorted(starts.items()):
-        out[f"container_{k}_median"] = statistics.median(v)
-    if len(held) >= 3:
-        from scipy.stats import spearmanr
-
-        rho = spearmanr(
-            [r["predicted"]["job_ms"] for r in held], [r["measured"]["job_ms"] for r in held]
-        )
-        out["spearman"] = float(rho.statistic)
-    out["goals_met"] = _goals(out)
-    return out
