@@ -92,6 +92,15 @@ class ClusterSpec(BaseModel):
         "launch: RMContainerAllocator asks at its next heartbeat, the scheduler allocates at a "
         "NodeManager heartbeat, the AM picks it up at the next one (~3 heartbeats, issue 21)",
     )
+    reduce_fixed_ms: float = Field(
+        0.0,
+        ge=0,
+        description="YARN: wall time every reduce attempt spends after its merge whatever its "
+        "input: DFSOutputStream create and close (the replication pipeline's set-up and last "
+        "acks), FileOutputCommitter's task commit and the umbilical round trips "
+        "(Task.commit, Task.done). Not CPU, so not stretched by contention; 0: no such term "
+        "(issue 21, measured on other runs: benchmarks/yarn_rank_study.py)",
+    )
     local_mode: bool = False
     spill_overlap: bool = Field(
         True,
@@ -111,7 +120,7 @@ class ClusterSpec(BaseModel):
     max_concurrent_maps: int | None = Field(None, ge=1)
     max_concurrent_reduces: int | None = Field(None, ge=1)
 
-    @field_validator("task_startup_ms", "heartbeat_ms", "reduce_ramp_ms")
+    @field_validator("task_startup_ms", "heartbeat_ms", "reduce_ramp_ms", "reduce_fixed_ms")
     @classmethod
     def _finite(cls, v: float) -> float:
         if not math.isfinite(v):

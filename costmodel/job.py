@@ -277,6 +277,8 @@ def predict_job(
     s_map = cluster.cpu_stretch(np.minimum(n_maps, map_slots))
     s_red = cluster.cpu_stretch(np.minimum(Rn, red_slots))
     r_task = rd.task_ms * s_red
+    if cluster.reduce_fixed_ms and not cluster.local_mode:
+        r_task = r_task + cluster.reduce_fixed_ms  # wall time after the merge, unstretched
     m_times = [g.result.task_ms * s_map for g in groups]
     # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
     t_times = [m + startup for m in m_times] if startup else m_times

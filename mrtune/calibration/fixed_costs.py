@@ -174,6 +174,24 @@ def without_contention(history: JobHistory, cores: float, busy: float = 1.0) -> 
     return replace(history, attempts=[shrink(a) for a in history.attempts])
 
 
+def without_reduce_fixed(history: JobHistory, fixed_ms: float) -> JobHistory:
+    """The history with ``fixed_ms`` of each reduce attempt's reduce phase (sort finish →
+    finish) taken out: the wall time ``ClusterSpec.reduce_fixed_ms`` books apart (HDFS
+    output create/close, the task commit), so the profile's per-record reduce and write costs
+    hold only what scales with the records. At most the phase itself is taken (a reduce
+    whose phase is shorter kept no per-record time to price)."""
+    if fixed_ms <= 0:
+        return history
+
+    def trim(a: AttemptRecord) -> AttemptRecord:
+        if not str(a.kind).upper().endswith("REDUCE") or a.sort_finish_ms is None:
+            return a
+        cut = int(round(min(fixed_ms, max(a.finish_ms - a.sort_finish_ms, 0))))
+        return replace(a, finish_ms=a.finish_ms - cut)
+
+    return replace(history, attempts=[trim(a) for a in history.attempts])
+
+
 def reduce_ramp_ms(history: JobHistory, slowstart: float) -> float | None:
     """Median delay from the moment a reduce could have a container to its launch.
 

@@ -792,14 +792,22 @@ def codecs_from_runs(
     map output width.
     """
     cfg = run_config(rec)
-    has_combiner = cfg.combine_class is not None
     J = flat_counters(rec.counters)
     mor, mob = J.get("MAP_OUTPUT_RECORDS", 0.0), J.get("MAP_OUTPUT_BYTES", 0.0)
     width = combined_width if combined_width is not None else (mob / mor if mor > 0 else 0.0)
+    same = [r for r in runs if r.success and _same_map_output(rec, r)]
+    return codec_ratios_from(same, has_combiner=cfg.combine_class is not None, width=width)
+
+
+def codec_ratios_from(
+    runs: Iterable[RunRecord], *, has_combiner: bool, width: float
+) -> dict[str, CodecStats]:
+    """Codec ratios measured by ``runs``, which the caller has matched to the data being
+    predicted (:func:`codecs_from_runs`: the same input file; a YARN history: the same job
+    and record generator), first run per codec; ``width``: the predicted job's (combined)
+    map output pair width, the IFile stream the ratio is taken over."""
     out: dict[str, CodecStats] = {}
     for other in runs:
-        if not other.success or not _same_map_output(rec, other):
-            continue
         ocfg = run_config(other)
         if not ocfg.map_output_compress or ocfg.map_output_codec in out:
             continue

@@ -142,14 +142,25 @@ def _report(entries, output, format, base) -> None:
     console.print(table)
 
 
-def validate_histories(runs: Path, calibrate: list[str] | None, format, output) -> None:
+def validate_histories(
+    runs: Path,
+    calibrate: list[str] | None,
+    format,
+    output,
+    codec_runs: list[Path] = (),
+    reduce_fixed_ms: float = 0.0,
+) -> None:
     """``mrtune validate runs.jsonl`` for YARN runs: counters, waves, job time per run
-    (``calibrate``: one label per job group, default each group's ``<job>-default``)."""
+    (``calibrate``: one label per job group, default each group's ``<job>-default``;
+    ``codec_runs``: records whose compressed runs give the codec ratios;
+    ``reduce_fixed_ms``: ``ClusterSpec.reduce_fixed_ms`` measured on other runs)."""
     import json
 
+    from mrtune.harness.yarn_codecs import load_codec_runs
     from mrtune.harness.yarn_fidelity import history_report, load_history_runs
 
-    report = history_report(load_history_runs(runs), calibrate)
+    records = load_codec_runs(list(codec_runs)) if codec_runs else None
+    report = history_report(load_history_runs(runs), calibrate, records, reduce_fixed_ms)
     if output is not None:
         output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     if format == OutputFormat.json:

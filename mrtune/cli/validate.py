@@ -240,6 +240,24 @@ def validate(
             help="Take codec ratios from the records' compressed runs (else priors).",
         ),
     ] = False,
+    codec_runs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--codec-runs",
+            help="YARN histories: run records of the same jobs and data whose compressed "
+            "runs give the codec ratios (never the scored label; else priors).",
+        ),
+    ] = None,
+    reduce_fixed_ms: Annotated[
+        float,
+        typer.Option(
+            "--reduce-fixed-ms",
+            min=0.0,
+            max=600_000.0,
+            help="YARN histories: each reduce's fixed wall time after its merge (HDFS "
+            "output, task commit), measured on other runs (benchmarks/yarn_rank_study.py).",
+        ),
+    ] = 0.0,
     times: Annotated[
         str,
         typer.Option(
@@ -267,7 +285,7 @@ def validate(
     if is_history_index(runs):  # `hadoop-run --mode yarn` runs: real .jhist/_conf.xml pairs
         from mrtune.cli._hadoop_any import validate_histories
 
-        validate_histories(runs, calibrate, format, output)
+        validate_histories(runs, calibrate, format, output, codec_runs or [], reduce_fixed_ms)
         return
     from mrtune.calibration.fidelity import build_report
     from mrtune.calibration.machine_costs import MachineCosts

@@ -20,6 +20,12 @@ its map vs reduce container starts in the NodeManagers' logs), and the delay fro
 a reduce's launch (``reduce_ramp_ms``, the AM's and NodeManagers' heartbeats). Predictions
 then stretch each wave by the containers it runs at once.
 
+Codec ratios (``codec_runs``, :mod:`mrtune.harness.yarn_codecs`) come from OTHER runs of the
+same job and record generator, never from a run with the scored label; a reduce's fixed wall
+time after its merge (``reduce_fixed_ms``: HDFS output create/close, the task commit) is
+measured on other runs too (the other round of the matrix, ``benchmarks/yarn_rank_study.py``),
+taken out of the calibration run's reduce phase before the fit and added to every prediction.
+
 Figures: record counters equal, map waves equal, per-phase times (:data:`PHASES`), job time
 error (median, p90) and the Spearman correlation of predicted and measured job times, over
 the runs not fitted.
@@ -40,12 +46,14 @@ from mrtune.calibration.fixed_costs import (
     container_cores,
     reduce_ramp_ms,
     without_contention,
+    without_reduce_fixed,
 )
 from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec, measured_figures
 from mrtune.harness.yarn_run import MiniCluster
+from mrtune.harness.yarn_summary import PHASES, summarize
 from mrtune.profiling.build import build_statistics, profile_config
 from mrtune.readers import load_history
 from mrtune.readers.conf import load_conf
@@ -107,13 +115,6 @@ def _job_ms(jhist: Path) -> float:
     return float((h.finish_ms or 0) - (h.launch_ms or h.submit_ms or 0))
 
 
-#: Phases compared per run (ms): the mean map attempt; the map stage (first attempt start →
-#: last map finish); the shuffle's tail after the last map (what a reduce still waits for
-#: once every map is done: with slow-start the rest of its copy overlaps the maps); and the
-#: reduce's merge and reduce phases (ReduceAttemptFinishedEvent's shuffle/sort finish times).
-PHASES = ("map_task", "map_stage", "shuffle_tail", "merge", "reduce")
-
-
 def measured_phases(jhist: Path) -> dict[str, float]:
     """The :data:`PHASES` of one history, from its successful attempts."""
     h = load_history(jhist)
@@ -168,7 +169,7 @@ def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, 
         if has_red
         else 0.0,
         "merge": red.get("merge", 0.0),
-        "reduce": red.get("reduce", 0.0) + red.get("write", 0.0),
+        "reduce": red.get("reduce", 0.0) + red.get("write", 0.0) + spec.reduce_fixed_ms,
     }
     return out
 
@@ -209,10 +210,21 @@ def _group_label(runs: list[HistoryRun], group: str, calibrate: list[str]) -> st
 
 
 def history_report(
-    runs: list[HistoryRun], calibrate: str | list[str] | None = None
+    runs: list[HistoryRun],
+    calibrate: str | list[str] | None = None,
+    codec_runs: list[Any] | None = None,
+    reduce_fixed_ms: float = 0.0,
 ) -> dict[str, Any]:
     """Calibrate each job group on its label in ``calibrate`` (default: its ``-default`` run,
-    else its first run) and predict every run of the group from that one profile."""
+    else its first run) and predict every run of the group from that one profile.
+
+    ``codec_runs``: run records of the same jobs on the same record generators (local mode or
+    YARN); a compressed run then takes its codec's ratio from them, never from a run with its
+    own label (:mod:`mrtune.harness.yarn_codecs`); else the documented priors.
+    ``reduce_fixed_ms``: the fixed wall time per reduce after its merge
+    (``ClusterSpec.reduce_fixed_ms``), measured on OTHER runs (another round of the matrix:
+    ``benchmarks/yarn_rank_study.py``); taken out of the calibration run's reduce phase
+    before the fit and added back to every prediction. 0: no such term."""
     groups = list(dict.fromkeys(r.group for r in runs))
     wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
     for label in wanted:
@@ -225,14 +237,22 @@ def history_report(
         cal_label = _group_label(runs, g, wanted)
         cal_labels.append(cal_label)
         cal = next(r for r in members if r.label == cal_label)
-        rows += _group_rows(members, cal)
-    out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": _summary(rows)}
+        rows += _group_rows(members, cal, codec_runs or [], reduce_fixed_ms)
+    out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": summarize(rows)}
+    out["codec_ratios"] = (
+        "measured on other runs of the same job and data (never the scored label)"
+        if codec_runs
+        else "priors (CODEC_PRIORS)"
+    )
+    out["reduce_fixed_ms"] = reduce_fixed_ms
     if len(groups) > 1:
-        out["groups"] = {g: _summary([r for r in rows if r["job"] == g]) for g in groups}
+        out["groups"] = {g: summarize([r for r in rows if r["job"] == g]) for g in groups}
     return out
 
 
-def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
+def calibration_profile(
+    cal: HistoryRun, reduce_fixed_ms: float = 0.0
+) -> tuple[Any, dict[str, float]]:
     """The profile of the calibration run's history and the cluster-level terms measured on
     it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
     without the CPU contention of the containers that ran beside them (the history's own
@@ -247,7 +267,10 @@ def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
     busy = container_cores(history, _container_start(cal), cores)
     if busy is not None:
         measured["container_cores"] = busy
-    profile = build_profile(without_contention(history, cores, busy or 1.0), conf)
+    if reduce_fixed_ms > 0:
+        measured["reduce_fixed_ms"] = reduce_fixed_ms
+    fit_on = without_contention(without_reduce_fixed(history, reduce_fixed_ms), cores, busy or 1.0)
+    profile = build_profile(fit_on, conf)
     slowstart = cfg.reduce_slowstart if cfg is not None else 0.05
     ramp = reduce_ramp_ms(history, slowstart)
     if ramp is not None:
@@ -255,11 +278,25 @@ def calibration_profile(cal: HistoryRun) -> tuple[Any, dict[str, float]]:
     return profile, measured
 
 
-def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, Any]]:
-    profile, measured = calibration_profile(cal)
-    overhead = _job_ms(cal.jhist) - _predict(profile, cal, measured)["job_ms"]
+def _group_rows(
+    members: list[HistoryRun], cal: HistoryRun, codec_runs: list[Any], reduce_fixed_ms: float
+) -> list[dict[str, Any]]:
+    from mrtune.harness.yarn_codecs import with_codecs_from
+
+    base, measured = calibration_profile(cal, reduce_fixed_ms)
+    overhead = _job_ms(cal.jhist) - _predict(base, cal, measured)["job_ms"]
+    cal_counters = measured_figures(load_history(cal.jhist))
+    mor = float(cal_counters.get("MAP_OUTPUT_RECORDS") or 0.0)
+    width = float(cal_counters.get("MAP_OUTPUT_BYTES") or 0.0) / mor if mor > 0 else 0.0
     rows = []
     for run in members:
+        profile, codec_sources = base, []
+        props = load_conf(run.conf_xml).properties
+        compressed = props.get("mapreduce.map.output.compress", "false").strip() == "true"
+        if codec_runs and run is not cal and compressed:
+            profile, codec_sources = with_codecs_from(
+                base, run.group, width, codec_runs, run.label
+            )
         meas = measured_figures(load_history(run.jhist))
         meas["job_ms"] = _job_ms(run.jhist)
         meas["phases"] = measured_phases(run.jhist)
@@ -284,6 +321,7 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
                 # set-up before the first container, the job commit), added to every run
                 "job_overhead_ms": overhead,
                 "load_avg": run.load_avg,
+                "codec_sources": codec_sources,
                 "measured": meas,
                 "predicted": pred,
                 "counters_equal": len(equal),
@@ -305,64 +343,3 @@ def _group_rows(members: list[HistoryRun], cal: HistoryRun) -> list[dict[str, An
             }
         )
     return rows
-
-
-#: Issue 21's goals on the runs not fitted (summary key → (bound, "min" or "max")).
-GOALS: dict[str, tuple[float, str]] = {
-    "counters_equal_share": (0.95, "min"),
-    "waves_equal_share": (1.0, "min"),
-    "job_time_median_error": (0.10, "max"),
-    "job_time_p90_error": (0.25, "max"),
-    "spearman": (0.9, "min"),
-}
-
-
-def _goals(out: dict[str, Any]) -> dict[str, bool]:
-    return {
-        k: (out[k] >= bound if how == "min" else out[k] <= bound)
-        for k, (bound, how) in GOALS.items()
-        if k in out and not math.isnan(out[k])
-    }
-
-
-def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    held = [r for r in rows if not r["calibration"]]
-    errs = sorted(abs(r["job_time_error"]) for r in held if not math.isnan(r["job_time_error"]))
-    out: dict[str, Any] = {"runs_predicted": len(held)}
-    if held:
-        out["counters_equal_share"] = sum(r["counters_equal"] for r in held) / max(
-            1, sum(r["counters"] for r in held)
-        )
-        out["waves_equal_share"] = sum(r["waves_equal"] for r in held) / len(held)
-        off = [abs(e) for r in held for e in r["counter_errors"].values()]
-        out["counters_within_0.1pct_share"] = 1.0 - sum(e > 1e-3 for e in off) / max(
-            1, sum(r["counters"] for r in held)
-        )
-        out["counter_mismatches"] = [
-            f"{r['label']}: {k} {e:+.2%}" for r in held for k, e in r["counter_errors"].items()
-        ]
-    if errs:
-        out["job_time_median_error"] = statistics.median(errs)
-        out["job_time_p90_error"] = errs[min(len(errs) - 1, math.ceil(0.9 * len(errs)) - 1)]
-    for k in PHASES:
-        perr = sorted(
-            abs(r["phase_errors"][k]) for r in held if not math.isnan(r["phase_errors"][k])
-        )
-        if perr:
-            out[f"{k}_median_error"] = statistics.median(perr)
-            out[f"{k}_p90_error"] = perr[min(len(perr) - 1, math.ceil(0.9 * len(perr)) - 1)]
-    starts: dict[str, list[float]] = {}
-    for r in rows:
-        for k, v in r["measured"].get("container_start", {}).items():
-            starts.setdefault(k, []).append(v)
-    for k, v in sorted(starts.items()):
-        out[f"container_{k}_median"] = statistics.median(v)
-    if len(held) >= 3:
-        from scipy.stats import spearmanr
-
-        rho = spearmanr(
-            [r["predicted"]["job_ms"] for r in held], [r["measured"]["job_ms"] for r in held]
-        )
-        out["spearman"] = float(rho.statistic)
-    out["goals_met"] = _goals(out)
-    return out

@@ -148,3 +148,47 @@ def test_container_cores_from_the_map_and_reduce_container_starts() -> None:
     assert attempt_stretch(h, 2.0, 2.0)[maps[0].attempt_id] == pytest.approx(4.0)
     assert _cluster(node_cores=1.0, container_cores=2.0).cpu_stretch(4.0) == pytest.approx(4.0)
     assert _cluster(node_cores=1.0, container_cores=2.0).cpu_stretch(1.0) == pytest.approx(1.0)
+
+
+def test_reduce_fixed_time_adds_once_per_reduce_wave_unstretched() -> None:
+    """ClusterSpec.reduce_fixed_ms: wall time after the merge (HDFS create/close, the task
+    commit), the same for any input and any contention; 0 leaves the model as it was."""
+    prof = _profile()
+    small = {"mapreduce.reduce.memory.mb": 256, "mapreduce.reduce.java.opts": "-Xmx180m"}
+    for cores in (None, 1.0):
+        base = predict_job(prof, _batch(**small), _cluster(node_cores=cores))
+        zero = predict_job(prof, _batch(**small), _cluster(node_cores=cores, reduce_fixed_ms=0.0))
+        assert float(zero.job_ms[0]) == float(base.job_ms[0])
+        term = predict_job(prof, _batch(**small), _cluster(node_cores=cores, reduce_fixed_ms=900))
+        assert float(term.job_ms[0]) == pytest.approx(float(base.job_ms[0]) + 900.0)
+        assert float(term.reduce_task_ms[0]) == pytest.approx(float(base.reduce_task_ms[0]))
+        # two reduce waves (8 reduces on 6 reduce containers after the AM) pay it twice
+        many = {**small, "mapreduce.job.reduces": 8}
+        b8 = predict_job(prof, _batch(**many), _cluster(node_cores=cores))
+        t8 = predict_job(prof, _batch(**many), _cluster(node_cores=cores, reduce_fixed_ms=900))
+        waves = int(b8.reduce_waves[0])
+        assert waves == 2
+        assert float(t8.job_ms[0]) == pytest.approx(float(b8.job_ms[0]) + 900.0 * waves)
+    local = ClusterSpec.local().model_copy(update={"reduce_fixed_ms": 900.0})
+    assert float(predict_job(prof, _batch(), local).job_ms[0]) == pytest.approx(
+        float(predict_job(prof, _batch(), ClusterSpec.local()).job_ms[0])
+    )
+    with pytest.raises(ValueError):
+        _cluster(reduce_fixed_ms=float("inf"))
+
+
+def test_without_reduce_fixed_trims_the_reduce_phase_only() -> None:
+    from mrtune.calibration.fixed_costs import without_reduce_fixed
+
+    maps = [_a("MAP", i, 0, 1000, map_finish_ms=800) for i in range(2)]
+    red = _a("REDUCE", 0, 100, 5000, shuffle_finish_ms=2000, sort_finish_ms=3000)
+    short = _a("REDUCE", 1, 100, 3400, shuffle_finish_ms=2000, sort_finish_ms=3000)
+    h = _history([*maps, red, short])
+    out = without_reduce_fixed(h, 900.0)
+    by_id = {a.attempt_id: a for a in out.attempts}
+    assert [by_id[m.attempt_id] for m in maps] == maps
+    r = by_id[red.attempt_id]
+    assert (r.finish_ms, r.sort_finish_ms, r.shuffle_finish_ms) == (4100, 3000, 2000)
+    # at most the phase: a 400 ms reduce phase keeps no per-record time
+    assert by_id[short.attempt_id].finish_ms == 3000
+    assert without_reduce_fixed(h, 0.0) is h
