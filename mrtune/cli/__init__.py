@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from mrtune.cli._commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS, CommandEntry
@@ -42,6 +43,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def is_root_help(args: Sequence[str]) -> bool:
+    """Whether the command line only asks for the top-level help: ``mrtune`` or ``mrtune --help``.
+
+    Anything else (a command, another option beside ``--help``) goes through Typer, and so does
+    everything when ``TYPER_USE_RICH`` turns Typer's rich formatting off (Click's plain help).
+    """
+    use_rich = os.environ.get("TYPER_USE_RICH", "1").lower()
+    return list(args) in ([], ["--help"]) and use_rich not in {"0", "false", "no", "off", "n", "f"}
+
+
 def main() -> None:
     """Console-script entry point: user errors exit 2 (one line), bugs exit 1 (one line)."""
     # pydantic looks for third-party validation plugins (an entry-point scan of every
@@ -55,10 +66,10 @@ def main() -> None:
     # `batch --workers`. Set before numpy is first imported; a user's own setting wins.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    from mrtune.cli._root_help import is_root_help, print_root_help
-
     args = sys.argv[1:]
     if is_root_help(args):
+        from mrtune.cli._root_help import print_root_help
+
         # ``mrtune`` alone is a usage error that shows the help (Click's no_args_is_help: 2).
         print_root_help(no_args=not args)
         sys.exit(0 if args else 2)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 
 from rich.columns import Columns
 from rich.console import Console
@@ -62,16 +61,6 @@ class _TypesHighlighter(RegexHighlighter):
         r"(?P<types_sep>\|)",
         r"(?P<types_sep>(\]|>))(\.\.\.)?$",
     ]
-
-
-def is_root_help(args: Sequence[str]) -> bool:
-    """Whether the command line only asks for the top-level help: ``mrtune`` or ``mrtune --help``.
-
-    Anything else (a command, another option beside ``--help``) goes through Typer, and so does
-    everything when ``TYPER_USE_RICH`` turns Typer's rich formatting off (Click's plain help).
-    """
-    use_rich = os.environ.get("TYPER_USE_RICH", "1").lower()
-    return list(args) in ([], ["--help"]) and use_rich not in {"0", "false", "no", "off", "n", "f"}
 
 
 def _console(highlighter: _OptionHighlighter) -> Console:
