@@ -39,7 +39,19 @@ _THEME = {
     "types_sep": "dim",
     "usage": "yellow",
 }
-_USAGE = "Usage: mrtune [OPTIONS] COMMAND [ARGS]..."
+
+
+def program_name() -> str:
+    """The name the usage line shows, found as Click finds it (``_detect_program_name``): the
+    script's name (``mrtune``), or ``python -m PACKAGE`` when run as a module."""
+    main = sys.modules.get("__main__")
+    path = sys.argv[0] if sys.argv and sys.argv[0] else "mrtune"
+    package = getattr(main, "__package__", None)
+    if not package:
+        return os.path.basename(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    module = package if name == "__main__" else f"{package}.{name}"
+    return f"python -m {module.lstrip('.')}"
 
 
 class _OptionHighlighter(RegexHighlighter):
@@ -132,7 +144,8 @@ def print_root_help(no_args: bool = False) -> None:
     """
     highlighter = _OptionHighlighter()
     console = _console(highlighter)
-    console.print(Padding(highlighter(_USAGE), 1), style="bold")
+    usage = f"Usage: {program_name()} [OPTIONS] COMMAND [ARGS]..."
+    console.print(Padding(highlighter(usage), 1), style="bold")
     console.print(Padding(highlighter(Text.from_markup(ROOT_HELP)), (0, 1, 1, 1)))
     console.print(_options_panel(highlighter))
     console.print(_commands_panel())

@@ -103,3 +103,22 @@ def test_typer_use_rich_off_keeps_clicks_plain_help() -> None:
     assert "typer" in _modules_loaded_by(["--help"], env)
     fast, typer = _run(FAST, ["--help"], env), _run(TYPER, ["--help"], env)
     assert fast.stdout == typer.stdout and "╭" not in fast.stdout
+
+
+@pytest.mark.parametrize("module", ["mrtune", "mrtune.cli"])
+def test_python_dash_m_shows_its_own_program_name(module: str) -> None:
+    """``python -m mrtune --help`` names itself as Click would (``python -m mrtune``)."""
+    env = {"COLUMNS": "80"}
+    clean = {k: v for k, v in os.environ.items() if k not in {"FORCE_COLOR", "TERMINAL_WIDTH"}}
+    fast = subprocess.run(
+        [sys.executable, "-m", module, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**clean, **env},
+    )
+    typer = _run(
+        f"from mrtune.cli import app; app(prog_name='python -m {module}')", ["--help"], env
+    )
+    assert fast.stdout == typer.stdout and fast.returncode == typer.returncode == 0
+    assert f"Usage: python -m {module} [OPTIONS]" in fast.stdout
