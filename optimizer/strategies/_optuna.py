@@ -276,7 +276,7 @@ class TPEStrategy(OptunaStrategy):
     of CPU); each TPE trial costs ~10–30 ms of sampler time. The default budget is the 16
     polished points (``n_warm``), so the default ``mrtune optimize`` runs no TPE sample: over
     the README example and 15 profiles × 3 seeds (``benchmarks/bench_startup.py --quality``)
-    the best trial was the zoomed polish point (trial 0) in 51 of 51 runs, with 8 TPE
+    the best trial was the zoomed polish point (trial 0) in 48 of 48 runs, with 8 TPE
     samples after the polished points as with none; those 8 samples cost ~0.15-0.25 s of
     the command's CPU without changing an answer. ``--trials N`` (N > 16) buys TPE samples
     after the polished points, in batches of ``batch_size``.
