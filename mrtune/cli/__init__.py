@@ -1,199 +1,56 @@
 """The ``mrtune`` command line: one Typer app, one module per command, imported only when run.
 
-``mrtune --help`` lists the commands from :data:`COMMANDS` without importing any of them, so
-start-up pays only for Typer and rich; running a command imports its module (and the libraries
-it needs) and nothing else. Every expected failure (a :class:`~mrtune.errors.MrtuneError` or a
-pydantic validation error) becomes one line on stderr and exit code 2
-(:func:`mrtune.cli.console.cli_errors`); anything else is a bug, reported as one line with a
-``--debug`` hint and exit code 1 (:func:`main`).
+``mrtune --help`` (and plain ``mrtune``) is printed by :mod:`mrtune.cli._root_help` straight from
+:data:`COMMANDS`, with rich alone: neither Typer nor any command module is imported, so start-up
+pays for rich's console and table and nothing else. Any other invocation goes to the Typer app
+(:mod:`mrtune.cli._app`, loaded on first use through :func:`__getattr__`), and running a command
+imports its module (and the libraries it needs) and nothing else. Every expected failure (a
+:class:`~mrtune.errors.MrtuneError` or a pydantic validation error) becomes one line on stderr and
+exit code 2 (:func:`mrtune.cli.console.cli_errors`); anything else is a bug, reported as one line
+with a ``--debug`` hint and exit code 1 (:func:`main`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Iterator
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
-import typer
-import typer.core
-import typer.main
+from mrtune.cli._commands import COMMANDS, ROOT_HELP, ROOT_OPTIONS, CommandEntry
 
+__all__ = [
+    "COMMANDS",
+    "ROOT_HELP",
+    "ROOT_OPTIONS",
+    "CommandEntry",
+    "LazyGroup",
+    "app",
+    "load_command",
+    "main",
+    "one_line_usage_errors",
+]
 
-class CommandEntry(NamedTuple):
-    """Where a command lives and the one line ``mrtune --help`` shows for it."""
-
-    module: str
-    short_help: str
-
-
-#: Every command, in the order of ``mrtune --help``. ``tests/cli/test_app.py`` checks that each
-#: short help is the first line of the command's own help, so the two cannot drift apart.
-COMMANDS: dict[str, CommandEntry] = {
-    "profile": CommandEntry(
-        "profile", "Build a job profile from what the cluster recorded, and say what was measured."
-    ),
-    "whatif": CommandEntry(
-        "whatif",
-        "Predict what a configuration change (or new input size or cluster) does to a job.",
-    ),
-    "optimize": CommandEntry(
-        "optimize",
-        "Recommend the configuration that minimises the job's predicted time (or resources).",
-    ),
-    "sweep": CommandEntry(
-        "sweep",
-        "Predict job time and phase times across one setting's range (one vectorised call).",
-    ),
-    "batch": CommandEntry(
-        "batch", "Tune every job of a catalog: per-job recommendations and one cluster-wide file."
-    ),
-    "diagnose": CommandEntry(
-        "diagnose",
-        "Diagnose jobs with Dr. Elephant's heuristics, each finding priced by the what-if model.",
-    ),
-    "report": CommandEntry(
-        "report", "Write one self-contained HTML report of a job: diagnosis, breakdown, settings."
-    ),
-    "workflow": CommandEntry(
-        "workflow", "Completion time of a workflow of MapReduce jobs: basic vs refined model."
-    ),
-    "fit": CommandEntry(
-        "fit", "Fit per-phase regression models to measured phase times (Ceesay et al., sec. V)."
-    ),
-    "predict-regression": CommandEntry(
-        "fit", "Predict a job's time by eq. 17 (waves of containers) from a regression model."
-    ),
-    "validate": CommandEntry(
-        "validate", "Predict real Hadoop runs from one default run per job and measure the error."
-    ),
-    "hadoop-run": CommandEntry(
-        "hadoop",
-        "Run a MapReduce job (a project job or any jar) on real Hadoop and record the run.",
-    ),
-    "hadoop-matrix": CommandEntry(
-        "hadoop", "Run a matrix of real-Hadoop runs (resumable) and print per-label medians."
-    ),
-    "hadoop-summary": CommandEntry(
-        "hadoop", "Per-label medians of recorded real-Hadoop runs (spills, counters, times)."
-    ),
-    "calibrate-machine": CommandEntry(
-        "calibrate_machine",
-        "Fit this machine's cost factors on a benchmark of real runs (all jointly).",
-    ),
-    "example": CommandEntry(
-        "example",
-        "Print the path of a bundled example file (a profile or a workflow), or list them.",
-    ),
-    "schema": CommandEntry(
-        "schema", "Print the JSON schema of a profile, a Hadoop configuration or a cluster file."
-    ),
-}
+#: Names served by the Typer app module, imported on first access (PEP 562).
+_FROM_APP = frozenset({"app", "LazyGroup", "load_command", "one_line_usage_errors"})
 
 
-class LazyGroup(typer.core.TyperGroup):
-    """A Click group that imports a command's module only when that command is looked up."""
-
-    # Typer vendors its own Click (typer._click), so Click's types are not imported here.
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        entry = COMMANDS.get(cmd_name)
-        if entry is None:
-            return None
-        if ctx.resilient_parsing or _listing_help():
-            # ``mrtune --help`` formats every command: show the stored line, import nothing.
-            return typer.core.TyperCommand(
-                cmd_name, short_help=entry.short_help, help=entry.short_help
-            )
-        return load_command(cmd_name)
-
-    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
-        with one_line_usage_errors():
-            return super().make_context(info_name, args, parent=parent, **extra)
-
-    def invoke(self, ctx: Any):  # type: ignore[no-untyped-def]
-        with one_line_usage_errors():
-            return super().invoke(ctx)
+def __getattr__(name: str) -> Any:
+    """``mrtune.cli.app`` and friends import Typer only when asked for (PEP 562)."""
+    if name in _FROM_APP:
+        return getattr(importlib.import_module("mrtune.cli._app"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _click_exceptions() -> Any:
-    """The exceptions of the Click that Typer runs on: recent Typer vendors its own copy
-    (``typer._click``), whose classes are distinct from the ``click`` package's (which a wheel
-    install of mrtune may not have at all)."""
-    try:
-        from typer._click import exceptions
-    except ImportError:  # an older Typer on the click package
-        from click import exceptions
-    return exceptions
+def is_root_help(args: Sequence[str]) -> bool:
+    """Whether the command line only asks for the top-level help: ``mrtune`` or ``mrtune --help``.
 
-
-@contextlib.contextmanager
-def one_line_usage_errors() -> Iterator[None]:
-    """A bad option or argument prints one line (not Typer's usage box) and exits 2."""
-    exc_mod = _click_exceptions()
-    try:
-        yield
-    except exc_mod.NoArgsIsHelpError:
-        raise
-    except exc_mod.ClickException as exc:
-        from mrtune.cli.console import print_error
-
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        print_error(" ".join(exc.format_message().split()) + hint)
-        usage = isinstance(exc, exc_mod.UsageError)
-        raise typer.Exit(2 if usage else 1) from None
-
-
-def _listing_help() -> bool:
-    """Whether this process only prints the top-level ``--help`` (no command named)."""
-    args = sys.argv[1:]
-    return (
-        bool(args) and all(a.startswith("-") for a in args) and ("--help" in args or "-h" in args)
-    )
-
-
-def load_command(name: str) -> Any:
-    """The Click command ``name``, built from its module's Typer app."""
-    module = importlib.import_module(f"mrtune.cli.{COMMANDS[name].module}")
-    group = typer.main.get_group(module.app) if len(module.app.registered_commands) > 1 else None
-    if group is not None:
-        return group.commands[name]
-    return typer.main.get_command(module.app)
-
-
-app = typer.Typer(
-    name="mrtune",
-    help="What-if engine and cost-based configuration optimizer for Hadoop MapReduce.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    cls=LazyGroup,
-)
-
-
-@app.callback()
-def _root(
-    debug: bool = typer.Option(
-        False, "--debug", help="Show the traceback of an internal error (a bug)."
-    ),
-    max_input_mb: float | None = typer.Option(
-        None,
-        "--max-input-mb",
-        min=1,
-        max=1 << 30,
-        help="Largest input file read, in MiB (default 256; env MRTUNE_MAX_INPUT_MB).",
-    ),
-) -> None:
-    """What-if engine and cost-based configuration optimizer for Hadoop MapReduce."""
-    if debug:
-        os.environ["MRTUNE_DEBUG"] = "1"
-    if max_input_mb is not None:
-        os.environ["MRTUNE_MAX_INPUT_MB"] = repr(max_input_mb)
+    Anything else (a command, another option beside ``--help``) goes through Typer, and so does
+    everything when ``TYPER_USE_RICH`` turns Typer's rich formatting off (Click's plain help).
+    """
+    use_rich = os.environ.get("TYPER_USE_RICH", "1").lower()
+    return list(args) in ([], ["--help"]) and use_rich not in {"0", "false", "no", "off", "n", "f"}
 
 
 def main() -> None:
@@ -209,6 +66,14 @@ def main() -> None:
     # `batch --workers`. Set before numpy is first imported; a user's own setting wins.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    args = sys.argv[1:]
+    if is_root_help(args):
+        from mrtune.cli._root_help import print_root_help
+
+        # ``mrtune`` alone is a usage error that shows the help (Click's no_args_is_help: 2).
+        print_root_help(no_args=not args)
+        sys.exit(0 if args else 2)
+    from mrtune.cli._app import app
     from mrtune.cli.console import report_bug, report_user_error
 
     try:

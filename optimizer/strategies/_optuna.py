@@ -273,16 +273,19 @@ class TPEStrategy(OptunaStrategy):
        the grid) for the rest of the ``n_trials``, ``batch_size`` trials per model call.
 
     Screening and polish cost ~20–250 k model evaluations in ~10–30 model calls (~0.1–0.3 s
-    of CPU); each TPE trial costs ~10–30 ms of sampler time. The default budget is 24 trials:
-    the 16 polished points and one batch of 8 TPE samples. Over 15 profiles × 3 seeds the
-    best trial was always a polished point (``benchmarks/bench_startup.py --quality``), so more
-    TPE trials cost start-up time without improving the answer; ``--trials`` buys more.
+    of CPU); each TPE trial costs ~10–30 ms of sampler time. The default budget is the 16
+    polished points (``n_warm``), so the default ``mrtune optimize`` runs no TPE sample: over
+    the README example and 15 profiles × 3 seeds (``benchmarks/bench_startup.py --quality``)
+    the best trial was the zoomed polish point (trial 0) in 48 of 48 runs, with 8 TPE
+    samples after the polished points as with none; those 8 samples cost ~0.15-0.25 s of
+    the command's CPU without changing an answer. ``--trials N`` (N > 16) buys TPE samples
+    after the polished points, in batches of ``batch_size``.
 
     With ``warm_start=False`` it is plain TPE (``"tpe-plain"`` in the registry).
     """
 
     name = "tpe"
-    default_trials = 24
+    default_trials = 16
 
     def __init__(
         self,

@@ -1,0 +1,85 @@
+"""What the commands a user types first import (issue 13, Deliver 6: a fast start).
+
+Each test runs the console-script entry point in a fresh interpreter on the bundled example and
+reads ``sys.modules`` afterwards, so a module-level import added anywhere on a command's path
+(a regression library, a plotter, Typer's rich help formatter, a database driver) fails here
+instead of silently adding to every run's start-up. ``benchmarks/bench_startup.py`` measures
+the CPU seconds themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "mrtune/examples/profiles/wordcount-rumen.json"
+
+#: Never needed to predict or to search: regression and data-frame stacks, plotting, storage
+#: back ends, HTML templating, distributed execution, and Typer's help formatter (markdown,
+#: syntax highlighting, rich tracebacks).
+NEVER = frozenset(
+    {
+        "scipy",
+        "sklearn",
+        "statsmodels",
+        "pandas",
+        "matplotlib",
+        "sqlalchemy",
+        "alembic",
+        "jinja2",
+        "dask",
+        "distributed",
+        "fastavro",
+        "yaml",
+        "typer.rich_utils",
+        "rich.markdown",
+        "markdown_it",
+        "pygments",
+        "rich.syntax",
+        "rich.traceback",
+    }
+)
+
+
+def _loaded(argv: list[str], tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    code = (
+        "import sys, json\n"
+        f"sys.argv = {['mrtune', *argv]!r}\n"
+        "from mrtune.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\n' + json.dumps(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    return set(json.loads(proc.stderr.strip().splitlines()[-1])), proc
+
+
+def test_whatif_imports_no_search_library(tmp_path: Path) -> None:
+    loaded, proc = _loaded(
+        ["whatif", str(EXAMPLE), "--set", "mapreduce.task.io.sort.mb=200"], tmp_path
+    )
+    assert "Predicted" in proc.stdout or "predicted" in proc.stdout.lower(), proc.stderr[-800:]
+    assert not (NEVER | {"optuna", "cmaes"}) & loaded
+    commands = {m for m in loaded if m.startswith("mrtune.cli.") and not m[11:].startswith("_")}
+    assert commands == {"mrtune.cli.console", "mrtune.cli.whatif"}
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_optimize_imports_only_what_the_search_uses(tmp_path: Path, fmt: str) -> None:
+    argv = ["optimize", str(EXAMPLE), "--input-size", "100GB", "--format", fmt]
+    loaded, proc = _loaded(argv, tmp_path)
+    assert proc.stdout.strip(), proc.stderr[-800:]
+    assert not NEVER & loaded
+    # the study is kept in memory: no file is written where the command runs
+    assert not list(tmp_path.iterdir())
