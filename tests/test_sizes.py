@@ -55,7 +55,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "mrtune/readers/rest.py:history_from_payloads": "debt",
     "mrtune/readers/rumen.py:job_from_rumen": "debt",
     "mrtune/harness/runner.py:run_job": "debt",
-    "mrtune/cli/optimize.py:optimize_cmd": "debt",
     "mrtune/cli/batch.py:batch_cmd": "debt",
     "mrtune/cli/hadoop.py:hadoop_run": "debt",
     "mrtune/cli/fit.py:fit": "debt",
@@ -93,7 +92,6 @@ LONG_MODULES: dict[str, str] = {
     # -- size13: not split yet
     "mrtune/calibration/solve.py": "debt",
     "mrtune/cli/fit.py": "debt",
-    "mrtune/cli/optimize.py": "debt",
     "mrtune/cli/workflow.py": "debt",
     "mrtune/readers/phase_data.py": "debt",
     "mrtune/readers/rest.py": "debt",
