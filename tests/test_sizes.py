@@ -46,8 +46,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "each stated beside its line (module docstring lists them)",
     # -- size13: not split yet
     "optimizer/recommend.py:recommend": "debt",
-    "mrtune/calibration/solve.py:_solve": "debt",
-    "mrtune/calibration/solve.py:_solve_ridge": "debt",
     "optimizer/workflow_tuning.py:tune_workflow": "debt",
     "mrtune/readers/jhist.py:load_jhist": "debt",
     "mrtune/readers/rest.py:fetch_jhs": "debt",
@@ -90,7 +88,6 @@ LONG_MODULES: dict[str, str] = {
     "search_spaces/space.py": f"{CONCURRENT} (the search space of one job: ranges, grids, "
     "repair, feasibility and the unit-cube mapping the strategies share)",
     # -- size13: not split yet
-    "mrtune/calibration/solve.py": "debt",
     "mrtune/cli/fit.py": "debt",
     "mrtune/cli/workflow.py": "debt",
     "mrtune/readers/phase_data.py": "debt",
