@@ -58,7 +58,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "mrtune/cli/fit.py:fit": "debt",
     "mrtune/cli/whatif.py:whatif_cmd": "debt",
     "mrtune/cli/workflow.py:workflow": "debt",
-    "benchmarks/profiles.py:benchmark_profiles": "debt",
     "benchmarks/hadoop/run_recommendations.py:main": "debt",
 }
 
