@@ -46,7 +46,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "each stated beside its line (module docstring lists them)",
     # -- size13: not split yet
     "optimizer/recommend.py:recommend": "debt",
-    "optimizer/workflow_tuning.py:tune_workflow": "debt",
     "optimizer/strategies/_rrs.py:recursive_random_search": "debt",
     "mrtune/harness/runner.py:run_job": "debt",
     "mrtune/cli/batch.py:batch_cmd": "debt",
@@ -89,7 +88,6 @@ LONG_MODULES: dict[str, str] = {
     "mrtune/readers/run_records.py": "debt",
     "mrtune/readers/task_log.py": "debt",
     "optimizer/strategies/_optuna.py": "debt",
-    "optimizer/workflow_tuning.py": "debt",
 }
 
 
