@@ -53,7 +53,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "mrtune/cli/fit.py:fit": "debt",
     "mrtune/cli/whatif.py:whatif_cmd": "debt",
     "mrtune/cli/workflow.py:workflow": "debt",
-    "benchmarks/hadoop/run_recommendations.py:main": "debt",
 }
 
 #: module path → why it is longer than MODULE_LIMIT.
