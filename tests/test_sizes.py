@@ -48,11 +48,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "optimizer/recommend.py:recommend": "debt",
     "optimizer/strategies/_rrs.py:recursive_random_search": "debt",
     "mrtune/harness/runner.py:run_job": "debt",
-    "mrtune/cli/batch.py:batch_cmd": "debt",
-    "mrtune/cli/hadoop.py:hadoop_run": "debt",
-    "mrtune/cli/fit.py:fit": "debt",
-    "mrtune/cli/whatif.py:whatif_cmd": "debt",
-    "mrtune/cli/workflow.py:workflow": "debt",
 }
 
 #: module path → why it is longer than MODULE_LIMIT.
@@ -82,7 +77,6 @@ LONG_MODULES: dict[str, str] = {
     "repair, feasibility and the unit-cube mapping the strategies share)",
     # -- size13: not split yet
     "mrtune/cli/fit.py": "debt",
-    "mrtune/cli/workflow.py": "debt",
     "mrtune/readers/phase_data.py": "debt",
     "mrtune/readers/run_records.py": "debt",
     "mrtune/readers/task_log.py": "debt",
