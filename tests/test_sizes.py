@@ -45,9 +45,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "mrtune/profiling/swim.py:swim_profile": "the SWIM row's assumptions one after another, "
     "each stated beside its line (module docstring lists them)",
     # -- size13: not split yet
-    "optimizer/recommend.py:recommend": "debt",
-    "optimizer/strategies/_rrs.py:recursive_random_search": "debt",
-    "mrtune/harness/runner.py:run_job": "debt",
 }
 
 #: module path → why it is longer than MODULE_LIMIT.
