@@ -80,8 +80,6 @@ LONG_MODULES: dict[str, str] = {
     "mrtune/readers/run_records.py": "the run record's pydantic models, one per log event kind",
     "mrtune/readers/task_log.py": "one parser per Hadoop log line kind (spills, merges, "
     "fetches, counters), each citing the class that logs it",
-    "optimizer/strategies/_optuna.py": "the four Optuna strategies (TPE, CMA-ES, NSGA-II, "
-    "grid) over one shared trial adapter",
 }
 
 
