@@ -31,9 +31,23 @@ def _costs(**kw: float) -> CostFactors:
 
 
 def benchmark_profiles() -> list[BenchmarkProfile]:
-    """``(name, profile, base configuration, cluster)`` for each benchmark job."""
+    """``(name, profile, base configuration, cluster)`` for each benchmark job, in a fixed
+    order (benchmarks and tests index it); grouped by what each job stresses."""
     yarn16 = ClusterSpec(num_nodes=16, node_memory_mb=16384, node_vcores=8)
     out: list[BenchmarkProfile] = [
+        *_count_and_sort_jobs(),
+        *_shuffle_and_spill_jobs(yarn16),
+        *_compression_jobs(yarn16),
+        *_map_only_and_small_jobs(),
+        *_cpu_hadoop1_and_wide_jobs(),
+    ]
+    return out
+
+
+def _count_and_sort_jobs() -> list[BenchmarkProfile]:
+    """A combiner-friendly word count and TeraSort at 1 TB and 10 GB: the
+    plain map-sort-reduce path."""
+    return [
         (
             "wordcount-50G",
             JobProfile(
@@ -80,6 +94,13 @@ def benchmark_profiles() -> list[BenchmarkProfile]:
             HadoopConfig(num_reducers=4),
             ClusterSpec(num_nodes=4, node_memory_mb=8192, node_vcores=4),
         ),
+    ]
+
+
+def _shuffle_and_spill_jobs(yarn16: ClusterSpec) -> list[BenchmarkProfile]:
+    """A shuffle-heavy join, a spill-heavy sessionization (wide records) and a graph job with
+    tiny pairs (per-record costs dominate)."""
+    return [
         (
             "join-500G-shuffle-heavy",
             JobProfile(
@@ -140,6 +161,12 @@ def benchmark_profiles() -> list[BenchmarkProfile]:
             HadoopConfig(num_reducers=20),
             ClusterSpec(num_nodes=8, node_memory_mb=16384, node_vcores=8),
         ),
+    ]
+
+
+def _compression_jobs(yarn16: ClusterSpec) -> list[BenchmarkProfile]:
+    """Gzip-compressed input and compressible intermediate data: the codec terms."""
+    return [
         (
             "logagg-300G-gzip-input",
             JobProfile(
@@ -196,6 +223,12 @@ def benchmark_profiles() -> list[BenchmarkProfile]:
             HadoopConfig(num_reducers=50),
             yarn16,
         ),
+    ]
+
+
+def _map_only_and_small_jobs() -> list[BenchmarkProfile]:
+    """Two map-only jobs (filter, format conversion) and a 1 GB job on a small cluster."""
+    return [
         (
             "filter-100G-map-only",
             JobProfile(
@@ -239,6 +272,13 @@ def benchmark_profiles() -> list[BenchmarkProfile]:
             HadoopConfig(num_reducers=1),
             ClusterSpec(num_nodes=2, node_memory_mb=8192, node_vcores=4),
         ),
+    ]
+
+
+def _cpu_hadoop1_and_wide_jobs() -> list[BenchmarkProfile]:
+    """A CPU-heavy iteration, TeraSort under Hadoop 1 semantics and an inverted index with
+    wide values."""
+    return [
         (
             "kmeans-80G-cpu-heavy",
             JobProfile(
@@ -294,4 +334,3 @@ def benchmark_profiles() -> list[BenchmarkProfile]:
             ClusterSpec(num_nodes=50, node_memory_mb=24576, node_vcores=12),
         ),
     ]
-    return out

@@ -13,14 +13,12 @@ The search returns the configuration of lowest predicted cost. A recommendation 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
+from mrtune.optimizer.choose import best_row, space_current, trusted_row
 from mrtune.optimizer.confidence import (
     SAMPLES,
     Interval,
@@ -33,14 +31,12 @@ from mrtune.optimizer.objective import (
     ObjectiveKind,
     ProgressHook,
     RobustCost,
-    Values,
     point_kind,
 )
 from mrtune.optimizer.outputs import changed_properties
-from mrtune.optimizer.pareto import ParetoChoice, settle
-from mrtune.optimizer.reverts import reverts
+from mrtune.optimizer.pareto import ParetoChoice
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.trust import HISTORY, assess_changes, confident_row
+from mrtune.optimizer.trust import HISTORY
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
@@ -204,38 +200,21 @@ def recommend(
     ``strategy`` ``None`` picks the objective's default (:func:`resolve_strategy`: ``tpe``, or
     ``nsga2`` for ``pareto``); ``storage``/``study_name``/``resume`` say where an Optuna
     strategy keeps its study (``None`` = in memory); ``progress`` is called as configurations
-    are evaluated (:class:`~mrtune.optimizer.objective.Objective`).
+    are evaluated. ``space_kind`` ``"starfish"`` searches Starfish's parameters and ranges
+    only (:func:`_space`). The row written is chosen by :func:`~.choose.best_row` (the pruned
+    best, or for ``pareto`` a front point within ``max_time_ms`` / ``max_gb_s``).
 
     ``confidence`` (always with the ``robust`` objective) samples the evidence
     (:func:`~mrtune.optimizer.confidence.gather_evidence`, ``samples`` draws, seeded by
-    ``seed``), gives every prediction and every change an interval
-    (:mod:`mrtune.optimizer.trust`) and leaves the low-confidence changes out of the
-    configuration returned (and so of what is written) unless ``include_low_confidence``;
-    the configuration returned is re-scored without them. The ``robust`` objective searches
-    the point prediction (a full evidence sample per trial would multiply the search's cost by
-    the sample count) and scores the final candidates, the pruning steps, by the
-    :data:`~mrtune.optimizer.objective.ROBUST_PERCENTILE` of the sampled job time.
-
-    For ``pareto`` the point
-    recommended lies on the front: its knee, or the best within ``max_time_ms`` / ``max_gb_s``
-    (:func:`mrtune.optimizer.pareto.settle`, which also does the pruning).
-
-    ``space_kind``
-    ``"starfish"`` searches Starfish's parameters and ranges only
-    (:func:`mrtune.search_spaces.starfish.starfish_space`).
-
-    ``ran_with``: the configuration the observed attempts ran with, for the evidence refits,
-    when ``base`` (the start) is another one (a file replayed over a saved profile), which
+    ``seed``) and leaves the low-confidence changes out (:func:`~.choose.trusted_row`). The
+    ``robust`` objective searches the point prediction (a full evidence sample per trial
+    would multiply the search's cost by the sample count) and scores the final candidates,
+    the pruning steps, by the :data:`~mrtune.optimizer.objective.ROBUST_PERCENTILE` of the
+    sampled job time. ``ran_with``: the configuration the observed attempts ran with, for
+    the evidence refits, when ``base`` (the start) is another one (a replayed file), which
     ``start_label`` names in the far-move reason (:mod:`mrtune.optimizer.trust`).
     """
-    for name in only or ():
-        if not find_knob(name).site_property:
-            raise InputError(
-                f"{name} is set by the job's code (Job.setCombinerClass), which no site file "
-                "or -D flag overrides, so it cannot be recommended",
-                field="--only",
-                value=name,
-            )
+    _check_only(only)
     chosen_by = "requested" if strategy is not None else f"default for objective {objective}"
     strategy = resolve_strategy(strategy, str(objective))
     space = _space(
@@ -252,30 +231,58 @@ def recommend(
     use_conf = bool(confidence) or objective == ObjectiveKind.robust  # robust needs samples
     kw = {"samples": samples, "seed": seed or 0}  # refits at the attempts' configuration
     ev = gather_evidence(profile, ran_with or base, **kw) if use_conf else None
-    cost_of = (
-        RobustCost(space, ev.samples)
-        if ev is not None and objective == ObjectiveKind.robust
-        else Objective(space, kind)
-    )
+    robust = ev is not None and objective == ObjectiveKind.robust
+    cost_of = RobustCost(space, ev.samples) if robust else Objective(space, kind)
     cur_row = space_current(space)
-    front: ParetoChoice | None = None
-    if objective == ObjectiveKind.pareto:
-        front = settle(
-            space, result, cur_row, min_gain=min_gain, max_time_ms=max_time_ms, max_gb_s=max_gb_s
-        )
-        best = dict(front.chosen.values)
-    else:
-        best = _prune(space, cost_of, cur_row, dict(result.best_values), min_gain)
+    limits = (max_time_ms, max_gb_s)
+    best, front = best_row(space, result, objective, cost_of, cur_row, min_gain, *limits)
     metric = "container_gb_s" if kind == ObjectiveKind.resources else "job_ms"
     origin = HISTORY if start_label is None else f"its value in {start_label}"
-    row, trust = best, {}
-    if ev is not None and include_low_confidence:
-        changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
-        trust = assess_changes(ev, space, cluster, cur_row, best, changed, metric, origin)
-    elif ev is not None:
-        row, trust = confident_row(ev, space, cluster, cur_row, best, metric, origin)
-        if row != best and _cost(cost_of, row) > _cost(cost_of, cur_row) * (1 - min_gain):
-            row = dict(cur_row)  # what is left gains too little to be worth writing
+    row, trust = trusted_row(
+        ev,
+        space,
+        cluster,
+        cur_row,
+        best,
+        metric,
+        cost_of,
+        min_gain,
+        include_low_confidence,
+        origin,
+    )
+    rec = _explained(profile, space, cluster, base, cur_row, best, row, kind, front, trust, ev)
+    rec.update(job_id=profile.job_id, objective=str(objective), strategy=result.strategy)
+    return Recommendation(**rec, search=result, strategy_chosen_by=chosen_by, pareto=front)
+
+
+def _check_only(only: list[str] | None) -> None:
+    """``--only`` names site-file settings: the combiner is set by the job's code."""
+    for name in only or ():
+        if not find_knob(name).site_property:
+            raise InputError(
+                f"{name} is set by the job's code (Job.setCombinerClass), which no site file "
+                "or -D flag overrides, so it cannot be recommended",
+                field="--only",
+                value=name,
+            )
+
+
+def _explained(
+    profile: JobProfile,
+    space: SearchSpace,
+    cluster: ClusterSpec,
+    base: HadoopConfig,
+    cur_row: dict[str, float],
+    best: dict[str, float],
+    row: dict[str, float],
+    kind: ObjectiveKind,
+    front: ParetoChoice | None,
+    trust: dict[str, Any],
+    ev: Any,
+) -> dict[str, Any]:
+    """The row written, explained change by change against the current configuration and
+    Hadoop's defaults; the changes withheld (low confidence) explained against ``best``;
+    the intervals; the properties (raises rather than write ≠ scored)."""
     config = space.values_to_config(row)
     defaults_cfg = hadoop_defaults(base)
     cur_s, rec_s, def_s, changes = explain_row(
@@ -296,64 +303,18 @@ def recommend(
     )
     # raises rather than write ≠ scored
     props = changed_properties(base, config, combiner_switch=space.combiner_switch)
-    return Recommendation(
-        job_id=profile.job_id,
-        objective=str(objective),
-        strategy=result.strategy,
-        search=result,
-        current=cur_s,
-        recommended=rec_s,
-        defaults=def_s,
-        changes=changes,
-        properties=props,
-        config=config,
-        strategy_chosen_by=chosen_by,
-        withheld=withheld,
-        full=full_s,
-        evidence=ev.to_json() if ev is not None else None,
-        intervals=intervals,
-        pareto=front,
-    )
-
-
-def _cost(cost_of: Callable[[Values], np.ndarray], row: dict[str, float]) -> float:
-    return float(cost_of({k: np.array([v]) for k, v in row.items()})[0])
-
-
-def _prune(
-    space: SearchSpace,
-    cost_of: Callable[[Values], np.ndarray],
-    cur_row: dict[str, float],
-    best: dict[str, float],
-    min_gain: float,
-) -> dict[str, float]:
-    """Greedy pruning of the changes that gain less than ``min_gain`` (module doc). Each
-    revert is repaired (:func:`~mrtune.optimizer.reverts.reverts`), so the row kept is the
-    configuration scored and written."""
-
-    def costs(rows: list[dict[str, float]]) -> np.ndarray:
-        return cost_of({k: np.array([r[k] for r in rows]) for k in rows[0]})
-
-    base_cost = float(costs([cur_row])[0])
-    while True:
-        changed = [k for k in best if not np.isclose(best[k], cur_row[k])]
-        _, trials = reverts(space, best, cur_row, changed)
-        if not trials:
-            break
-        both = costs([best, *trials])
-        # Marginal gain of each change at the recommended configuration: how much slower it
-        # gets without that one change. Measuring at the final point (not against the current
-        # time) keeps the result stable: applying a recommendation and optimizing again
-        # recommends nothing more.
-        gains = (both[1:] - both[0]) / max(float(both[0]), 1e-9)
-        j = int(np.argmin(gains))
-        if gains[j] < min_gain:
-            best = trials[j]
-            continue
-        break
-    if float(costs([best])[0]) > base_cost * (1 - min_gain):
-        best = dict(cur_row)
-    return best
+    return {
+        "current": cur_s,
+        "recommended": rec_s,
+        "defaults": def_s,
+        "changes": changes,
+        "properties": props,
+        "config": config,
+        "withheld": withheld,
+        "full": full_s,
+        "evidence": ev.to_json() if ev is not None else None,
+        "intervals": intervals,
+    }
 
 
 def _space(
@@ -393,10 +354,3 @@ def _space(
         exclude=exclude or (),
         local_mode_honoured=local_mode_honoured,
     )
-
-
-def space_current(space: SearchSpace) -> dict[str, float]:
-    """The base configuration's knob values, encoded and repaired like search results."""
-    cur = space.current_values()
-    enc = {k.name: np.array([k.encode(cur[k.name])]) for k in space.knobs}
-    return {k: float(v[0]) for k, v in enc.items()}

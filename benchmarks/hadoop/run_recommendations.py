@@ -272,7 +272,8 @@ def measured_speedups(out: Path) -> dict[str, dict[str, float]]:
     return res
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command line: the matrix, the output records and summary, what to run."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matrix", type=Path, default=MATRIX)
     parser.add_argument("-o", "--output", type=Path, default=OUT)
@@ -300,7 +301,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run the low-confidence changes too (as `optimize --include-low-confidence`)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Recommend for each job from its calibration run, run defaults and recommendations
+    interleaved on real Hadoop, then compare measured with predicted speedups."""
+    args = _parser().parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     summary_path: Path = args.summary
     summary: dict = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
@@ -322,42 +329,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{job}: nothing written (every change low-confidence or < 1%)")
             else:
                 plans[job] = settings
-            speedup = rec.intervals.get("speedup")
-            summary[job] = {
-                "calibration_run": cal.run_id,
-                "calibrated_on": "runs made now (--calibrate-here)"
+            summary[job] = _job_summary(cal, rec, settings, args.machine, machine, t0)
+            summary[job]["calibrated_on"] = (
+                "runs made now (--calibrate-here)"
                 if args.calibrate_here
-                else f"the recorded matrix ({args.matrix.name})",
-                "calibration_job_time_ms": cal.job_time_ms,
-                "machine_costs": str(args.machine) if machine is not None else None,
-                "strategy": rec.strategy,
-                "search_s": round(time.perf_counter() - t0, 1),
-                "settings": settings,
-                "predicted_defaults_ms": rec.defaults["job_ms"],
-                "predicted_recommended_ms": rec.recommended["job_ms"],
-                # current (= Hadoop's defaults here) ÷ recommended, per evidence sample
-                "predicted_speedup": rec.current["job_ms"] / rec.recommended["job_ms"],
-                # the model's interval widened by the noise of a speedup measured from 5
-                # pairs (optimizer/noise.py); the model's own under "_model"
-                "predicted_speedup_interval": speedup.to_json() if speedup else None,
-                "predicted_speedup_interval_model": (
-                    rec.intervals["speedup_model"].to_json()
-                    if "speedup_model" in rec.intervals
-                    else None
-                ),
-                "run_noise": (rec.evidence or {}).get("run_noise"),
-                "withheld_low_confidence": [c.name for c in rec.withheld],
-                "changes": [
-                    {
-                        "name": c.name,
-                        "from": c.current,
-                        "to": c.recommended,
-                        "gain_fraction": round(c.gain_fraction, 4),
-                        "confidence": c.trust.to_json() if c.trust is not None else None,
-                    }
-                    for c in rec.changes
-                ],
-            }
+                else f"the recorded matrix ({args.matrix.name})"
+            )
             print(f"{job}: {json.dumps(summary[job], indent=1)}", flush=True)
         summary_path.write_text(json.dumps(summary, indent=1) + "\n")
         if args.dry_run:
@@ -378,6 +355,48 @@ def main(argv: list[str] | None = None) -> int:
             f"JVM CPU time ×{m['cpu_time_speedup']:.2f})"
         )
     return 0
+
+
+def _job_summary(
+    cal: RunRecord,
+    rec: Recommendation,
+    settings: dict[str, str],
+    machine_path: Path,
+    machine: MachineCosts | None,
+    t0: float,
+) -> dict:
+    """One job's entry of the recommendations file: what was predicted, with its interval."""
+    speedup = rec.intervals.get("speedup")
+    return {
+        "calibration_run": cal.run_id,
+        "calibration_job_time_ms": cal.job_time_ms,
+        "machine_costs": str(machine_path) if machine is not None else None,
+        "strategy": rec.strategy,
+        "search_s": round(time.perf_counter() - t0, 1),
+        "settings": settings,
+        "predicted_defaults_ms": rec.defaults["job_ms"],
+        "predicted_recommended_ms": rec.recommended["job_ms"],
+        # current (= Hadoop's defaults here) ÷ recommended, per evidence sample
+        "predicted_speedup": rec.current["job_ms"] / rec.recommended["job_ms"],
+        # the model's interval widened by the noise of a speedup measured from 5
+        # pairs (optimizer/noise.py); the model's own under "_model"
+        "predicted_speedup_interval": speedup.to_json() if speedup else None,
+        "predicted_speedup_interval_model": (
+            rec.intervals["speedup_model"].to_json() if "speedup_model" in rec.intervals else None
+        ),
+        "run_noise": (rec.evidence or {}).get("run_noise"),
+        "withheld_low_confidence": [c.name for c in rec.withheld],
+        "changes": [
+            {
+                "name": c.name,
+                "from": c.current,
+                "to": c.recommended,
+                "gain_fraction": round(c.gain_fraction, 4),
+                "confidence": c.trust.to_json() if c.trust is not None else None,
+            }
+            for c in rec.changes
+        ],
+    }
 
 
 if __name__ == "__main__":

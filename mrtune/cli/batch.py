@@ -20,7 +20,21 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from mrtune.cli._inputs import DEFAULT_NODES
+from mrtune.cli._batch_options import (
+    BASE_PROFILE_OPT,
+    CATALOG_ARG,
+    DB_OPT,
+    FMT_OPT,
+    HTML_OPT,
+    NODES_OPT,
+    OBJECTIVE_OPT,
+    OUTDIR_OPT,
+    OVERWRITE_OPT,
+    PLOTS_OPT,
+    RESUME_OPT,
+    SCHEDULER_OPT,
+    WORKERS_OPT,
+)
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
 from mrtune.cli.whatif import short_value
 from mrtune.errors import InputError
@@ -162,65 +176,25 @@ app = typer.Typer()
 @app.command("batch")
 @cli_errors
 def batch_cmd(
-    catalog: list[Path] = typer.Argument(
-        ...,
-        help="Directories of .jhist (+ _conf.xml beside them), SWIM traces (.tsv), JSONL "
-        "files of profiles, or a mix.",
-    ),
-    outdir: Path = typer.Option(..., "-o", "--outdir", help="Output directory."),
-    workers: int | None = typer.Option(
-        None, "--workers", min=1, help="Local worker processes (default: one per CPU)."
-    ),
-    scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786."
-    ),
-    objective: str = typer.Option(
-        "time", "--objective", help="time (job time) or resources (container GB·s)."
-    ),
-    resume: bool = typer.Option(
-        False, "--resume", help="Continue an earlier batch: finished jobs are not recomputed."
-    ),
-    overwrite: bool = typer.Option(
-        False, "--overwrite", help="Discard the stored results of an earlier batch."
-    ),
-    base_profile: Path | None = typer.Option(
-        None,
-        "--base-profile",
-        help="Profile JSON whose statistics and cost factors SWIM rows use.",
-    ),
-    nodes: int = typer.Option(
-        DEFAULT_NODES, "--nodes", min=1, help="Worker nodes of the cluster the jobs run on."
-    ),
-    db: Path | None = typer.Option(
-        None, "--db", help="SQLite results file (default OUTDIR/batch.sqlite)."
-    ),
-    plots: bool = typer.Option(True, "--plots/--no-plots", help="Write the PNG plots."),
-    html: bool = typer.Option(False, "--report", help="Also write OUTDIR/report.html."),
-    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+    catalog: list[Path] = CATALOG_ARG,
+    outdir: Path = OUTDIR_OPT,
+    workers: int | None = WORKERS_OPT,
+    scheduler: str | None = SCHEDULER_OPT,
+    objective: str = OBJECTIVE_OPT,
+    resume: bool = RESUME_OPT,
+    overwrite: bool = OVERWRITE_OPT,
+    base_profile: Path | None = BASE_PROFILE_OPT,
+    nodes: int = NODES_OPT,
+    db: Path | None = DB_OPT,
+    plots: bool = PLOTS_OPT,
+    html: bool = HTML_OPT,
+    fmt: OutputFormat = FMT_OPT,
 ) -> None:
     """Tune every job of a catalog: per-job recommendations and one cluster-wide file."""
     from mrtune.costmodel import ClusterSpec
     from mrtune.optimizer.batch import BatchSettings, run_batch
 
-    if objective not in {"time", "resources"}:
-        raise InputError(
-            "unknown objective",
-            field="--objective",
-            value=objective,
-            allowed="time, resources",
-        )
-    if workers is not None and scheduler:
-        raise InputError(
-            "give either --workers (local pool) or --scheduler (Dask), not both",
-            field="--workers/--scheduler",
-        )
-    if outdir.exists() and not outdir.is_dir():
-        raise InputError(
-            "is a file, not a directory",
-            path=str(outdir),
-            field="-o/--outdir",
-            allowed="a directory (created if it does not exist)",
-        )
+    _check_options(objective, workers, scheduler, outdir)
     settings = BatchSettings(
         cluster=ClusterSpec(num_nodes=nodes),
         objective=objective,
@@ -252,15 +226,7 @@ def batch_cmd(
         report.files["report"] = outdir / "report.html"
         report.files["report"].write_text(render_batch(outdir), encoding="utf-8")
     if fmt == OutputFormat.json:
-        data = dict(report.summary)
-        data.update(
-            computed=report.computed,
-            reused=report.reused,
-            wall_s=report.wall_s,
-            executor=report.executor,
-            db=str(report.db_path),
-        )
-        emit_json(data)
+        _emit_report_json(report)
     else:
         render(report)
     if not report.summary["tuned"]:
@@ -270,6 +236,45 @@ def batch_cmd(
             + f"); per-job reasons in {report.outdir / 'jobs.csv'}",
             path=", ".join(map(str, catalog)),
         )
+
+
+def _check_options(
+    objective: str, workers: int | None, scheduler: str | None, outdir: Path
+) -> None:
+    """Refuse, before any job is read, an unknown objective, a local pool and a Dask
+    scheduler given together, and an output directory that is a file."""
+    if objective not in {"time", "resources"}:
+        raise InputError(
+            "unknown objective",
+            field="--objective",
+            value=objective,
+            allowed="time, resources",
+        )
+    if workers is not None and scheduler:
+        raise InputError(
+            "give either --workers (local pool) or --scheduler (Dask), not both",
+            field="--workers/--scheduler",
+        )
+    if outdir.exists() and not outdir.is_dir():
+        raise InputError(
+            "is a file, not a directory",
+            path=str(outdir),
+            field="-o/--outdir",
+            allowed="a directory (created if it does not exist)",
+        )
+
+
+def _emit_report_json(report: Any) -> None:
+    """The ``--format json`` document: the batch summary with how it was computed."""
+    data = dict(report.summary)
+    data.update(
+        computed=report.computed,
+        reused=report.reused,
+        wall_s=report.wall_s,
+        executor=report.executor,
+        db=str(report.db_path),
+    )
+    emit_json(data)
 
 
 def _reasons_line(s: dict[str, Any]) -> str:

@@ -20,10 +20,23 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
+from mrtune.cli._fit_options import (
+    AlphaParam,
+    CompareParam,
+    DataParam,
+    ExportCsvParam,
+    FmtParam,
+    FoldsParam,
+    FormParam,
+    HeldOutParam,
+    NameParam,
+    OutputParam,
+    ReportParam,
+    SeedParam,
+)
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
 from mrtune.costmodel.regression import (
     ALGORITHMS,
-    DERIVED_DRIVERS,
     PHASES,
     PRESETS,
     ErrorStats,
@@ -260,52 +273,18 @@ app = typer.Typer()
 @app.command("fit")
 @cli_errors
 def fit(
-    data: Annotated[
-        list[Path],
-        typer.Argument(help="Phase-time CSV files (long format) or harness run records."),
-    ],
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the fitted model as JSON.")
-    ] = None,
-    report: Annotated[
-        Path | None,
-        typer.Option("--report", help="Folder for residual plots (PNG) and fit-report.json."),
-    ] = None,
-    folds: Annotated[int, typer.Option(min=2, help="K of K-fold cross-validation.")] = 10,
-    seed: Annotated[int, typer.Option(help="Seed of the folds and random learners.")] = 0,
-    alpha: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Backward-elimination p-value threshold.")
-    ] = 0.05,
-    compare: Annotated[
-        bool, typer.Option(help="Compare with SVM, random forest and decision tree.")
-    ] = True,
-    name: Annotated[str, typer.Option(help="Name stored in the model file.")] = "fitted",
-    export_csv: Annotated[
-        Path | None,
-        typer.Option("--export-csv", help="Also write the phase rows as long-format CSV."),
-    ] = None,
-    form: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--form",
-            help=(
-                "Candidate drivers of a phase, e.g. --form merge=M_d+M_d_log_M_d (repeatable;"
-                f" drivers: {', '.join(DERIVED_DRIVERS)} or any numeric data column)."
-            ),
-        ),
-    ] = None,
-    held_out: Annotated[
-        int | None,
-        typer.Option(
-            "--held-out",
-            min=2,
-            help=(
-                "With run records: predict every run from models fitted on the other runs "
-                "(grouped K-fold) and report per-phase and per-job errors."
-            ),
-        ),
-    ] = None,
-    fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
+    data: DataParam,
+    output: OutputParam = None,
+    report: ReportParam = None,
+    folds: FoldsParam = 10,
+    seed: SeedParam = 0,
+    alpha: AlphaParam = 0.05,
+    compare: CompareParam = True,
+    name: NameParam = "fitted",
+    export_csv: ExportCsvParam = None,
+    form: FormParam = None,
+    held_out: HeldOutParam = None,
+    fmt: FmtParam = OutputFormat.text,
 ) -> None:
     """Fit per-phase regression models to measured phase times (Ceesay et al., sec. V)."""
     forms = parse_forms(form or [])

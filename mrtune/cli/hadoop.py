@@ -19,15 +19,33 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from mrtune.cli._hadoop_options import (
+    ArgsParam,
+    BlockMbParam,
+    ContainerMbParam,
+    DatanodesParam,
+    FormatParam,
+    InputMbParam,
+    JarParam,
+    JarsParam,
+    KeepParam,
+    LabelParam,
+    MainClassParam,
+    Mode,
+    ModeParam,
+    NmMemoryMbParam,
+    NmVcoresParam,
+    NodemanagersParam,
+    OutputParam,
+    PutParam,
+    RepeatParam,
+    ReplicationParam,
+    SeedParam,
+    SetParam,
+    XmxParam,
+)
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
 from mrtune.errors import InputError
-
-
-class Mode(StrEnum):
-    """The two referees: LocalJobRunner and Hadoop's mini-cluster (HDFS + YARN + JHS)."""
-
-    local = "local"
-    yarn = "yarn"
 
 
 class JobName(StrEnum):
@@ -76,61 +94,28 @@ app = typer.Typer()
 @app.command("hadoop-run")
 @cli_errors
 def hadoop_run(
-    args: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="JOB (wordcount, sort, selectivity) for the project's jobs; with --jar, the "
-            "job's own arguments (after --)."
-        ),
-    ] = None,
-    jar: Annotated[
-        Path | None, typer.Option("--jar", help="Any MapReduce job jar (as `hadoop jar`).")
-    ] = None,
-    main_class: Annotated[str | None, typer.Option("--class", help="Main class of --jar.")] = None,
-    label: Annotated[
-        str | None, typer.Option("--label", help="Name the runs are recorded under.")
-    ] = None,
-    mode: Annotated[
-        Mode, typer.Option("--mode", help="local: LocalJobRunner; yarn: Hadoop's mini-cluster.")
-    ] = Mode.local,
-    put: Annotated[
-        list[str] | None,
-        typer.Option("--put", help="yarn: LOCAL=HDFS path copied in before the job."),
-    ] = None,
-    set_: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            help="Hadoop property KEY=VALUE passed as -D (repeatable); job options: "
-            "mrtune.wordcount.combiner, mrtune.sort.partitioner=hash|total, "
-            "mrtune.selectivity.percent.",
-        ),
-    ] = None,
-    input_mb: Annotated[
-        float,
-        typer.Option("--input-mb", min=0.001, help="Size of the generated input in MiB."),
-    ] = 64.0,
-    seed: Annotated[int, typer.Option(help="Seed of the generated input.")] = 0,
-    jars: Annotated[
-        str | None, typer.Option("--jars", help="Folder of Hadoop jars or a HADOOP_HOME.")
-    ] = None,
-    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Number of runs.")] = 1,
-    xmx: Annotated[int, typer.Option("--xmx", min=64, help="JVM max heap in MiB.")] = 2048,
-    nodemanagers: Annotated[int, typer.Option(min=1, help="yarn: NodeManagers.")] = 2,
-    nm_memory_mb: Annotated[int, typer.Option(min=256, help="yarn: memory per NM.")] = 1024,
-    nm_vcores: Annotated[int, typer.Option(min=1, help="yarn: vcores per NM.")] = 4,
-    container_mb: Annotated[int, typer.Option(min=128, help="yarn: task container.")] = 256,
-    block_mb: Annotated[float, typer.Option(min=0.0625, help="yarn: HDFS block MiB.")] = 4.0,
-    datanodes: Annotated[int, typer.Option(min=1, help="yarn: DataNodes.")] = 3,
-    replication: Annotated[int, typer.Option(min=1, help="yarn: HDFS replication.")] = 2,
-    output: Annotated[
-        Path | None,
-        typer.Option("-o", "--output", help="Write the record (.json) or records (.jsonl) here."),
-    ] = None,
-    keep: Annotated[
-        Path | None, typer.Option("--keep", help="Keep the run folders (log, conf) here.")
-    ] = None,
-    format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
+    args: ArgsParam = None,
+    jar: JarParam = None,
+    main_class: MainClassParam = None,
+    label: LabelParam = None,
+    mode: ModeParam = Mode.local,
+    put: PutParam = None,
+    set_: SetParam = None,
+    input_mb: InputMbParam = 64.0,
+    seed: SeedParam = 0,
+    jars: JarsParam = None,
+    repeat: RepeatParam = 1,
+    xmx: XmxParam = 2048,
+    nodemanagers: NodemanagersParam = 2,
+    nm_memory_mb: NmMemoryMbParam = 1024,
+    nm_vcores: NmVcoresParam = 4,
+    container_mb: ContainerMbParam = 256,
+    block_mb: BlockMbParam = 4.0,
+    datanodes: DatanodesParam = 3,
+    replication: ReplicationParam = 2,
+    output: OutputParam = None,
+    keep: KeepParam = None,
+    format: FormatParam = OutputFormat.text,
 ) -> None:
     """Run a MapReduce job (a project job or any jar) on real Hadoop and record the run.
 
@@ -201,7 +186,12 @@ def _run_project_local(
     from mrtune.harness.assemble import build_record
     from mrtune.harness.datagen import ensure_input, input_kind_for_job
     from mrtune.harness.jars import find_jars
-    from mrtune.harness.runner import check_settings, cleanup_run_dir, parse_set_options, run_job
+    from mrtune.harness.runner import (
+        check_settings,
+        cleanup_run_dir,
+        parse_set_options,
+        run_job,
+    )
     from mrtune.harness.summary import summarize
     from mrtune.readers.run_records import write_jsonl
 

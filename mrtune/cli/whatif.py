@@ -18,6 +18,16 @@ from mrtune.cli._inputs import (
     with_input_size,
 )
 from mrtune.cli._replay import replayed_conf
+from mrtune.cli._whatif_options import (
+    ALLOW_UNKNOWN_OPT,
+    CONF_OPT,
+    FMT_OPT,
+    INPUT_SIZE_OPT,
+    SAMPLES_OPT,
+    SEED_OPT,
+    SET__OPT,
+    TIMELINE_OPT,
+)
 from mrtune.cli.console import (
     OutputFormat,
     cli_errors,
@@ -29,7 +39,7 @@ from mrtune.cli.console import (
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
-from mrtune.optimizer.confidence import SAMPLES, Evidence
+from mrtune.optimizer.confidence import Evidence
 from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
 
@@ -82,7 +92,7 @@ def render_whatif(result: dict[str, Any]) -> None:
     t.add_column("what-if", justify="right")
     t.add_column("change", justify="right")
 
-    def row(label: str, a: float, b: float, fmt=format_ms) -> None:  # noqa: ANN001
+    def row(label: str, a: float, b: float, fmt=format_ms) -> None:
         t.add_row(label, fmt(a), fmt(b), _delta(a, b))
 
     def num(x: float) -> str:
@@ -131,41 +141,17 @@ app = typer.Typer()
 @cli_errors
 def whatif_cmd(
     profile: Path = ProfileArg,
-    set_: list[str] = typer.Option(
-        [], "--set", help="A change, property=value (Hadoop 2/3 or 1 names); repeatable."
-    ),
-    input_size: str | None = typer.Option(
-        None, "--input-size", help="New total input size, e.g. 2TB, 500GiB."
-    ),
+    set_: list[str] = SET__OPT,
+    input_size: str | None = INPUT_SIZE_OPT,
     nodes: int | None = NodesOpt,
     cluster: Path | None = ClusterOpt,
     local: bool = LocalOpt,
-    conf: Path | None = typer.Option(
-        None,
-        "--conf",
-        help="With a history: the job's *_conf.xml. With a saved profile (JSON): a "
-        "configuration to replay as the what-if (e.g. a Starfish recommendation).",
-    ),
-    timeline: Path | None = typer.Option(
-        None, "--timeline", help="Write a Gantt PNG of the what-if job (task simulation)."
-    ),
-    allow_unknown: bool = typer.Option(
-        False,
-        "--allow-unknown",
-        help="Pass through a --set property the model does not read (it cannot move the "
-        "prediction) instead of refusing it.",
-    ),
-    samples: int = typer.Option(
-        SAMPLES,
-        "--samples",
-        min=0,
-        max=4096,
-        help="Evidence samples behind the speedup's interval (bootstrap of the observed "
-        "tasks × priors of the defaulted cost factors); 0: no interval (skips loading the "
-        "fitting code, ~0.3 s).",
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the evidence sampling."),
-    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+    conf: Path | None = CONF_OPT,
+    timeline: Path | None = TIMELINE_OPT,
+    allow_unknown: bool = ALLOW_UNKNOWN_OPT,
+    samples: int = SAMPLES_OPT,
+    seed: int = SEED_OPT,
+    fmt: OutputFormat = FMT_OPT,
     strict: bool = strict_option(),
 ) -> None:
     """Predict what a configuration change (or new input size or cluster) does to a job."""

@@ -146,7 +146,9 @@ def run_job(
     Returns the artifacts whatever the exit code; the caller decides what a failure means
     (:func:`mrtune.harness.assemble.build_record` records it). ``nice`` runs the JVM at that
     scheduling niceness (negative values need root): on a host shared with other work, a
-    raised priority keeps the measured times closer to an idle machine's.
+    raised priority keeps the measured times closer to an idle machine's. Steps: a fresh run
+    folder, the compiled jobs, the command line (:func:`_java_command`), the input's pages
+    warmed, the timed run (:func:`_timed_run`), then ``run.json``.
     """
     if job not in JOBS:
         raise InputError("unknown job", field="job", value=job, allowed=", ".join(JOBS))
@@ -159,45 +161,13 @@ def run_job(
     harness["hadoop.tmp.dir"] = str(run_dir / "tmp")
     harness["mapreduce.jobtracker.staging.root.dir"] = str(run_dir / "staging")
     harness["mrtune.report.dir"] = str(run_dir / "report")
-    d_args: list[str] = []
-    for k, v in {**harness, **settings}.items():
-        d_args += ["-D", f"{k}={v}"]
-    java = [
-        "java",
-        f"-Xmx{int(xmx_mb)}m",
-        f"-Dlog4j2.configurationFile={LOG4J2_PROPERTIES}",
-        f"-Dmrtune.log.file={run_dir / 'job.log'}",
-        "-cp",
-        f"{jobs_jar}:{jars.classpath_string()}",
-        DRIVER_CLASS,
-        job,
-        *d_args,
-        str(input_dir),
-        str(run_dir / "output"),
-    ]
+    java = _java_command(job, {**harness, **settings}, input_dir, run_dir, jars, jobs_jar, xmx_mb)
     command = ["bash", "-c", "export JVM_PID=$$; exec " + shlex.join(java)]
     if nice is not None:
         command = ["nice", "-n", str(int(nice)), *command]
     if warm:
         warm_cache(input_dir)
-    load = os.getloadavg()[0]
-    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.time()
-    t0 = time.perf_counter()
-    with open(run_dir / "stdout.txt", "wb") as out, open(run_dir / "stderr.txt", "wb") as err:
-        proc = subprocess.Popen(command, stdout=out, stderr=err)
-        try:
-            rc = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            rc = proc.wait()
-        except BaseException:  # interrupted (Ctrl-C, SIGTERM): never leave an orphan JVM
-            proc.kill()
-            proc.wait()
-            raise
-    wall_ms = (time.perf_counter() - t0) * 1000.0
-    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu_ms = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) * 1000.0
+    rc, wall_ms, cpu_ms, started, load = _timed_run(command, run_dir, timeout_s)
     art = RunArtifacts(
         run_dir=run_dir,
         job=job,
@@ -218,6 +188,62 @@ def run_job(
     )
     (run_dir / "run.json").write_text(json.dumps(art.to_json(), indent=1))
     return art
+
+
+def _java_command(
+    job: str,
+    properties: dict[str, str],
+    input_dir: Path,
+    run_dir: Path,
+    jars: HadoopJars,
+    jobs_jar: Path,
+    xmx_mb: int,
+) -> list[str]:
+    """The driver's JVM command line: heap, log4j2 file, classpath, then the job's ``-D``
+    properties (harness first, the run's settings over them), input and output."""
+    d_args: list[str] = []
+    for k, v in properties.items():
+        d_args += ["-D", f"{k}={v}"]
+    return [
+        "java",
+        f"-Xmx{int(xmx_mb)}m",
+        f"-Dlog4j2.configurationFile={LOG4J2_PROPERTIES}",
+        f"-Dmrtune.log.file={run_dir / 'job.log'}",
+        "-cp",
+        f"{jobs_jar}:{jars.classpath_string()}",
+        DRIVER_CLASS,
+        job,
+        *d_args,
+        str(input_dir),
+        str(run_dir / "output"),
+    ]
+
+
+def _timed_run(
+    command: list[str], run_dir: Path, timeout_s: float
+) -> tuple[int, float, float, float, float]:
+    """Run ``command`` with its output in ``run_dir``; returns (exit code, wall ms, the
+    children's CPU ms, start time, 1-minute load average before the start). A run past
+    ``timeout_s`` is killed; so is one interrupted (Ctrl-C, SIGTERM): never an orphan JVM."""
+    load = os.getloadavg()[0]
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.time()
+    t0 = time.perf_counter()
+    with open(run_dir / "stdout.txt", "wb") as out, open(run_dir / "stderr.txt", "wb") as err:
+        proc = subprocess.Popen(command, stdout=out, stderr=err)
+        try:
+            rc = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = proc.wait()
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM): never leave an orphan JVM
+            proc.kill()
+            proc.wait()
+            raise
+    wall_ms = (time.perf_counter() - t0) * 1000.0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_ms = (ru1.ru_utime + ru1.ru_stime - ru0.ru_utime - ru0.ru_stime) * 1000.0
+    return rc, wall_ms, cpu_ms, started, load
 
 
 def load_artifacts(run_dir: Path) -> RunArtifacts:

@@ -1,8 +1,8 @@
 """Readers of what real clusters record: every file format mrtune takes in.
 
 Readers (each returns a :class:`~mrtune.readers.history.JobHistory`): :func:`load_jhist` (``.jhist``),
-:func:`load_rest_saved` / :func:`fetch_jhs` (JobHistory REST), :func:`load_rumen` (Rumen
-traces); :func:`load_conf` reads ``*_conf.xml``. :func:`load_history` reads any of them from a
+:func:`load_rest_saved` / :func:`fetch_jhs` (JobHistory REST: saved responses in ``rest``, the
+live client in ``rest_client``), :func:`load_rumen` (Rumen traces); :func:`load_conf` reads ``*_conf.xml``. :func:`load_history` reads any of them from a
 path, sniffing its format. Turning a history into a profile is :mod:`mrtune.profiling` (statistics)
 and :mod:`mrtune.calibration` (cost factors).
 """
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from mrtune.readers.conf import ConfFile, find_conf_for, load_conf, parse_conf_text
     from mrtune.readers.history import AttemptRecord, JobHistory
     from mrtune.readers.jhist import load_jhist
-    from mrtune.readers.rest import fetch_jhs, load_rest_saved
+    from mrtune.readers.rest import load_rest_saved
+    from mrtune.readers.rest_client import fetch_jhs
     from mrtune.readers.rumen import load_rumen, select_job
 
 #: Where each reader lives: a reader's module (and what it imports: XML, HTTP, Avro) is loaded
@@ -32,7 +33,7 @@ _WHERE = {
     "AttemptRecord": "history",
     "JobHistory": "history",
     "load_jhist": "jhist",
-    "fetch_jhs": "rest",
+    "fetch_jhs": "rest_client",
     "load_rest_saved": "rest",
     "load_rumen": "rumen",
     "select_job": "rumen",

@@ -172,7 +172,9 @@ def _int(v: Any) -> int | None:
 
 
 def load_jhist(path: str | Path) -> JobHistory:
-    """Parse one ``.jhist`` file (see the module doc)."""
+    """Parse one ``.jhist`` file (see the module doc): attempt start events are kept until
+    their attempt finishes (:func:`_attempt_finished`); every other event sets job facts or
+    counts (:func:`_job_event`); the end checks the history is whole (:func:`_check_end`)."""
     p = Path(path)
     events, warnings = read_events(p)
     if not events:
@@ -182,79 +184,101 @@ def load_jhist(path: str | Path) -> JobHistory:
     starts: dict[str, dict[str, Any]] = {}
     finished_job = False
     for etype, ev in events:
-        if etype == "JOB_SUBMITTED":
-            h.job_id = str(ev.get("jobid") or h.job_id)
-            h.job_name = str(ev.get("jobName") or "")
-            h.submit_ms = _int(ev.get("submitTime"))
-        elif etype == "JOB_INITED":
-            h.launch_ms = _int(ev.get("launchTime"))
-            h.total_maps = _int(ev.get("totalMaps"))
-            h.total_reduces = _int(ev.get("totalReduces"))
-            h.uberized = bool(ev.get("uberized") or False)
-        elif etype in ("MAP_ATTEMPT_STARTED", "REDUCE_ATTEMPT_STARTED"):
+        if etype in ("MAP_ATTEMPT_STARTED", "REDUCE_ATTEMPT_STARTED"):
             aid = str(ev.get("attemptId"))
             starts.setdefault(aid, ev)
         elif etype in ("MAP_ATTEMPT_FINISHED", "REDUCE_ATTEMPT_FINISHED"):
-            aid = str(ev.get("attemptId"))
-            status = str(ev.get("taskStatus") or "SUCCEEDED").upper()
-            if status not in ("SUCCEEDED", "SUCCESS"):
-                continue
-            st = starts.get(aid)
-            finish = _int(ev.get("finishTime"))
-            if st is None or finish is None or _int(st.get("startTime")) is None:
-                h.warnings.append(f"{p.name}: {aid} has no ATTEMPT_STARTED event: not timed")
-                continue
-            kind = "map" if etype.startswith("MAP") else "reduce"
-            h.add_attempt(
-                AttemptRecord(
-                    attempt_id=aid,
-                    task_id=str(ev.get("taskid") or ""),
-                    kind=kind,
-                    start_ms=_int(st.get("startTime")) or 0,
-                    finish_ms=finish,
-                    map_finish_ms=_int(ev.get("mapFinishTime")),
-                    shuffle_finish_ms=_int(ev.get("shuffleFinishTime")),
-                    sort_finish_ms=_int(ev.get("sortFinishTime")),
-                    counters=_counters(ev.get("counters")),
-                    container_id=str(st.get("containerId")) if st.get("containerId") else None,
-                    host=str(ev.get("hostname")) if ev.get("hostname") else None,
-                    rack=str(ev.get("rackname")) if ev.get("rackname") else None,
-                )
-            )
-        elif etype in ("MAP_ATTEMPT_FAILED", "REDUCE_ATTEMPT_FAILED"):
-            status = str(ev.get("status") or "FAILED").upper()
-            if status == "KILLED":
-                h.killed_attempts += 1
-            else:
-                h.failed_attempts += 1
-        elif etype in ("MAP_ATTEMPT_KILLED", "REDUCE_ATTEMPT_KILLED"):
+            _attempt_finished(h, etype, ev, starts, p.name)
+        elif _job_event(h, etype, ev):
+            finished_job = True
+    _check_end(h, finished_job, p.name)
+    return h
+
+
+def _attempt_finished(
+    h: JobHistory, etype: str, ev: dict[str, Any], starts: dict[str, dict[str, Any]], name: str
+) -> None:
+    """A successful ``*_ATTEMPT_FINISHED`` with its start event → one :class:`AttemptRecord`
+    (TaskAttemptFinishedEvent / MapAttemptFinishedEvent / ReduceAttemptFinishedEvent)."""
+    aid = str(ev.get("attemptId"))
+    status = str(ev.get("taskStatus") or "SUCCEEDED").upper()
+    if status not in ("SUCCEEDED", "SUCCESS"):
+        return
+    st = starts.get(aid)
+    finish = _int(ev.get("finishTime"))
+    if st is None or finish is None or _int(st.get("startTime")) is None:
+        h.warnings.append(f"{name}: {aid} has no ATTEMPT_STARTED event: not timed")
+        return
+    kind = "map" if etype.startswith("MAP") else "reduce"
+    h.add_attempt(
+        AttemptRecord(
+            attempt_id=aid,
+            task_id=str(ev.get("taskid") or ""),
+            kind=kind,
+            start_ms=_int(st.get("startTime")) or 0,
+            finish_ms=finish,
+            map_finish_ms=_int(ev.get("mapFinishTime")),
+            shuffle_finish_ms=_int(ev.get("shuffleFinishTime")),
+            sort_finish_ms=_int(ev.get("sortFinishTime")),
+            counters=_counters(ev.get("counters")),
+            container_id=str(st.get("containerId")) if st.get("containerId") else None,
+            host=str(ev.get("hostname")) if ev.get("hostname") else None,
+            rack=str(ev.get("rackname")) if ev.get("rackname") else None,
+        )
+    )
+
+
+def _job_event(h: JobHistory, etype: str, ev: dict[str, Any]) -> bool:
+    """Job submitted/inited/finished events and the failure counts; True for an event that
+    ends the job (JOB_FINISHED, JOB_FAILED, JOB_KILLED, JOB_ERROR)."""
+    if etype == "JOB_SUBMITTED":
+        h.job_id = str(ev.get("jobid") or h.job_id)
+        h.job_name = str(ev.get("jobName") or "")
+        h.submit_ms = _int(ev.get("submitTime"))
+    elif etype == "JOB_INITED":
+        h.launch_ms = _int(ev.get("launchTime"))
+        h.total_maps = _int(ev.get("totalMaps"))
+        h.total_reduces = _int(ev.get("totalReduces"))
+        h.uberized = bool(ev.get("uberized") or False)
+    elif etype in ("MAP_ATTEMPT_FAILED", "REDUCE_ATTEMPT_FAILED"):
+        status = str(ev.get("status") or "FAILED").upper()
+        if status == "KILLED":
             h.killed_attempts += 1
-        elif etype == "TASK_FAILED":
-            h.failed_tasks += 1
-        elif etype == "JOB_FINISHED":
-            finished_job = True
-            h.status = "SUCCEEDED"
-            h.finish_ms = _int(ev.get("finishTime"))
-            h.total_counters = _counters(ev.get("totalCounters"))
-            h.map_counters = _counters(ev.get("mapCounters"))
-            h.reduce_counters = _counters(ev.get("reduceCounters"))
-        elif etype in ("JOB_FAILED", "JOB_KILLED", "JOB_ERROR"):
-            finished_job = True
-            h.status = str(ev.get("jobStatus") or etype.removeprefix("JOB_")).upper()
-            h.finish_ms = _int(ev.get("finishTime"))
-            h.diagnostics = str(ev.get("diagnostics") or "")
+        else:
+            h.failed_attempts += 1
+    elif etype in ("MAP_ATTEMPT_KILLED", "REDUCE_ATTEMPT_KILLED"):
+        h.killed_attempts += 1
+    elif etype == "TASK_FAILED":
+        h.failed_tasks += 1
+    elif etype == "JOB_FINISHED":
+        h.status = "SUCCEEDED"
+        h.finish_ms = _int(ev.get("finishTime"))
+        h.total_counters = _counters(ev.get("totalCounters"))
+        h.map_counters = _counters(ev.get("mapCounters"))
+        h.reduce_counters = _counters(ev.get("reduceCounters"))
+        return True
+    elif etype in ("JOB_FAILED", "JOB_KILLED", "JOB_ERROR"):
+        h.status = str(ev.get("jobStatus") or etype.removeprefix("JOB_")).upper()
+        h.finish_ms = _int(ev.get("finishTime"))
+        h.diagnostics = str(ev.get("diagnostics") or "")
+        return True
+    return False
+
+
+def _check_end(h: JobHistory, finished_job: bool, name: str) -> None:
+    """A history without a job-end event is truncated; more successful reduces than the job
+    declares is said (duplicates already dropped are not counted twice)."""
     if not finished_job:
         h.complete = False
         h.status = "INCOMPLETE"
         h.warnings.append(
-            f"{p.name}: truncated job history (no JOB_FINISHED event): job counters are summed "
+            f"{name}: truncated job history (no JOB_FINISHED event): job counters are summed "
             "from the finished attempts"
         )
     if h.total_reduces is not None and h.uberized is False:
         extra = len(h.successful("reduce")) - h.total_reduces
         if extra > 0 and h.duplicates_dropped == 0:
             h.warnings.append(
-                f"{p.name}: {extra} more successful reduce attempts than the {h.total_reduces} "
+                f"{name}: {extra} more successful reduce attempts than the {h.total_reduces} "
                 "the job declares"
             )
-    return h

@@ -12,23 +12,18 @@ Two ways in:
   response or a list of them. A file may wrap the response in an envelope
   ``{"_example_request", "_source", "response": {...}}`` (the shape of ``shared/data/rest``).
   Files are recognised by the payload's top-level key, not by their names.
-* **a live server**: :func:`fetch_jhs` with ``--jhs http://host:19888 --job job_…``, using
-  a total deadline per request and a response-size cap; every failure is one :class:`~mrtune.errors.InputError` line.
+* **a live server**: :func:`~mrtune.readers.rest_client.fetch_jhs` with ``--jhs
+  http://host:19888 --job job_…``, using a total deadline per request and a response-size
+  cap; every failure is one :class:`~mrtune.errors.InputError` line. The client is its own
+  module (``rest_client.py``): the answers it reads are the responses parsed here.
 
 The REST API has no ``mapFinishTime``: map attempts give only their total time.
 """
 
 from __future__ import annotations
 
-import contextlib
-import http.client
-import math
 import re
-import socket
-import threading
-import time
-import urllib.parse
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +48,6 @@ PAYLOAD_KEYS = (
     "info",
 )
 _JOB_ID = re.compile(r"^job_[0-9]+(_[0-9]+)+$")
-DEFAULT_TIMEOUT_S = 10.0
-#: Whole-fetch deadline of :func:`fetch_jhs` (job, counters, conf, every task's attempts).
-DEFAULT_DEADLINE_S = 300.0
-DEFAULT_MAX_TASKS = 2000
 
 
 def _unwrap_envelope(obj: Any) -> Any:
@@ -147,32 +138,46 @@ def _as_list(container: Any, key: str) -> list[dict[str, Any]]:
 def history_from_payloads(
     payloads: list[dict[str, Any]], source: str, *, job_id: str | None = None
 ) -> JobHistory:
-    """Combine REST responses (each ``{key: payload}``) into one :class:`JobHistory`."""
+    """Combine REST responses (each ``{key: payload}``) into one :class:`JobHistory`: the
+    responses sorted by endpoint, then the job's facts, the attempts, the tasks whose
+    attempts were not saved, and a lone reduce's phase times from the job's averages."""
     h = JobHistory(source=source, source_format="rest", hadoop_version=2)
+    got = _collect(payloads, h, job_id)
+    _job_facts(h, got.job, source, job_id)
+    covered = _add_attempts(h, got, counted_from_job=got.job is not None)
+    _add_task_level(h, got, covered)
+    _lone_reduce_from_averages(h)
+    return h
+
+
+@dataclass
+class _Responses:
+    """The REST responses of one job, by endpoint (the job, its tasks and attempts by id,
+    and the per-attempt and per-task counters)."""
+
     job: dict[str, Any] | None = None
-    tasks: dict[str, dict[str, Any]] = {}
-    attempts: dict[str, dict[str, Any]] = {}
-    attempt_counters: dict[str, dict[str, float]] = {}
-    task_counters: dict[str, dict[str, float]] = {}
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attempts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attempt_counters: dict[str, dict[str, float]] = field(default_factory=dict)
+    task_counters: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def _collect(payloads: list[dict[str, Any]], h: JobHistory, job_id: str | None) -> _Responses:
+    """Sort each response by its top-level key; job counters and conf go straight into ``h``.
+    With ``job_id``, a ``job`` response of another job is skipped."""
+    got = _Responses()
     for pl in payloads:
         ((key, val),) = pl.items()
         if key == "job" and isinstance(val, dict):
             if job_id and val.get("id") not in (None, job_id):
                 continue
-            job = val
+            got.job = val
         elif key == "jobs":
             for j in _as_list(val, "job"):
-                if job is None and (not job_id or j.get("id") == job_id):
-                    job = j
+                if got.job is None and (not job_id or j.get("id") == job_id):
+                    got.job = j
         elif key == "jobCounters" and isinstance(val, dict):
-            groups = val.get("counterGroup")
-            h.total_counters = _counter_groups(groups, "totalCounterValue")
-            m = _counter_groups(groups, "mapCounterValue")
-            r = _counter_groups(groups, "reduceCounterValue")
-            # Some servers (and the documentation's examples) report 0 for every map and
-            # reduce value: then the split is unknown, not zero.
-            if any(m.values()) or any(r.values()):
-                h.map_counters, h.reduce_counters = m, r
+            _job_counters(h, val.get("counterGroup"))
         elif key == "conf" and isinstance(val, dict):
             for prop in _as_list(val, "property"):
                 if "name" in prop:
@@ -180,18 +185,36 @@ def history_from_payloads(
         elif key in ("tasks", "task"):
             for t in _as_list(val, "task") if key == "tasks" else [val]:
                 if isinstance(t, dict) and "id" in t:
-                    tasks[str(t["id"])] = t
+                    got.tasks[str(t["id"])] = t
         elif key in ("taskAttempts", "taskAttempt"):
             for a in _as_list(val, "taskAttempt") if key == "taskAttempts" else [val]:
                 if isinstance(a, dict) and "id" in a:
-                    attempts[str(a["id"])] = a
+                    got.attempts[str(a["id"])] = a
         elif key == "jobTaskAttemptCounters" and isinstance(val, dict) and "id" in val:
-            attempt_counters[str(val["id"])] = _counter_groups(
+            got.attempt_counters[str(val["id"])] = _counter_groups(
                 val.get("taskAttemptCounterGroup"), "value"
             )
         elif key == "jobTaskCounters" and isinstance(val, dict) and "id" in val:
-            task_counters[str(val["id"])] = _counter_groups(val.get("taskCounterGroup"), "value")
+            got.task_counters[str(val["id"])] = _counter_groups(
+                val.get("taskCounterGroup"), "value"
+            )
+    return got
 
+
+def _job_counters(h: JobHistory, groups: Any) -> None:
+    """``jobCounters``: total, map and reduce values per counter."""
+    h.total_counters = _counter_groups(groups, "totalCounterValue")
+    m = _counter_groups(groups, "mapCounterValue")
+    r = _counter_groups(groups, "reduceCounterValue")
+    # Some servers (and the documentation's examples) report 0 for every map and
+    # reduce value: then the split is unknown, not zero.
+    if any(m.values()) or any(r.values()):
+        h.map_counters, h.reduce_counters = m, r
+
+
+def _job_facts(h: JobHistory, job: dict[str, Any] | None, source: str, job_id: str | None) -> None:
+    """The ``job`` response's facts (times, task totals, failed and killed attempts, the
+    average phase times); without one, a warning and the requested job id."""
     if job is not None:
         h.job_id = str(job.get("id") or h.job_id)
         h.job_name = str(job.get("name") or "")
@@ -220,9 +243,13 @@ def history_from_payloads(
     if h.status not in ("SUCCEEDED", "UNKNOWN"):
         h.complete = h.status not in ("RUNNING", "NEW", "INITED")
 
-    counted_from_job = job is not None
+
+def _add_attempts(h: JobHistory, got: _Responses, *, counted_from_job: bool) -> set[str]:
+    """Each successful attempt with valid times, with its counters (or its task's); failed
+    and killed ones are counted here only when no ``job`` response counted them. Returns the
+    tasks an attempt covered."""
     covered_tasks: set[str] = set()
-    for aid, a in attempts.items():
+    for aid, a in got.attempts.items():
         state = str(a.get("state") or "").upper()
         kind = "map" if str(a.get("type") or "").upper() == "MAP" else "reduce"
         if state != "SUCCEEDED":
@@ -246,16 +273,20 @@ def history_from_payloads(
                 finish_ms=finish,
                 shuffle_finish_ms=_int(a.get("shuffleFinishTime")) or None,
                 sort_finish_ms=_int(a.get("mergeFinishTime")) or None,
-                counters=attempt_counters.get(aid) or task_counters.get(task_id, {}),
+                counters=got.attempt_counters.get(aid) or got.task_counters.get(task_id, {}),
                 container_id=_text(a.get("assignedContainerId")),
                 host=_text(a.get("nodeHttpAddress")),
                 rack=_text(a.get("rack")),
             )
         )
-    # Tasks whose attempts were not saved: use the task's own times (they include the wait
-    # for a container, so they overstate the attempt).
+    return covered_tasks
+
+
+def _add_task_level(h: JobHistory, got: _Responses, covered_tasks: set[str]) -> None:
+    """Tasks whose attempts were not saved: use the task's own times (they include the wait
+    for a container, so they overstate the attempt)."""
     task_level = []
-    for tid, t in tasks.items():
+    for tid, t in got.tasks.items():
         if tid in covered_tasks or str(t.get("state") or "").upper() != "SUCCEEDED":
             continue
         start, finish = _int(t.get("startTime")), _int(t.get("finishTime"))
@@ -268,7 +299,7 @@ def history_from_payloads(
             kind=kind,  # type: ignore[arg-type]
             start_ms=start,
             finish_ms=finish,
-            counters=task_counters.get(tid, {}),
+            counters=got.task_counters.get(tid, {}),
         )
         h.add_attempt(rec)
         task_level.append(tid)
@@ -277,7 +308,10 @@ def history_from_payloads(
             f"{len(task_level)} task(s) without saved attempts ({', '.join(task_level[:3])}"
             f"{'…' if len(task_level) > 3 else ''}): task start/finish used as attempt times"
         )
-    # One reduce without attempt detail: the job's average shuffle/merge times are its own.
+
+
+def _lone_reduce_from_averages(h: JobHistory) -> None:
+    """One reduce without attempt detail: the job's average shuffle/merge times are its own."""
     reds = h.successful("reduce")
     if (
         len(reds) == 1
@@ -295,7 +329,6 @@ def history_from_payloads(
                 f"{r.attempt_id}: shuffle and merge times taken from the job's averages "
                 "(the only reduce)"
             )
-    return h
 
 
 def _task_of(attempt_id: str) -> str:
@@ -304,188 +337,8 @@ def _task_of(attempt_id: str) -> str:
     return "task_" + body.rsplit("_", 1)[0] if "_" in body else attempt_id
 
 
-# ---------------------------------------------------------------------------------------- live
-Fetcher = Callable[[str], Any]
-
-
-def _base_url(url: str) -> str:
-    u = url.strip().rstrip("/")
-    parsed = urllib.parse.urlparse(u)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise InputError(
-            "not an http(s) URL",
-            field="JobHistory server URL",
-            value=url,
-            allowed="http://host:19888",
-        )
-    if "/ws/v1/" in u:
-        u = u.split("/ws/v1/", 1)[0]
-    return u
-
-
-def _http_json(url: str, timeout: float) -> Any:
-    """GET ``url`` as JSON, finished within ``timeout`` seconds in TOTAL and capped in size.
-
-    A socket timeout bounds each read only: a server that drips one byte every second never
-    trips it. So a watchdog timer shuts the socket down at the deadline (a blocked read then
-    returns), and the body is read in chunks against :func:`safe_io.max_input_bytes`, so an
-    endless stream stops at the cap instead of filling memory.
-    """
-    parsed = urllib.parse.urlsplit(url)
-    conn_cls = (
-        http.client.HTTPSConnection if parsed.scheme == "https" else http.client.HTTPConnection
-    )
-    conn = conn_cls(parsed.hostname or "", parsed.port, timeout=timeout)
-    expired = threading.Event()
-
-    def _abort() -> None:
-        expired.set()
-        sock = conn.sock
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    timer = threading.Timer(timeout, _abort)
-    timer.daemon = True
-    timer.start()
-    late = InputError(f"no complete answer within {timeout:g} s (total deadline)", path=url)
-    try:
-        target = parsed.path + (f"?{parsed.query}" if parsed.query else "")
-        conn.request("GET", target or "/", headers={"Accept": "application/json"})
-        resp = conn.getresponse()
-        if resp.status >= 300:
-            where = resp.getheader("Location")
-            moved = f" (redirected to {where}: give that URL)" if where else ""
-            raise InputError(f"HTTP {resp.status} {resp.reason}{moved}", path=url)
-        data = _read_capped(resp, url, expired)
-    except InputError:
-        raise
-    except TimeoutError:
-        raise late from None
-    except (OSError, http.client.HTTPException) as exc:
-        if expired.is_set():
-            raise late from None
-        reason = getattr(exc, "strerror", None) or exc
-        raise InputError(f"cannot connect: {reason}", path=url) from None
-    finally:
-        timer.cancel()
-        conn.close()
-    if expired.is_set():
-        raise late
-    return safe_io.json_loads(data, url, where="the server's answer is not JSON")
-
-
-def _read_capped(resp: http.client.HTTPResponse, url: str, expired: threading.Event) -> bytes:
-    cap = safe_io.max_input_bytes()
-    length = resp.getheader("Content-Length")
-    if length and length.strip().isdigit() and int(length) > cap:
-        raise InputError(
-            f"the answer is {int(length) / safe_io.MIB:,.1f} MiB, more than the "
-            f"{cap / safe_io.MIB:,.0f} MiB input limit (raise it with --max-input-mb)",
-            path=url,
-        )
-    buf = bytearray()
-    while not expired.is_set():
-        chunk = resp.read1(1 << 16)
-        if not chunk:
-            break
-        buf += chunk
-        if len(buf) > cap:
-            raise InputError(
-                f"the answer exceeds the {cap / safe_io.MIB:,.0f} MiB input limit "
-                "(raise it with --max-input-mb)",
-                path=url,
-            )
-    return bytes(buf)
-
-
-def fetch_jhs(
-    base_url: str,
-    job_id: str,
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-    max_tasks: int = DEFAULT_MAX_TASKS,
-    fetch: Fetcher | None = None,
-    deadline: float = DEFAULT_DEADLINE_S,
-) -> JobHistory:
-    """Read one job from a live JobHistory server (job, counters, conf, tasks, attempts).
-
-    Each request must complete within ``timeout`` seconds in total, and the whole fetch within
-    ``deadline`` seconds: past it, the attempts not yet read are skipped with a warning. The job
-    and its counters are required; a failing per-task request becomes a warning and the profile
-    is built from what was read. At most ``max_tasks`` tasks are read in detail.
-    """
-    if not _JOB_ID.match(job_id or ""):
-        raise InputError("not a job id", field="job id", value=job_id, allowed="job_<cluster>_<n>")
-    if not (math.isfinite(timeout) and timeout > 0):
-        raise InputError("not a positive time in seconds", field="timeout", value=timeout)
-    base = _base_url(base_url)
-    t_end = time.monotonic() + max(deadline, timeout)
-
-    def _get(u: str) -> Any:
-        left = t_end - time.monotonic()
-        if left <= 0:
-            raise InputError(f"the fetch's {deadline:g} s deadline has passed", path=u)
-        return _http_json(u, min(timeout, left))
-
-    get = fetch or _get
-    root = f"{base}/ws/v1/history/mapreduce/jobs/{job_id}"
-    payloads: list[dict[str, Any]] = []
-    payloads.extend(_payloads_of(get(root)))
-    payloads.extend(_payloads_of(get(f"{root}/counters")))
-    warnings: list[str] = []
-    try:
-        payloads.extend(_payloads_of(get(f"{root}/conf")))
-    except InputError as exc:
-        warnings.append(f"configuration not read: {exc}")
-    tasks_obj = get(f"{root}/tasks")
-    payloads.extend(_payloads_of(tasks_obj))
-    tasks_payload = _unwrap_envelope(tasks_obj)
-    task_list = _as_list(
-        tasks_payload.get("tasks") if isinstance(tasks_payload, dict) else None, "task"
-    )
-    ok_tasks = [t for t in task_list if str(t.get("state", "")).upper() == "SUCCEEDED"]
-    if len(ok_tasks) > max_tasks:
-        warnings.append(
-            f"{len(ok_tasks)} successful tasks: attempts read for the first {max_tasks} only"
-        )
-        ok_tasks = ok_tasks[:max_tasks]
-    for done, t in enumerate(ok_tasks):
-        tid = str(t.get("id"))
-        if time.monotonic() > t_end:
-            warnings.append(
-                f"the {deadline:g} s deadline passed: attempts of {len(ok_tasks) - done} "
-                "task(s) not read"
-            )
-            break
-        try:
-            att_obj = get(f"{root}/tasks/{tid}/attempts")
-        except InputError as exc:
-            warnings.append(f"attempts of {tid} not read: {exc}")
-            continue
-        payloads.extend(_payloads_of(att_obj))
-        att_payload = _unwrap_envelope(att_obj)
-        for a in _as_list(
-            att_payload.get("taskAttempts") if isinstance(att_payload, dict) else None,
-            "taskAttempt",
-        ):
-            if str(a.get("state", "")).upper() != "SUCCEEDED":
-                continue
-            aid = str(a.get("id"))
-            try:
-                payloads.extend(_payloads_of(get(f"{root}/tasks/{tid}/attempts/{aid}/counters")))
-            except InputError as exc:
-                warnings.append(f"counters of {aid} not read: {exc}")
-    h = history_from_payloads(payloads, root, job_id=job_id)
-    h.warnings.extend(warnings)
-    if not h.total_counters:
-        raise InputError("the server returned no job counters", path=f"{root}/counters")
-    return h
-
-
 __all__ = [
     "counter_key",
-    "fetch_jhs",
     "history_from_payloads",
     "is_rest_payload",
     "load_rest_saved",

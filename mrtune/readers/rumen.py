@@ -149,38 +149,12 @@ def _attempt_counters(att: dict[str, Any]) -> dict[str, float]:
 
 
 def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
-    """One ``LoggedJob`` → :class:`JobHistory`."""
+    """One ``LoggedJob`` → :class:`JobHistory`: its fields, its configuration (or what the
+    trace tells of it), its facts, its attempts, then each side's counters summed."""
     job_id = str(obj.get("jobID") or "job")
     h = JobHistory(source=source, source_format="rumen", job_id=job_id)
-    h.job_name = str(obj.get("jobName") or "")
-    outcome = str(obj.get("outcome") or "UNKNOWN").upper()
-    h.status = "SUCCEEDED" if outcome == "SUCCESS" else outcome
-    h.submit_ms = int(obj["submitTime"]) if _num(obj.get("submitTime")) else None
-    h.launch_ms = int(obj["launchTime"]) if _num(obj.get("launchTime")) else None
-    h.finish_ms = int(obj["finishTime"]) if _num(obj.get("finishTime")) else None
-    h.total_maps = int(obj["totalMaps"]) if _num(obj.get("totalMaps")) is not None else None
-    h.total_reduces = (
-        int(obj["totalReduces"]) if _num(obj.get("totalReduces")) is not None else None
-    )
-    h.hadoop_version = 1 if _JT_JOB_ID.match(job_id) else 2
-    props = obj.get("jobProperties")
-    if isinstance(props, dict) and props:
-        h.properties = {str(k): str(v) for k, v in props.items()}
-    else:
-        # Without jobProperties the trace still tells the task heap and the reduces.
-        heap = _num(obj.get("heapMegabytes"))
-        if heap and heap > 0:
-            key = "mapred.child.java.opts" if h.hadoop_version == 1 else "mapreduce.map.java.opts"
-            h.properties[key] = f"-Xmx{int(heap)}m"
-            if h.hadoop_version != 1:
-                h.properties["mapreduce.reduce.java.opts"] = f"-Xmx{int(heap)}m"
-        if h.total_reduces is not None:
-            h.properties["mapreduce.job.reduces"] = str(h.total_reduces)
-        if h.properties:
-            h.warnings.append(
-                "the trace has no jobProperties: configuration limited to the task heap "
-                "(heapMegabytes) and the number of reduces; Hadoop defaults for the rest"
-            )
+    outcome = _job_fields(h, obj, job_id)
+    _job_properties(h, obj)
     for key, fact in (
         ("heapMegabytes", "task_heap_mb"),
         ("jobMapMB", "map_container_mb_job"),
@@ -194,44 +168,94 @@ def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
     for tasks_key, kind in (("mapTasks", "map"), ("reduceTasks", "reduce")):
         tasks = obj.get(tasks_key)
         for task in tasks if isinstance(tasks, list) else []:
-            if not isinstance(task, dict):
-                continue
-            if str(task.get("taskStatus") or "").upper() == "FAILED":
-                h.failed_tasks += 1
-            attempts = task.get("attempts")
-            for att in attempts if isinstance(attempts, list) else []:
-                if not isinstance(att, dict):
-                    continue
-                result = str(att.get("result") or "").upper()
-                if result == "FAILED":
-                    h.failed_attempts += 1
-                    continue
-                if result == "KILLED":
-                    h.killed_attempts += 1
-                    continue
-                if result != "SUCCESS":
-                    continue
-                start, finish = _num(att.get("startTime")), _num(att.get("finishTime"))
-                if start is None or finish is None or finish < start:
-                    h.warnings.append(f"{att.get('attemptID')}: no usable start/finish time")
-                    continue
-                sh, so = _num(att.get("shuffleFinished")), _num(att.get("sortFinished"))
-                h.add_attempt(
-                    AttemptRecord(
-                        attempt_id=str(att.get("attemptID")),
-                        task_id=str(task.get("taskID") or ""),
-                        kind=kind,  # type: ignore[arg-type]
-                        start_ms=int(start),
-                        finish_ms=int(finish),
-                        shuffle_finish_ms=int(sh) if sh is not None else None,
-                        sort_finish_ms=int(so) if so is not None else None,
-                        counters=_attempt_counters(att),
-                        host=str(att.get("hostName")) if att.get("hostName") else None,
-                        rack=_rack(att.get("location")),
-                    )
-                )
-    # Rumen has no job counters: totals are sums over successful attempts, and a counter is
-    # kept only when every successful attempt of that side recorded it.
+            if isinstance(task, dict):
+                _add_task(h, task, kind)
+    _side_counters(h)
+    if h.status != "SUCCEEDED":
+        h.warnings.append(f"{job_id}: the trace records the job's outcome as {outcome}")
+    return h
+
+
+def _job_fields(h: JobHistory, obj: dict[str, Any], job_id: str) -> str:
+    """``LoggedJob``'s name, outcome, times and task totals; the Hadoop version from the job
+    id's form. Returns the outcome as the trace writes it."""
+    h.job_name = str(obj.get("jobName") or "")
+    outcome = str(obj.get("outcome") or "UNKNOWN").upper()
+    h.status = "SUCCEEDED" if outcome == "SUCCESS" else outcome
+    h.submit_ms = int(obj["submitTime"]) if _num(obj.get("submitTime")) else None
+    h.launch_ms = int(obj["launchTime"]) if _num(obj.get("launchTime")) else None
+    h.finish_ms = int(obj["finishTime"]) if _num(obj.get("finishTime")) else None
+    h.total_maps = int(obj["totalMaps"]) if _num(obj.get("totalMaps")) is not None else None
+    h.total_reduces = (
+        int(obj["totalReduces"]) if _num(obj.get("totalReduces")) is not None else None
+    )
+    h.hadoop_version = 1 if _JT_JOB_ID.match(job_id) else 2
+    return outcome
+
+
+def _job_properties(h: JobHistory, obj: dict[str, Any]) -> None:
+    """``jobProperties``; without them the trace still tells the task heap and the reduces."""
+    props = obj.get("jobProperties")
+    if isinstance(props, dict) and props:
+        h.properties = {str(k): str(v) for k, v in props.items()}
+        return
+    heap = _num(obj.get("heapMegabytes"))
+    if heap and heap > 0:
+        key = "mapred.child.java.opts" if h.hadoop_version == 1 else "mapreduce.map.java.opts"
+        h.properties[key] = f"-Xmx{int(heap)}m"
+        if h.hadoop_version != 1:
+            h.properties["mapreduce.reduce.java.opts"] = f"-Xmx{int(heap)}m"
+    if h.total_reduces is not None:
+        h.properties["mapreduce.job.reduces"] = str(h.total_reduces)
+    if h.properties:
+        h.warnings.append(
+            "the trace has no jobProperties: configuration limited to the task heap "
+            "(heapMegabytes) and the number of reduces; Hadoop defaults for the rest"
+        )
+
+
+def _add_task(h: JobHistory, task: dict[str, Any], kind: str) -> None:
+    """One ``LoggedTask``: failed tasks and failed or killed attempts are counted; each
+    successful attempt with usable times becomes an :class:`AttemptRecord`."""
+    if str(task.get("taskStatus") or "").upper() == "FAILED":
+        h.failed_tasks += 1
+    attempts = task.get("attempts")
+    for att in attempts if isinstance(attempts, list) else []:
+        if not isinstance(att, dict):
+            continue
+        result = str(att.get("result") or "").upper()
+        if result == "FAILED":
+            h.failed_attempts += 1
+            continue
+        if result == "KILLED":
+            h.killed_attempts += 1
+            continue
+        if result != "SUCCESS":
+            continue
+        start, finish = _num(att.get("startTime")), _num(att.get("finishTime"))
+        if start is None or finish is None or finish < start:
+            h.warnings.append(f"{att.get('attemptID')}: no usable start/finish time")
+            continue
+        sh, so = _num(att.get("shuffleFinished")), _num(att.get("sortFinished"))
+        h.add_attempt(
+            AttemptRecord(
+                attempt_id=str(att.get("attemptID")),
+                task_id=str(task.get("taskID") or ""),
+                kind=kind,  # type: ignore[arg-type]
+                start_ms=int(start),
+                finish_ms=int(finish),
+                shuffle_finish_ms=int(sh) if sh is not None else None,
+                sort_finish_ms=int(so) if so is not None else None,
+                counters=_attempt_counters(att),
+                host=str(att.get("hostName")) if att.get("hostName") else None,
+                rack=_rack(att.get("location")),
+            )
+        )
+
+
+def _side_counters(h: JobHistory) -> None:
+    """Rumen has no job counters: totals are sums over successful attempts, and a counter is
+    kept only when every successful attempt of that side recorded it."""
     for kind in ("map", "reduce"):
         atts = h.successful(kind)  # type: ignore[arg-type]
         if not atts:
@@ -242,9 +266,6 @@ def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
             h.map_counters = side
         else:
             h.reduce_counters = side
-    if h.status != "SUCCEEDED":
-        h.warnings.append(f"{job_id}: the trace records the job's outcome as {outcome}")
-    return h
 
 
 def load_rumen(path: str | Path) -> list[JobHistory]:

@@ -19,12 +19,14 @@ if TYPE_CHECKING:
     from mrtune.optimizer.strategies._descent import DescentStrategy
     from mrtune.optimizer.strategies._exhaustive import ExhaustiveStrategy
     from mrtune.optimizer.strategies._optuna import (
-        CmaEsStrategy,
-        GridStrategy,
-        NSGAIIStrategy,
         OptunaStrategy,
         PlainTPEStrategy,
         TPEStrategy,
+    )
+    from mrtune.optimizer.strategies._optuna_samplers import (
+        CmaEsStrategy,
+        GridStrategy,
+        NSGAIIStrategy,
     )
     from mrtune.optimizer.strategies._rrs import RRSStrategy, SmartRRSStrategy
     from mrtune.optimizer.strategies._scipy import (
@@ -39,9 +41,9 @@ if TYPE_CHECKING:
 _WHERE: dict[str, tuple[str, str]] = {
     "tpe": ("_optuna", "TPEStrategy"),
     "tpe-plain": ("_optuna", "PlainTPEStrategy"),
-    "cmaes": ("_optuna", "CmaEsStrategy"),
-    "nsga2": ("_optuna", "NSGAIIStrategy"),
-    "grid": ("_optuna", "GridStrategy"),
+    "cmaes": ("_optuna_samplers", "CmaEsStrategy"),
+    "nsga2": ("_optuna_samplers", "NSGAIIStrategy"),
+    "grid": ("_optuna_samplers", "GridStrategy"),
     "de": ("_scipy", "DifferentialEvolutionStrategy"),
     "dual-annealing": ("_scipy", "DualAnnealingStrategy"),
     "rrs": ("_rrs", "RRSStrategy"),

@@ -53,21 +53,16 @@ def recursive_random_search(
 ) -> tuple[np.ndarray, float, int]:
     """RRS on the unit cube ``[0, 1]^dim``; ``cost`` maps points (k, dim) to costs (k,).
 
-    Returns ``(best point, best cost, evaluations)``.
+    Returns ``(best point, best cost, evaluations)``. Kept in the paper's order: an initial
+    exploration of ``n`` points, then, each time an exploration point beats the ``r``-quantile
+    threshold, an exploitation around it (:func:`_exploit`: re-align on improvement, shrink
+    after ``l_fail`` failures).
     """
     n = round(math.log(1 - p) / math.log(1 - r))
     l_fail = round(math.log(1 - q) / math.log(1 - v))
     max_evals = min(budget, math.ceil(150 * dim**1.2))
     max_stall = math.ceil(80 * dim**1.2)
-    hist = history if history is not None else []
-    count = 0
-
-    def f(x: np.ndarray) -> np.ndarray:
-        nonlocal count
-        y = cost(np.atleast_2d(x))
-        count += len(y)
-        hist.extend(float(t) for t in y)
-        return y
+    f = _Counted(cost, history if history is not None else [])
 
     xs = rng.random((min(n, max_evals), dim))
     fx = f(xs)
@@ -75,35 +70,21 @@ def recursive_random_search(
     x0, f0 = xs[i0].copy(), float(fx[i0])
     y_r = f0
     x_opt, f_opt = x0.copy(), f0
-    last_change = count
+    last_change = f.count
     i = 0
     exploit = True
     explore_x = list(xs)
     explore_f = list(fx)
-    while count < max_evals and count - last_change < max_stall:
+    while f.count < max_evals and f.count - last_change < max_stall:
         if exploit:
-            j = 0
-            x_l, f_l = x0.copy(), f0
-            rho = r
-            while rho > st and count < max_evals:
-                half = rho ** (1.0 / dim)
-                lo = np.clip(x_l - half, 0.0, 1.0)
-                hi = np.clip(x_l + half, 0.0, 1.0)
-                xp = lo + rng.random(dim) * (hi - lo)
-                fp = float(f(xp)[0])
-                if fp < f_l:
-                    x_l, f_l = xp, fp
-                    j = 0
-                else:
-                    j += 1
-                if j == l_fail:
-                    rho *= c
-                    j = 0
+            x_l, f_l = _exploit(
+                f, x0, f0, rng, r=r, st=st, c=c, l_fail=l_fail, max_evals=max_evals
+            )
             exploit = False
             if f_l < f_opt:
                 x_opt, f_opt = x_l.copy(), f_l
-                last_change = count
-        if count >= max_evals:
+                last_change = f.count
+        if f.count >= max_evals:
             break
         x0 = rng.random(dim)
         f0 = float(f(x0)[0])
@@ -117,8 +98,60 @@ def recursive_random_search(
             i = 0
         if f0 < f_opt:
             x_opt, f_opt = x0.copy(), f0
-            last_change = count
-    return x_opt, f_opt, count
+            last_change = f.count
+    return x_opt, f_opt, f.count
+
+
+class _Counted:
+    """``cost`` with its evaluations counted and recorded: the budget and the stall rule of
+    :func:`recursive_random_search` read the count, ``history`` keeps every cost seen."""
+
+    def __init__(self, cost: Cost, history: list[float]) -> None:
+        self.cost = cost
+        self.history = history
+        self.count = 0
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        y = self.cost(np.atleast_2d(x))
+        self.count += len(y)
+        self.history.extend(float(t) for t in y)
+        return y
+
+
+def _exploit(
+    f: _Counted,
+    x0: np.ndarray,
+    f0: float,
+    rng: np.random.Generator,
+    *,
+    r: float,
+    st: float,
+    c: float,
+    l_fail: int,
+    max_evals: int,
+) -> tuple[np.ndarray, float]:
+    """RRS's exploitation phase around ``x0``: sample the box of volume ``rho``; re-align on
+    an improvement; after ``l_fail`` failures in a row shrink the box by ``c``; stop when it
+    is smaller than ``st`` or the budget is spent."""
+    dim = len(x0)
+    j = 0
+    x_l, f_l = x0.copy(), f0
+    rho = r
+    while rho > st and f.count < max_evals:
+        half = rho ** (1.0 / dim)
+        lo = np.clip(x_l - half, 0.0, 1.0)
+        hi = np.clip(x_l + half, 0.0, 1.0)
+        xp = lo + rng.random(dim) * (hi - lo)
+        fp = float(f(xp)[0])
+        if fp < f_l:
+            x_l, f_l = xp, fp
+            j = 0
+        else:
+            j += 1
+        if j == l_fail:
+            rho *= c
+            j = 0
+    return x_l, f_l
 
 
 class RRSStrategy(BaseStrategy):
