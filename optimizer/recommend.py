@@ -238,18 +238,8 @@ def recommend(
     best, front = best_row(space, result, objective, cost_of, cur_row, min_gain, *limits)
     metric = "container_gb_s" if kind == ObjectiveKind.resources else "job_ms"
     origin = HISTORY if start_label is None else f"its value in {start_label}"
-    row, trust = trusted_row(
-        ev,
-        space,
-        cluster,
-        cur_row,
-        best,
-        metric,
-        cost_of,
-        min_gain,
-        include_low_confidence,
-        origin,
-    )
+    keep = (cost_of, min_gain, include_low_confidence, origin)
+    row, trust = trusted_row(ev, space, cluster, cur_row, best, metric, *keep)
     rec = _explained(profile, space, cluster, base, cur_row, best, row, kind, front, trust, ev)
     rec.update(job_id=profile.job_id, objective=str(objective), strategy=result.strategy)
     return Recommendation(**rec, search=result, strategy_chosen_by=chosen_by, pareto=front)

@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from rich.table import Table
 
+from mrtune.cli._validate_options import (
+    CALIBRATE_OPT,
+    CODEC_RUNS_OPT,
+    FORMAT_OPT,
+    MACHINE_OPT,
+    MEASURE_CODECS_OPT,
+    OUTPUT_OPT,
+    REDUCE_FIXED_MS_OPT,
+    RUNS_ARG,
+    TIMES_OPT,
+)
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
 
 
@@ -217,67 +227,15 @@ app = typer.Typer()
 @app.command("validate")
 @cli_errors
 def validate(
-    runs: Annotated[
-        Path,
-        typer.Argument(
-            exists=True,
-            dir_okay=False,
-            help="Run records (.jsonl/.json), or the runs.jsonl of `hadoop-run --mode yarn`.",
-        ),
-    ],
-    calibrate: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--calibrate",
-            help="Calibration run per job: LABEL or LABEL:REPEAT (repeatable). Default: "
-            "<job>-default, the repeat with the median job time.",
-        ),
-    ] = None,
-    measure_codecs: Annotated[
-        bool,
-        typer.Option(
-            "--measure-codecs",
-            help="Take codec ratios from the records' compressed runs (else priors).",
-        ),
-    ] = False,
-    codec_runs: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--codec-runs",
-            help="YARN histories: run records of the same jobs and data whose compressed "
-            "runs give the codec ratios (never the scored label; else priors).",
-        ),
-    ] = None,
-    reduce_fixed_ms: Annotated[
-        float,
-        typer.Option(
-            "--reduce-fixed-ms",
-            min=0.0,
-            max=600_000.0,
-            help="YARN histories: each reduce's fixed wall time after its merge (HDFS "
-            "output, task commit), measured on other runs (benchmarks/yarn_rank_study.py).",
-        ),
-    ] = 0.0,
-    times: Annotated[
-        str,
-        typer.Option(
-            "--times",
-            help="Reduce repeats by 'median' (default) or 'min' (least disturbed run).",
-        ),
-    ] = "median",
-    machine: Annotated[
-        Path | None,
-        typer.Option(
-            "--machine",
-            dir_okay=False,
-            help="Machine cost file (mrtune calibrate-machine): each job's run then "
-            "refits only its own map/reduce/combine costs.",
-        ),
-    ] = None,
-    format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the JSON report here.")
-    ] = None,
+    runs: RUNS_ARG,
+    calibrate: CALIBRATE_OPT = None,
+    measure_codecs: MEASURE_CODECS_OPT = False,
+    codec_runs: CODEC_RUNS_OPT = None,
+    reduce_fixed_ms: REDUCE_FIXED_MS_OPT = 0.0,
+    times: TIMES_OPT = "median",
+    machine: MACHINE_OPT = None,
+    format: FORMAT_OPT = OutputFormat.text,
+    output: OUTPUT_OPT = None,
 ) -> None:
     """Predict real Hadoop runs from one default run per job and measure the error."""
     from mrtune.harness.yarn_fidelity import is_history_index
