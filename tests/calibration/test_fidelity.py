@@ -32,7 +32,7 @@ from mrtune.calibration.run_profile import (
     reduce_merge_end_ms,
     run_config,
 )
-from mrtune.costmodel import ConfigBatch, predict_job
+from mrtune.costmodel import ConfigBatch, JobProfile, predict_job
 from mrtune.readers.run_records import RunRecord
 
 RUNS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs-matrix.jsonl"
@@ -59,12 +59,21 @@ def wc_default() -> RunRecord:
     return _records("wc-default")[0]
 
 
+@pytest.fixture(scope="module")
+def wc_profile(wc_default: RunRecord) -> JobProfile:
+    """The default WordCount run's calibrated profile, built once for the module: the
+    calibration (combine and contention fits) is ~10 s of CPU, and no test modifies it."""
+    return profile_from_run(wc_default)
+
+
 # ------------------------------------------------------------------------ Deliver 2: profile
 
 
-def test_wordcount_profile_reproduces_its_own_run(wc_default: RunRecord) -> None:
+def test_wordcount_profile_reproduces_its_own_run(
+    wc_default: RunRecord, wc_profile: JobProfile
+) -> None:
     rec = wc_default
-    profile = profile_from_run(rec)
+    profile = wc_profile
     pred = predict_job(profile, ConfigBatch.from_configs([run_config(rec)]), local_cluster(rec))
     got = predicted_figures(pred)
     c = pred.counters
@@ -287,11 +296,13 @@ def test_validate_command(tmp_path: Path) -> None:
     assert CliRunner().invoke(app, ["validate", str(bad)]).exit_code == 2
 
 
-def test_wordcount_key_law_fitted_from_one_run(wc_default: RunRecord) -> None:
+def test_wordcount_key_law_fitted_from_one_run(
+    wc_default: RunRecord, wc_profile: JobProfile
+) -> None:
     """The default run's two spill-level combines per map and its REDUCE_INPUT_GROUPS recover
     the generator's Zipf law (100 k words, s = 1.1), and predict the combine outputs of runs
     with other buffers and splits to within 0.1%."""
-    profile = profile_from_run(wc_default)
+    profile = wc_profile
     st = profile.stats
     assert st.key_vocabulary == pytest.approx(100_000, rel=0.01)
     assert st.key_zipf_exponent == pytest.approx(1.1, abs=0.01)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -74,9 +76,13 @@ def noisy(prof: JobProfile, sigma: float, seed: int) -> JobProfile:
     return prof.model_copy(update={"observed": obs})
 
 
+@functools.cache
 def measured_job(n_maps: int) -> tuple[JobProfile, HadoopConfig]:
     """A synthetic job (tests/calibration/synthetic.py) of ``n_maps`` maps of varied sizes,
-    per-phase times with 10% noise, fitted: most factors measured."""
+    per-phase times with 10% noise, fitted: most factors measured.
+
+    Cached: several tests start from the same fitted job, which no test modifies (each fit
+    is a least-squares calibration, the costly part of this module's setup)."""
     rng = np.random.default_rng(5)
     prof, cfg = synthetic_job(
         splits_mib=tuple(rng.uniform(4, 256, n_maps)),

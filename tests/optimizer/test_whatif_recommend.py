@@ -193,7 +193,9 @@ def test_cli_optimize_twice_with_a_stored_study(tmp_path) -> None:  # noqa: ANN0
     prof.write_text(SPILLY.model_dump_json())
     db = f"sqlite:///{tmp_path / 'studies.db'}"
     runner = CliRunner()
-    args = ["optimize", str(prof), "--trials", "20", "--storage", db]
+    # 6 trials: what is checked (study names, the clash, --resume) does not depend on the budget,
+    # and every stored trial costs ~0.1 s of SQLAlchemy CPU (five commands run here).
+    args = ["optimize", str(prof), "--trials", "6", "--storage", db]
     for _ in range(2):
         r = runner.invoke(app, args)
         assert r.exit_code == 0, r.output
@@ -225,8 +227,10 @@ def test_cli_stored_study_loads_in_optuna_with_knob_names(tmp_path) -> None:  # 
     prof = tmp_path / "p.json"
     prof.write_text(SPILLY.model_dump_json())
     url = f"sqlite:///{tmp_path / 'dash.db'}"
+    # 6 trials: the best trial's settings and the metric are checked, whatever the budget (each
+    # stored trial costs ~0.1 s of SQLAlchemy CPU)
     r = CliRunner().invoke(
-        app, ["optimize", str(prof), "--trials", "20", "--storage", url, "--study-name", "s"]
+        app, ["optimize", str(prof), "--trials", "6", "--storage", url, "--study-name", "s"]
     )
     assert r.exit_code == 0, r.output
     assert "study s stored in" in r.output
