@@ -54,6 +54,7 @@ from mrtune.costmodel.combiner import combined_width_factor
 from mrtune.costmodel.job import JobPrediction
 from mrtune.costmodel.map_task import map_task
 from mrtune.errors import InputError
+from mrtune.profiling.codecs import is_probe_run
 from mrtune.readers.run_records import RunRecord
 
 #: Record counters compared exactly (issue 5's list).
@@ -662,7 +663,8 @@ def _with_codecs_measured_elsewhere(
     measured = codecs_from_runs(cal, others, width)
     if not measured:
         return profile
-    out = profile.model_copy(update={"codecs": {**profile.codecs, **measured}})
+    probed = {k: v for k, v in profile.codecs.items() if v.source.startswith("measured by probe")}
+    out = profile.model_copy(update={"codecs": {**profile.codecs, **measured, **probed}})
     return machine.apply_codecs(out) if machine is not None else out
 
 
@@ -720,6 +722,10 @@ def build_report(
         )
     stat = TIME_STATISTICS[times]
     records = [r for r in records if r.success]
+    # codec probe runs (mrtune.codec.probe=true) are for counters only: their codec ratios go
+    # into the profiles of the same data, and they are neither calibrated on nor scored
+    probes = [r for r in records if is_probe_run(r.settings)]
+    records = [r for r in records if not is_probe_run(r.settings)]
     by_label: dict[str, list[RunRecord]] = defaultdict(list)
     for r in records:
         by_label[r.label or r.run_id].append(r)
@@ -748,7 +754,7 @@ def build_report(
         if rep is not None and cal is None:
             raise InputError("no such repeat", field="calibration run", value=f"{label}:{rep}")
         cal = cal or _median_repeat(runs, times)
-        profile = profile_from_run(cal, machine=machine)
+        profile = profile_from_run(cal, machine=machine, codec_runs=probes)
         pred = predict_job(
             profile, ConfigBatch.from_configs([run_config(cal)]), local_cluster(cal)
         )

@@ -48,6 +48,7 @@ from mrtune.costmodel.profile import (
     TaskTiming,
 )
 from mrtune.errors import InputError
+from mrtune.profiling.codecs import codecs_from_probe, is_probe_run
 from mrtune.profiling.combine_fit import fit_key_law_knots, fit_width_law
 
 if TYPE_CHECKING:
@@ -514,7 +515,15 @@ def profile_from_run(
         stats=DataflowStats(**{k: v for k, v in st.values.items()}),
     )
     profile, final_recs = _combiner_stats(profile, cfg, rec, J, width_in, st)
+    codec_runs = list(codec_runs)
+    warnings: list[str] = []
     codecs = _ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
+    for name, stats in _probe_codecs(rec, codec_runs, warnings).items():
+        # the probe measured every codec on this very data; the calibration run's own
+        # compressed output (if any) stays first, other runs' ratios come after the probe's
+        own = codecs.get(name)
+        if own is None or f"run {rec.run_id} " not in own.source:
+            codecs[name] = stats
     _reduce_size_sel(J, st, width, has_combiner)
     for name in DataflowStats.model_fields:
         st.prov.setdefault(f"stats.{name}", "defaulted: Starfish/mrtune default")
@@ -533,7 +542,7 @@ def profile_from_run(
             "cluster_facts": _run_facts(rec, stored),
             "observed": run_timings(rec),
             "observed_counters": J,
-            "warnings": [],
+            "warnings": warnings,
         }
     )
     return _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
@@ -778,6 +787,19 @@ def _same_map_output(a: RunRecord, b: RunRecord) -> bool:
     )
 
 
+def _probe_codecs(
+    rec: RunRecord, runs: Iterable[RunRecord], warnings: list[str]
+) -> dict[str, CodecStats]:
+    """Codec ratios from the first codec probe run (``mrtune.codec.probe=true``,
+    :func:`mrtune.profiling.codecs.codecs_from_probe`) over the same map output data as ``rec``."""
+    for other in runs:
+        if other.success and is_probe_run(other.settings) and _same_map_output(rec, other):
+            got = codecs_from_probe(other.counters, other.run_id, warnings)
+            if got:
+                return got
+    return {}
+
+
 def codecs_from_runs(
     rec: RunRecord, runs: Iterable[RunRecord], combined_width: float | None = None
 ) -> dict[str, CodecStats]:
@@ -798,6 +820,8 @@ def codecs_from_runs(
     for other in runs:
         if not other.success or not _same_map_output(rec, other):
             continue
+        if is_probe_run(other.settings):
+            continue  # counters only (_probe_codecs reads them)
         ocfg = run_config(other)
         if not ocfg.map_output_compress or ocfg.map_output_codec in out:
             continue
