@@ -31,7 +31,7 @@ from scipy.optimize import brentq, least_squares
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.combiner import knot_factor, zipf_distinct, zipf_distinct_exact
+from mrtune.costmodel.combiner import knot_factor, zipf_distinct
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import (
     IFILE_CHECKSUM_BYTES,
@@ -49,7 +49,7 @@ from mrtune.costmodel.profile import (
 )
 from mrtune.errors import InputError
 from mrtune.profiling.codecs import codecs_from_probe, is_probe_run
-from mrtune.profiling.combine_fit import fit_key_law_knots, fit_width_law
+from mrtune.profiling.combine_fit import fit_key_law_knots, fit_width_law, fit_zipf_key_law
 
 if TYPE_CHECKING:
     from mrtune.calibration.machine_costs import MachineCosts
@@ -310,31 +310,17 @@ def _fit_key_law(rec: RunRecord, st: _Prov) -> bool:
     if groups <= 0 or total <= 0 or not obs:
         return False
     obs.append(([total], groups))
-    sizes = sorted({n for ns, _ in obs for n in ns})
-    index = {n: i for i, n in enumerate(sizes)}
-
-    def residuals(x: np.ndarray) -> np.ndarray:
-        d = zipf_distinct_exact(np.array(sizes), float(np.exp(x[0])), float(x[1]))
-        return np.array([sum(d[index[n]] for n in ns) / y - 1.0 for ns, y in obs])
-
-    v0 = max(groups * 1.05, 2.0)
-    res = least_squares(
-        residuals,
-        x0=[np.log(v0), 1.0],
-        bounds=([np.log(max(groups, 1.0)), 0.0], [np.log(1e12), 5.0]),
-        diff_step=[1e-3, 1e-3],
-        x_scale=[1.0, 0.1],
-    )
-    worst = float(np.max(np.abs(res.fun)))
-    if worst > 0.01:
+    got = fit_zipf_key_law(obs, groups)
+    if got is None:
         return False
+    vocab, s, worst = got
     how = (
         f"fitted with key_zipf_exponent to {len(obs) - 1} per-map combine outputs (spill "
         f"record counts from the task log) and REDUCE_INPUT_GROUPS {groups:.0f} of "
         f"{total:.0f} records; worst relative error {worst:.2%}"
     )
-    st.measured("key_vocabulary", float(np.exp(res.x[0])), how)
-    st.measured("key_zipf_exponent", float(res.x[1]), how)
+    st.measured("key_vocabulary", vocab, how)
+    st.measured("key_zipf_exponent", s, how)
     return True
 
 
