@@ -3,24 +3,33 @@
 The committed reports are made (from the repository root) by::
 
     R=benchmarks/results
-    python benchmarks/fidelity_report.py -o $R/fidelity-report.json     # runs-matrix.jsonl
+    P=$R/runs-codec-probe.jsonl     # the codec probe runs (counters only, never scored)
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $P -o $R/fidelity-report.json
+    # the matrix and the list-building-combiner job together (issue 20's byte goal)
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-postings.jsonl $P \
+        -o $R/fidelity-report-matrix-postings.json
+    # codec ratios from other compressed runs instead of the probe (leave-one-label-out)
     python benchmarks/fidelity_report.py $R/runs-matrix.jsonl --measure-codecs \
         -o $R/fidelity-report-measured-codecs.json
     # the generic benchmark's 80 runs (other inputs, sizes, splits, selectivities), predicted
     # from the matrix's one default selectivity run
-    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-generic-quiet.jsonl \
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-generic-quiet.jsonl $P \
         --calibrate sel-default --only-job selectivity -o $R/fidelity-report-generic.json
     # the list-building-combiner job (issue 20 item 7)
-    python benchmarks/fidelity_report.py $R/runs-postings.jsonl -o $R/fidelity-report-postings.json
+    python benchmarks/fidelity_report.py $R/runs-postings.jsonl $P \
+        -o $R/fidelity-report-postings.json
 
 Each job's profile is calibrated on one run at Hadoop's defaults (``<job>-default``, the
 repeat with the median job time) and every other configuration is predicted
-(``mrtune.calibration.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The first report uses
-documented codec priors (the calibration run compresses nothing): its byte goal is expected to
-miss on compressed runs, and the summary's ``codec_ratios_scored`` says so. ``--measure-codecs``
-takes each codec's ratio from the records' other compressed runs of the same data
-(leave-one-label-out); a codec no other run used stays on its prior and is listed in
-``codec_runs_on_priors``.
+(``mrtune.calibration.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The calibration
+run compresses nothing, and a codec's ratio is a property of the data, so the codec ratios come
+from the codec probe runs (``mrtune/harness/matrices/codec-probe.yaml``: a separate run at
+defaults with ``mrtune.codec.probe=true``, whose counters hold every codec's compressed IFile
+bytes on the job's own map output, combined and as emitted); the summary's
+``codec_ratios_scored`` says which runs were scored with measured ratios. Without the probe
+records, documented priors are used. ``--measure-codecs`` takes a ratio the probe lacks from
+the records' other compressed runs of the same data (leave-one-label-out); a codec neither
+measured stays on its prior and is listed in ``codec_runs_on_priors``.
 """
 
 from __future__ import annotations
