@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mrtune.calibration.fidelity import build_report  # noqa: E402
 from mrtune.calibration.machine_costs import MachineCosts  # noqa: E402
 from mrtune.cli.validate import finite, print_report  # noqa: E402
+from mrtune.profiling.codecs import is_probe_run  # noqa: E402
 from mrtune.readers.run_records import read_jsonl  # noqa: E402
 
 DEFAULT_RUNS = Path(__file__).resolve().parent / "results" / "runs-matrix.jsonl"
@@ -68,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             rec
             for path in args.runs
             for rec in read_jsonl(path)
-            if args.only_job is None or rec.job == args.only_job
+            # a codec probe run measures the data, whichever job made it (sort's probe is
+            # the selectivity job's: the same records file and map output width)
+            if args.only_job is None or rec.job == args.only_job or is_probe_run(rec.settings)
         ],
         args.calibrate,
         measure_codecs=args.measure_codecs,

@@ -506,12 +506,15 @@ def _codec_figures(runs: Sequence[RunComparison], out: dict[str, Any]) -> None:
         return
     measured = [r for r in packed if r.codec_measured]
     on_priors = [r.label for r in packed if not r.codec_measured]
+    probed = sum(1 for r in measured if (r.codec_source or "").startswith("measured by probe"))
     out["codec_ratios_scored"] = (
-        f"{len(measured)} of {len(packed)} compressed runs with ratios measured on another run "
-        "of the same data, the rest on priors"
+        f"{len(measured)} of {len(packed)} compressed runs with ratios measured on the same "
+        f"data ({probed} by the codec probe run, {len(measured) - probed} by another "
+        "compressed run), the rest on priors"
         if measured
         else "documented priors (the calibration run compresses nothing)"
     )
+    out["codec_runs_measured_by_probe"] = probed
     out["codec_runs_on_priors"] = on_priors
     if measured:
         errs = [abs(e) for r in measured for e in r.byte_errors.values()]
