@@ -187,7 +187,8 @@ def codecs_from_probe(
         final = _stage_ratio(probe, "final", java)
         if final is None:
             continue
-        emitted = _stage_ratio(probe, "emitted", java)
+        # a map past the probe's heap limit dropped its emitted copy: the sum is partial
+        emitted = None if probe.get("emitted.SKIPPED") else _stage_ratio(probe, "emitted", java)
         bad = [r for r in (final, emitted) if r is not None and not 0 < r <= 1.5]
         if bad:
             warnings.append(

@@ -60,3 +60,9 @@ def test_probe_runs_are_recognised_by_their_setting() -> None:
     assert is_probe_run({"mrtune.codec.probe": " True "})
     assert not is_probe_run({"mrtune.codec.probe": "false"})
     assert not is_probe_run({})
+
+
+def test_a_skipped_emitted_stage_is_not_used() -> None:
+    got = codecs_from_probe({PROBE_GROUP: {**PROBE, "emitted.SKIPPED": 1}}, "r", [])
+    assert got["lz4"].ratio_uncombined is None
+    assert got["lz4"].ratio == pytest.approx((322186 - 4) / 443881)

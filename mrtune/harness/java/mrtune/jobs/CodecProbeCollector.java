@@ -52,7 +52,10 @@ import org.apache.hadoop.util.ReflectionUtils;
  * {@code emitted} is what a run without the combiner would store: every record the map
  * emitted, sorted by (partition, key) as the sort-and-spill does (equal keys keep no order, as
  * in Hadoop's QuickSort; that changes nothing when their values are equal). It is only kept
- * when the job has a combiner (otherwise it equals {@code final}).
+ * when the job has a combiner (otherwise it equals {@code final}), on the heap, up to
+ * {@code mrtune.codec.probe.emitted.max.mb} (512) serialized MiB per map; past that the stage
+ * is dropped ({@code emitted.SKIPPED}) and a configuration without the combiner keeps the
+ * shuffled data's ratio.
  *
  * <p>Counters, group {@code mrtune.codec.probe}: {@code <stage>.SEGMENTS}, {@code <stage>.RECORDS},
  * {@code <stage>.RAW_BYTES}, {@code <stage>.<Codec>.COMPRESSED_BYTES}, and
@@ -81,6 +84,7 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
   private int[] recEnd = new int[1024];
   private int[] part = new int[1024];
   private int count;
+  private long emittedLimit;
 
   @Override
   @SuppressWarnings("unchecked")
@@ -90,6 +94,7 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
     job = ctx.getJobConf();
     captureEmitted = job.get("mapreduce.job.combine.class") != null
         || job.get("mapred.combiner.class") != null;
+    emittedLimit = job.getLong("mrtune.codec.probe.emitted.max.mb", 512) << 20;
     if (captureEmitted) {
       emitted = new DataOutputBuffer(1 << 20);
       SerializationFactory sf = new SerializationFactory(job);
@@ -104,6 +109,14 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
   public void collect(K key, V value, int partition) throws IOException, InterruptedException {
     delegate.collect(key, value, partition);
     if (!captureEmitted) {
+      return;
+    }
+    if (emitted.getLength() > emittedLimit) {
+      // the emitted copy lives on the heap: past the limit the stage is given up (counted),
+      // the shuffled data's stage ("final") is measured all the same
+      counter("emitted.SKIPPED").increment(1);
+      captureEmitted = false;
+      emitted = null;
       return;
     }
     if (count == part.length) {
