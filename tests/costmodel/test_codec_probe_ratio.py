@@ -82,3 +82,15 @@ def test_stacked_rows_use_each_jobs_emitted_ratio() -> None:
     stacked = StackedProfiles.of([a, b], np.array([0, 0, 1, 1]))
     got = predict_job(stacked, batch, CLUSTER).counters["MAP_OUTPUT_MATERIALIZED_BYTES"]
     np.testing.assert_allclose(got, np.concatenate(alone), rtol=1e-12)
+
+
+def test_machine_codec_costs_keep_the_probed_ratios() -> None:
+    from mrtune.calibration.machine_costs import MachineCosts
+
+    probed = _with_lz4(_profile("zipf", 0.0, 2e9), 0.05)
+    machine = MachineCosts.model_validate(
+        {"codecs": {"lz4": {"compress_ns_per_byte": 3.0, "uncompress_ns_per_byte": 1.0}}}
+    )
+    got = machine.apply_codecs(probed).codecs["lz4"]
+    assert (got.ratio, got.ratio_uncombined) == (0.5, 0.05)
+    assert got.compress_ns_per_byte == 3.0
