@@ -8,6 +8,9 @@ The committed reports are made (from the repository root) by::
     # the matrix and the list-building-combiner job together (issue 20's byte goal)
     python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-postings.jsonl $P \
         -o $R/fidelity-report-matrix-postings.json
+    # the machine benchmark's cost factors (codec CPU included) with the probe's ratios
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $P \
+        --machine $R/machine-costs.json -o $R/fidelity-report-machine.json
     # codec ratios from other compressed runs instead of the probe (leave-one-label-out)
     python benchmarks/fidelity_report.py $R/runs-matrix.jsonl --measure-codecs \
         -o $R/fidelity-report-measured-codecs.json
