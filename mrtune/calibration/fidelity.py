@@ -708,9 +708,13 @@ def build_report(
 
     ``calibrate``: calibration labels (``LABEL`` or ``LABEL:REPEAT``); by default
     ``<job prefix>-default`` of each job, the repeat with the median job time.
-    ``measure_codecs``: take each codec's compression ratio from the records' runs that used it
-    on the same data, never from the configuration being predicted (leave-one-label-out);
-    otherwise the calibration run, at defaults, measures none and documented priors are used.
+    Codec probe runs among ``records`` (``mrtune.codec.probe=true``,
+    :func:`mrtune.profiling.codecs.codecs_from_probe`) are neither calibrated on nor scored:
+    they give each codec's ratio on the same data, combined and as emitted.
+    ``measure_codecs``: take a codec's compression ratio the probe lacks from the records' runs
+    that used it on the same data, never from the configuration being predicted
+    (leave-one-label-out); otherwise the calibration run, at defaults, measures none and
+    documented priors are used.
     ``times``: ``median`` (default) or ``min`` over repeats, for the measured times and for the
     choice of the calibration repeat.
     ``machine``: this machine's cost factors from a separate benchmark
