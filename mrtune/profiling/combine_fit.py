@@ -16,7 +16,7 @@ distinct-keys curve's exponent, fitted from the counters of the profiled run (is
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol
 
 import numpy as np
@@ -228,3 +228,65 @@ def fit_zipf_key_law(
     if worst > ZIPF_FIT_TOLERANCE:
         return None
     return float(np.exp(res.x[0])), float(res.x[1]), worst
+
+
+def _per_map_distinct(
+    maps: Iterable[Mapping[str, float]], one_spill: bool
+) -> list[tuple[list[float], float]]:
+    """Each map attempt's distinct keys as ``([records], distinct)``: its combine output when
+    it spilled once (no merge combine: COMBINE_INPUT = MAP_OUTPUT records), or its merge
+    combine's output (the distinct keys of the whole map) when that ran. A map that spilled
+    more than once without a merge combine tells only a sum over unknown spill sizes."""
+    obs: list[tuple[list[float], float]] = []
+    for c in maps:
+        raw = c.get("MAP_OUTPUT_RECORDS", 0.0)
+        cir = c.get("COMBINE_INPUT_RECORDS", 0.0)
+        cor = c.get("COMBINE_OUTPUT_RECORDS", 0.0)
+        if raw <= 0 or cor <= 0:
+            continue
+        if cir > raw:  # merge combine: it read the spill outputs, cir − raw of them
+            obs.append(([raw], cor - (cir - raw)))
+        elif cir == raw and one_spill:
+            obs.append(([raw], cor))
+    return obs
+
+
+def zipf_key_law(
+    st: _Stats, maps: Iterable[Mapping[str, float]], one_spill: bool, groups: float, raw: float
+) -> None:
+    """The keys' Zipf law (``key_vocabulary``, ``key_zipf_exponent``) through each map
+    attempt's distinct keys (``maps``: their counters; ``one_spill``: the maps spilled once)
+    and REDUCE_INPUT_GROUPS (:func:`fit_zipf_key_law`: a power law misses at other spill and
+    split sizes), and the knots that make it exact at those sample sizes
+    (:func:`fit_key_law_knots`), fading to the law outside. The Heaps exponent stays as the
+    fallback when the law does not fit within 1% (the model reads the Zipf law when it is
+    there)."""
+    from mrtune.costmodel.combiner import zipf_distinct
+
+    obs = _per_map_distinct(maps, one_spill)
+    if not obs:
+        return
+    obs.append(([raw], groups))
+    got = fit_zipf_key_law(obs, groups)
+    if got is None:
+        return
+    vocab, s, worst = got
+    how = (
+        f"fitted to {len(obs) - 1} maps' distinct keys (one-spill or merge-level "
+        f"COMBINE_OUTPUT_RECORDS) and REDUCE_INPUT_GROUPS {groups:.0f} of {raw:.0f} records; "
+        f"worst relative error {worst:.2%}"
+    )
+    st.measured("key_vocabulary", vocab, how)
+    st.measured("key_zipf_exponent", s, how)
+    # the knots through the maps' SUM (maps of one size share a knot: fitted one by one, the
+    # least squares would leave their sum, the reduce input, a few records off)
+    per_map = obs[:-1]
+    summed = [([n for ns, _ in per_map for n in ns], sum(d for _, d in per_map)), obs[-1]]
+    knots = fit_key_law_knots(summed, lambda n: zipf_distinct(n, vocab, s))
+    if knots is not None:
+        st.values["key_law_knots"] = knots[0]
+        st.prov["stats.key_law_knots"] = (
+            f"measured: the Zipf law's factor at {len(knots[0])} sample sizes through the "
+            f"maps' summed distinct keys and REDUCE_INPUT_GROUPS; worst relative error "
+            f"{knots[1]:.1e}"
+        )

@@ -39,12 +39,7 @@ from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import CodecStats, DataflowStats
 from mrtune.profiling.baseline import UNKNOWN_COMBINER
 from mrtune.profiling.codecs import measure_map_output_codec
-from mrtune.profiling.combine_fit import (
-    fit_beta_from_groups,
-    fit_key_law_knots,
-    fit_zipf_key_law,
-    measure_combined_width,
-)
+from mrtune.profiling.combine_fit import fit_beta_from_groups, measure_combined_width, zipf_key_law
 from mrtune.readers.history import JobHistory
 
 #: IFile: 2 EOF bytes + 4 checksum bytes per partition segment (``IFile.Writer.close``).
@@ -254,69 +249,12 @@ def combiner_stats(job: JobContext, ms: MapSide) -> None:
     )
     fit_beta_from_groups(st, points, "DESIGN decision 4 default exponent")
     if points:
-        zipf_key_law(job, ms, float(groups), float(raw))
+        maps = [a.counters for a in job.h.successful("map")]
+        zipf_key_law(st, maps, ms.spills <= 1, float(groups), float(raw))
     why = "combined width not measurable (compressed, or final records unknown): width kept"
     for name in ("combine_width_growth", "combine_profiled_merge_factor"):
         st.defaulted(name, why if ms.has_combiner else "the job has no combiner")
     st.defaulted("max_distinct_keys", "not observable from counters")
-
-
-def _per_map_distinct(job: JobContext, ms: MapSide) -> list[tuple[list[float], float]]:
-    """Each map attempt's distinct keys as ``([records], distinct)``: its combine output when
-    it spilled once (no merge combine: COMBINE_INPUT = MAP_OUTPUT records), or its merge
-    combine's output (the distinct keys of the whole map) when that ran. A map that spilled
-    more than once without a merge combine tells only a sum over unknown spill sizes."""
-    obs: list[tuple[list[float], float]] = []
-    for a in job.h.successful("map"):
-        raw = a.counters.get("MAP_OUTPUT_RECORDS", 0.0)
-        cir = a.counters.get("COMBINE_INPUT_RECORDS", 0.0)
-        cor = a.counters.get("COMBINE_OUTPUT_RECORDS", 0.0)
-        if raw <= 0 or cor <= 0:
-            continue
-        if cir > raw:  # merge combine: it read the spill outputs, cir − raw of them
-            obs.append(([raw], cor - (cir - raw)))
-        elif cir == raw and ms.spills <= 1:
-            obs.append(([raw], cor))
-    return obs
-
-
-def zipf_key_law(job: JobContext, ms: MapSide, groups: float, raw: float) -> None:
-    """The keys' Zipf law (``key_vocabulary``, ``key_zipf_exponent``) through each map's
-    distinct keys and REDUCE_INPUT_GROUPS (:func:`~mrtune.profiling.combine_fit.
-    fit_zipf_key_law`: a power law misses at other spill and split sizes), and the knots that
-    make it exact at those sample sizes (:func:`~mrtune.profiling.combine_fit.
-    fit_key_law_knots`), fading to the law outside. The Heaps exponent stays as the fallback
-    when the law does not fit within 1% (the model reads the Zipf law when it is there)."""
-    from mrtune.costmodel.combiner import zipf_distinct
-
-    obs = _per_map_distinct(job, ms)
-    if not obs:
-        return
-    obs.append(([raw], groups))
-    got = fit_zipf_key_law(obs, groups)
-    if got is None:
-        return
-    vocab, s, worst = got
-    how = (
-        f"fitted to {len(obs) - 1} maps' distinct keys (one-spill or merge-level "
-        f"COMBINE_OUTPUT_RECORDS) and REDUCE_INPUT_GROUPS {groups:.0f} of {raw:.0f} records; "
-        f"worst relative error {worst:.2%}"
-    )
-    st = job.st
-    st.measured("key_vocabulary", vocab, how)
-    st.measured("key_zipf_exponent", s, how)
-    # the knots through the maps' SUM (maps of one size share a knot: fitted one by one, the
-    # least squares would leave their sum, the reduce input, a few records off)
-    maps = obs[:-1]
-    summed = [([n for ns, _ in maps for n in ns], sum(d for _, d in maps)), obs[-1]]
-    knots = fit_key_law_knots(summed, lambda n: zipf_distinct(n, vocab, s))
-    if knots is not None:
-        st.values["key_law_knots"] = knots[0]
-        st.prov["stats.key_law_knots"] = (
-            f"measured: the Zipf law's factor at {len(knots[0])} sample sizes through the "
-            "maps' summed distinct keys and REDUCE_INPUT_GROUPS; worst "
-            f"relative error {knots[1]:.1e}"
-        )
 
 
 def combined_width(job: JobContext, ms: MapSide) -> float | None:

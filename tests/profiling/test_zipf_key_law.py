@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from mrtune.costmodel.combiner import zipf_distinct, zipf_distinct_exact
-from mrtune.profiling.combine_fit import fit_zipf_key_law
-from mrtune.profiling.dataflow import Stats, zipf_key_law
+from mrtune.profiling.combine_fit import fit_zipf_key_law, zipf_key_law
+from mrtune.profiling.dataflow import Stats
 
 V, S = 100_000.0, 1.1
 N_MAP = 485_889.0
@@ -26,9 +26,7 @@ def _d(n: float) -> float:
 
 
 def _job(maps: list[dict[str, float]]) -> SimpleNamespace:
-    attempts = [SimpleNamespace(counters=c) for c in maps]
-    h = SimpleNamespace(successful=lambda kind: attempts if kind == "map" else [])
-    return SimpleNamespace(h=h, st=Stats())
+    return SimpleNamespace(maps=maps, st=Stats())
 
 
 def test_the_zipf_law_is_recovered_where_heaps_misses() -> None:
@@ -71,7 +69,7 @@ def test_history_maps_give_the_law_and_exact_knots(merged: bool) -> None:
     job = _job(maps)
     total = sum(m["MAP_OUTPUT_RECORDS"] for m in maps)
     groups = _d(total)
-    zipf_key_law(job, SimpleNamespace(spills=4.0 if merged else 1.0), groups, total)
+    zipf_key_law(job.st, job.maps, not merged, groups, total)
     st = job.st.values
     assert st["key_vocabulary"] == pytest.approx(V, rel=0.01)
     assert st["key_zipf_exponent"] == pytest.approx(S, rel=0.01)
@@ -99,5 +97,5 @@ def test_maps_that_spilled_twice_without_a_merge_tell_nothing() -> None:
         }
     ]
     job = _job(maps)
-    zipf_key_law(job, SimpleNamespace(spills=2.0), 8e4, N_MAP)
+    zipf_key_law(job.st, job.maps, False, 8e4, N_MAP)
     assert "key_vocabulary" not in job.st.values
