@@ -3,24 +3,36 @@
 The committed reports are made (from the repository root) by::
 
     R=benchmarks/results
-    python benchmarks/fidelity_report.py -o $R/fidelity-report.json     # runs-matrix.jsonl
+    P=$R/runs-codec-probe.jsonl     # the codec probe runs (counters only, never scored)
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $P -o $R/fidelity-report.json
+    # the matrix and the list-building-combiner job together (issue 20's byte goal)
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-postings.jsonl $P \
+        -o $R/fidelity-report-matrix-postings.json
+    # the machine benchmark's cost factors (codec CPU included) with the probe's ratios
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $P \
+        --machine $R/machine-costs.json -o $R/fidelity-report-machine.json
+    # codec ratios from other compressed runs instead of the probe (leave-one-label-out)
     python benchmarks/fidelity_report.py $R/runs-matrix.jsonl --measure-codecs \
         -o $R/fidelity-report-measured-codecs.json
     # the generic benchmark's 80 runs (other inputs, sizes, splits, selectivities), predicted
     # from the matrix's one default selectivity run
-    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-generic-quiet.jsonl \
+    python benchmarks/fidelity_report.py $R/runs-matrix.jsonl $R/runs-generic-quiet.jsonl $P \
         --calibrate sel-default --only-job selectivity -o $R/fidelity-report-generic.json
     # the list-building-combiner job (issue 20 item 7)
-    python benchmarks/fidelity_report.py $R/runs-postings.jsonl -o $R/fidelity-report-postings.json
+    python benchmarks/fidelity_report.py $R/runs-postings.jsonl $P \
+        -o $R/fidelity-report-postings.json
 
 Each job's profile is calibrated on one run at Hadoop's defaults (``<job>-default``, the
 repeat with the median job time) and every other configuration is predicted
-(``mrtune.calibration.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The first report uses
-documented codec priors (the calibration run compresses nothing): its byte goal is expected to
-miss on compressed runs, and the summary's ``codec_ratios_scored`` says so. ``--measure-codecs``
-takes each codec's ratio from the records' other compressed runs of the same data
-(leave-one-label-out); a codec no other run used stays on its prior and is listed in
-``codec_runs_on_priors``.
+(``mrtune.calibration.fidelity``; the same as ``mrtune validate RUNS.jsonl``). The calibration
+run compresses nothing, and a codec's ratio is a property of the data, so the codec ratios come
+from the codec probe runs (``mrtune/harness/matrices/codec-probe.yaml``: a separate run at
+defaults with ``mrtune.codec.probe=true``, whose counters hold every codec's compressed IFile
+bytes on the job's own map output, combined and as emitted); the summary's
+``codec_ratios_scored`` says which runs were scored with measured ratios. Without the probe
+records, documented priors are used. ``--measure-codecs`` takes a ratio the probe lacks from
+the records' other compressed runs of the same data (leave-one-label-out); a codec neither
+measured stays on its prior and is listed in ``codec_runs_on_priors``.
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mrtune.calibration.fidelity import build_report  # noqa: E402
 from mrtune.calibration.machine_costs import MachineCosts  # noqa: E402
 from mrtune.cli.validate import finite, print_report  # noqa: E402
+from mrtune.profiling.codecs import is_probe_run  # noqa: E402
 from mrtune.readers.run_records import read_jsonl  # noqa: E402
 
 DEFAULT_RUNS = Path(__file__).resolve().parent / "results" / "runs-matrix.jsonl"
@@ -59,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
             rec
             for path in args.runs
             for rec in read_jsonl(path)
-            if args.only_job is None or rec.job == args.only_job
+            # a codec probe run measures the data, whichever job made it (sort's probe is
+            # the selectivity job's: the same records file and map output width)
+            if args.only_job is None or rec.job == args.only_job or is_probe_run(rec.settings)
         ],
         args.calibrate,
         measure_codecs=args.measure_codecs,

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.costmodel.batch import ConfigBatch
-from mrtune.costmodel.codecs import codec_arrays
+from mrtune.costmodel.codecs import codec_arrays, map_output_codec_arrays
 from mrtune.costmodel.combiner import combined_pair_width, combined_records, combined_width_factor
 from mrtune.costmodel.merger import _spill_plan_float
 from mrtune.costmodel.profile import JobProfile
@@ -227,7 +227,8 @@ class MapInputs:
         any_combining = bool(combining.any())
         wfac = where(profile.has_combiner, combined_width_factor(st), 1.0)
         w_spill = np.where(combining, width * wfac, width)
-        ratio, comp_ns, uncomp_ns = codec_arrays(profile, batch.map_codec)
+        # with the combiner switched off the codec sees the emitted records (codecs.py)
+        ratio, comp_ns, uncomp_ns = map_output_codec_arrays(profile, batch.map_codec, combining)
         index_bytes = INDEX_BYTES_PER_PARTITION * parts + INDEX_CHECKSUM_BYTES
         if any_map_only:
             index_bytes = np.where(map_only, 0.0, index_bytes)

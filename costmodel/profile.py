@@ -27,6 +27,14 @@ class CodecStats(BaseModel):
     compress_ns_per_byte: float = Field(ge=0, description="ns per uncompressed byte")
     uncompress_ns_per_byte: float = Field(ge=0, description="ns per compressed byte")
     source: str = Field("prior", description="'measured: …' or 'prior: …'")
+    ratio_uncombined: float | None = Field(
+        None,
+        gt=0,
+        le=1.5,
+        description="the ratio on the map output as emitted, for a configuration that runs "
+        "without the job's combiner (raw WordCount pairs compress far better than combined "
+        "counts); None: the same as ratio. Measured by the codec probe (its 'emitted' stage)",
+    )
     reduce_compress_ns_per_byte: float | None = Field(
         None,
         ge=0,

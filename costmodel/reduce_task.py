@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.costmodel.batch import ConfigBatch
-from mrtune.costmodel.codecs import codec_arrays
+from mrtune.costmodel.codecs import codec_arrays, map_output_codec_arrays
 from mrtune.costmodel.combiner import combined_pair_width, combined_records
 from mrtune.costmodel.map_task import (
     IFILE_CHECKSUM_BYTES,
@@ -134,7 +134,8 @@ def reduce_task(
     w.parts = np.maximum(batch.num_reducers.astype(np.float64), 1.0)
     w.w = np.asarray(seg_width, dtype=np.float64)
     if map_codecs is None:
-        map_codecs = codec_arrays(profile, batch.map_codec)
+        combining = batch.use_combiner & profile.has_combiner
+        map_codecs = map_output_codec_arrays(profile, batch.map_codec, combining)
     w.ratio, comp_ns, uncomp_ns = map_codecs
     w.comp_ns, w.uncomp_ns = reduce_side_codec_costs(profile, batch.map_codec, comp_ns, uncomp_ns)
     _shuffle_memory(w, profile, batch)

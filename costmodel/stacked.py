@@ -76,6 +76,9 @@ class StackedProfiles:
     #: statistics give reduce-side costs (:func:`reduce_side_codec_costs`).
     codec_reduce_comp: F64 | None = None
     codec_reduce_uncomp: F64 | None = None
+    #: The codecs' ratios on the emitted (uncombined) map output (jobs, codes); ``None``: no
+    #: job's codec statistics give one (:attr:`CodecStats.ratio_uncombined`).
+    codec_ratio_uncombined: F64 | None = None
 
     @classmethod
     def of(cls, profiles: Sequence[JobProfile], job: NDArray[np.int64]) -> StackedProfiles:
@@ -122,6 +125,15 @@ class StackedProfiles:
             self.codec_uncomp[self.job, codes],
         )
 
+    def uncombined_ratio(self, codes: NDArray[np.int64]) -> F64:
+        """:func:`~mrtune.costmodel.codecs.uncombined_ratio` row by row."""
+        table = (
+            self.codec_ratio
+            if self.codec_ratio_uncombined is None
+            else (self.codec_ratio_uncombined)
+        )
+        return table[self.job, codes]
+
 
 class ProfileTable:
     """The jobs' profile values, one entry per job, read from the pydantic models once.
@@ -160,6 +172,7 @@ class ProfileTable:
             [p.costs.reduce_includes_final_merge for p in profiles]
         )
         self.codecs = _codec_tables(profiles)
+        self.uncombined = _uncombined_table(profiles, self.codecs[0])
         self.reduce_codecs: tuple[F64, F64] | None = None
         if any(c.reduce_side for p in profiles for c in p.codecs.values()):
             self.reduce_codecs = _codec_tables(profiles, reduce=True)[1:]
@@ -201,6 +214,7 @@ class ProfileTable:
             reduce_costs=reduce_costs,
             codec_reduce_comp=red_comp,
             codec_reduce_uncomp=red_uncomp,
+            codec_ratio_uncombined=self.uncombined,
         )
 
 
@@ -222,6 +236,22 @@ def _codec_tables(profiles: Sequence[JobProfile], *, reduce: bool = False) -> tu
                 comp[j, code] = c.compress_ns_per_byte
                 uncomp[j, code] = c.uncompress_ns_per_byte
     return ratio, comp, uncomp
+
+
+def _uncombined_table(profiles: Sequence[JobProfile], ratio: F64) -> F64 | None:
+    """The (jobs, codes) table of ratios on emitted map output; ``None`` if no profile has
+    one (every row then reads ``ratio``)."""
+    if not any(c.ratio_uncombined is not None for p in profiles for c in p.codecs.values()):
+        return None
+    out = ratio.copy()
+    for j, p in enumerate(profiles):
+        for code, name in CODEC_NAMES_BY_CODE.items():
+            if code == 0:
+                continue
+            c = p.codec(name)
+            if c.ratio_uncombined is not None:
+                out[j, code] = c.ratio_uncombined
+    return out
 
 
 def _law_key(stats: DataflowStats) -> tuple[object, ...]:

@@ -54,6 +54,7 @@ from mrtune.costmodel.combiner import combined_width_factor
 from mrtune.costmodel.job import JobPrediction
 from mrtune.costmodel.map_task import map_task
 from mrtune.errors import InputError
+from mrtune.profiling.codecs import is_probe_run
 from mrtune.readers.run_records import RunRecord
 
 #: Record counters compared exactly (issue 5's list).
@@ -505,12 +506,15 @@ def _codec_figures(runs: Sequence[RunComparison], out: dict[str, Any]) -> None:
         return
     measured = [r for r in packed if r.codec_measured]
     on_priors = [r.label for r in packed if not r.codec_measured]
+    probed = sum(1 for r in measured if (r.codec_source or "").startswith("measured by probe"))
     out["codec_ratios_scored"] = (
-        f"{len(measured)} of {len(packed)} compressed runs with ratios measured on another run "
-        "of the same data, the rest on priors"
+        f"{len(measured)} of {len(packed)} compressed runs with ratios measured on the same "
+        f"data ({probed} by the codec probe run, {len(measured) - probed} by another "
+        "compressed run), the rest on priors"
         if measured
         else "documented priors (the calibration run compresses nothing)"
     )
+    out["codec_runs_measured_by_probe"] = probed
     out["codec_runs_on_priors"] = on_priors
     if measured:
         errs = [abs(e) for r in measured for e in r.byte_errors.values()]
@@ -662,7 +666,8 @@ def _with_codecs_measured_elsewhere(
     measured = codecs_from_runs(cal, others, width)
     if not measured:
         return profile
-    out = profile.model_copy(update={"codecs": {**profile.codecs, **measured}})
+    probed = {k: v for k, v in profile.codecs.items() if v.source.startswith("measured by probe")}
+    out = profile.model_copy(update={"codecs": {**profile.codecs, **measured, **probed}})
     return machine.apply_codecs(out) if machine is not None else out
 
 
@@ -703,9 +708,13 @@ def build_report(
 
     ``calibrate``: calibration labels (``LABEL`` or ``LABEL:REPEAT``); by default
     ``<job prefix>-default`` of each job, the repeat with the median job time.
-    ``measure_codecs``: take each codec's compression ratio from the records' runs that used it
-    on the same data, never from the configuration being predicted (leave-one-label-out);
-    otherwise the calibration run, at defaults, measures none and documented priors are used.
+    Codec probe runs among ``records`` (``mrtune.codec.probe=true``,
+    :func:`mrtune.profiling.codecs.codecs_from_probe`) are neither calibrated on nor scored:
+    they give each codec's ratio on the same data, combined and as emitted.
+    ``measure_codecs``: take a codec's compression ratio the probe lacks from the records' runs
+    that used it on the same data, never from the configuration being predicted
+    (leave-one-label-out); otherwise the calibration run, at defaults, measures none and
+    documented priors are used.
     ``times``: ``median`` (default) or ``min`` over repeats, for the measured times and for the
     choice of the calibration repeat.
     ``machine``: this machine's cost factors from a separate benchmark
@@ -720,6 +729,10 @@ def build_report(
         )
     stat = TIME_STATISTICS[times]
     records = [r for r in records if r.success]
+    # codec probe runs (mrtune.codec.probe=true) are for counters only: their codec ratios go
+    # into the profiles of the same data, and they are neither calibrated on nor scored
+    probes = [r for r in records if is_probe_run(r.settings)]
+    records = [r for r in records if not is_probe_run(r.settings)]
     by_label: dict[str, list[RunRecord]] = defaultdict(list)
     for r in records:
         by_label[r.label or r.run_id].append(r)
@@ -748,7 +761,7 @@ def build_report(
         if rep is not None and cal is None:
             raise InputError("no such repeat", field="calibration run", value=f"{label}:{rep}")
         cal = cal or _median_repeat(runs, times)
-        profile = profile_from_run(cal, machine=machine)
+        profile = profile_from_run(cal, machine=machine, codec_runs=probes)
         pred = predict_job(
             profile, ConfigBatch.from_configs([run_config(cal)]), local_cluster(cal)
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mrtune.costmodel.profile import CodecStats, CostFactors, JobProfile
+from mrtune.costmodel.profile import CostFactors, JobProfile
 from mrtune.errors import InputError
 
 #: Costs of the job's own code: refitted on the job's calibration run (its map, reduce and
@@ -61,11 +61,13 @@ class MachineCosts(BaseModel):
         codecs = dict(profile.codecs)
         for name, cpu in self.codecs.items():
             base = profile.codec(name)
-            codecs[name] = CodecStats(
-                ratio=base.ratio,
-                compress_ns_per_byte=cpu.compress_ns_per_byte,
-                uncompress_ns_per_byte=cpu.uncompress_ns_per_byte,
-                source=f"{base.source}; CPU: {cpu.source}",
+            # a copy: the job's ratios (combined and as emitted) stay, only the CPU changes
+            codecs[name] = base.model_copy(
+                update={
+                    "compress_ns_per_byte": cpu.compress_ns_per_byte,
+                    "uncompress_ns_per_byte": cpu.uncompress_ns_per_byte,
+                    "source": f"{base.source}; CPU: {cpu.source}",
+                }
             )
         return profile.model_copy(update={"codecs": codecs})
 

@@ -32,7 +32,7 @@ from scipy.optimize import brentq, least_squares
 from mrtune.calibration.job_overhead import with_job_overhead
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.combiner import knot_factor, zipf_distinct, zipf_distinct_exact
+from mrtune.costmodel.combiner import knot_factor, zipf_distinct
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import (
     IFILE_CHECKSUM_BYTES,
@@ -49,7 +49,8 @@ from mrtune.costmodel.profile import (
     TaskTiming,
 )
 from mrtune.errors import InputError
-from mrtune.profiling.combine_fit import fit_key_law_knots, fit_width_law
+from mrtune.profiling.codecs import codecs_from_probe, is_probe_run
+from mrtune.profiling.combine_fit import fit_key_law_knots, fit_width_law, fit_zipf_key_law
 
 if TYPE_CHECKING:
     from mrtune.calibration.machine_costs import MachineCosts
@@ -310,31 +311,17 @@ def _fit_key_law(rec: RunRecord, st: _Prov) -> bool:
     if groups <= 0 or total <= 0 or not obs:
         return False
     obs.append(([total], groups))
-    sizes = sorted({n for ns, _ in obs for n in ns})
-    index = {n: i for i, n in enumerate(sizes)}
-
-    def residuals(x: np.ndarray) -> np.ndarray:
-        d = zipf_distinct_exact(np.array(sizes), float(np.exp(x[0])), float(x[1]))
-        return np.array([sum(d[index[n]] for n in ns) / y - 1.0 for ns, y in obs])
-
-    v0 = max(groups * 1.05, 2.0)
-    res = least_squares(
-        residuals,
-        x0=[np.log(v0), 1.0],
-        bounds=([np.log(max(groups, 1.0)), 0.0], [np.log(1e12), 5.0]),
-        diff_step=[1e-3, 1e-3],
-        x_scale=[1.0, 0.1],
-    )
-    worst = float(np.max(np.abs(res.fun)))
-    if worst > 0.01:
+    got = fit_zipf_key_law(obs, groups)
+    if got is None:
         return False
+    vocab, s, worst = got
     how = (
         f"fitted with key_zipf_exponent to {len(obs) - 1} per-map combine outputs (spill "
         f"record counts from the task log) and REDUCE_INPUT_GROUPS {groups:.0f} of "
         f"{total:.0f} records; worst relative error {worst:.2%}"
     )
-    st.measured("key_vocabulary", float(np.exp(res.x[0])), how)
-    st.measured("key_zipf_exponent", float(res.x[1]), how)
+    st.measured("key_vocabulary", vocab, how)
+    st.measured("key_zipf_exponent", s, how)
     return True
 
 
@@ -515,7 +502,15 @@ def profile_from_run(
         stats=DataflowStats(**{k: v for k, v in st.values.items()}),
     )
     profile, final_recs = _combiner_stats(profile, cfg, rec, J, width_in, st)
+    codec_runs = list(codec_runs)
+    warnings: list[str] = []
     codecs = _ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
+    for name, stats in _probe_codecs(rec, codec_runs, warnings).items():
+        # the probe measured every codec on this very data; the calibration run's own
+        # compressed output (if any) stays first, other runs' ratios come after the probe's
+        own = codecs.get(name)
+        if own is None or f"run {rec.run_id} " not in own.source:
+            codecs[name] = stats
     _reduce_size_sel(J, st, width, has_combiner)
     for name in DataflowStats.model_fields:
         st.prov.setdefault(f"stats.{name}", "defaulted: Starfish/mrtune default")
@@ -534,7 +529,7 @@ def profile_from_run(
             "cluster_facts": _run_facts(rec, stored),
             "observed": run_timings(rec),
             "observed_counters": J,
-            "warnings": [],
+            "warnings": warnings,
         }
     )
     built = _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
@@ -780,6 +775,19 @@ def _same_map_output(a: RunRecord, b: RunRecord) -> bool:
     )
 
 
+def _probe_codecs(
+    rec: RunRecord, runs: Iterable[RunRecord], warnings: list[str]
+) -> dict[str, CodecStats]:
+    """Codec ratios from the first codec probe run (``mrtune.codec.probe=true``,
+    :func:`mrtune.profiling.codecs.codecs_from_probe`) over the same map output data as ``rec``."""
+    for other in runs:
+        if other.success and is_probe_run(other.settings) and _same_map_output(rec, other):
+            got = codecs_from_probe(other.counters, other.run_id, warnings)
+            if got:
+                return got
+    return {}
+
+
 def codecs_from_runs(
     rec: RunRecord, runs: Iterable[RunRecord], combined_width: float | None = None
 ) -> dict[str, CodecStats]:
@@ -808,6 +816,8 @@ def codec_ratios_from(
     map output pair width, the IFile stream the ratio is taken over."""
     out: dict[str, CodecStats] = {}
     for other in runs:
+        if is_probe_run(other.settings):
+            continue  # counters only (_probe_codecs reads them)
         ocfg = run_config(other)
         if not ocfg.map_output_compress or ocfg.map_output_codec in out:
             continue

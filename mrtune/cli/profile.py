@@ -80,8 +80,12 @@ def _load_run(path: Path, job: str | None, machine: Path | None):  # -> JobProfi
     from mrtune.calibration.machine_costs import MachineCosts
     from mrtune.calibration.run_profile import profile_from_run
     from mrtune.cli._inputs import load_run_records
+    from mrtune.profiling.codecs import is_probe_run
 
-    records = [r for r in load_run_records(path) if r.success]
+    ok = [r for r in load_run_records(path) if r.success]
+    # codec probe runs (counters only) give the codecs' ratios, never the profiled run
+    probes = [r for r in ok if is_probe_run(r.settings)]
+    records = [r for r in ok if not is_probe_run(r.settings)]
     if job is not None:
         records = [r for r in records if job in (r.run_id, r.label)]
     if not records:
@@ -91,7 +95,7 @@ def _load_run(path: Path, job: str | None, machine: Path | None):  # -> JobProfi
             field="--job" if job else None,
         )
     costs = MachineCosts.load(machine) if machine is not None else None
-    profile = profile_from_run(records[0], machine=costs)
+    profile = profile_from_run(records[0], machine=costs, codec_runs=probes)
     facts = {**profile.cluster_facts, "local_mode": 1.0}
     return profile.model_copy(update={"cluster_facts": facts})
 

@@ -21,11 +21,25 @@ with ``P`` partitions and ``M`` maps, and the codec's ratio on this job's data i
 materialized bytes (Rumen keeps ``reduceShuffleBytes`` only), ``REDUCE_SHUFFLE_BYTES`` is the
 same sum seen from the reduces: each fetch counts the segment's on-disk ``partLength``
 (``ShuffleSchedulerImpl.copySucceeded``), and the successful reduces fetched every segment once.
+
+**The codec probe.** A run at defaults compresses nothing, and a codec's ratio is a property
+of the data: a prior cannot know it (random sort records barely compress; raw WordCount pairs
+shrink ~30×). The harness's probe run (``mrtune.codec.probe=true``,
+``mrtune/harness/java/mrtune/jobs/CodecProbeCollector.java``) re-writes every final map output
+segment through ``IFile.Writer`` with each codec that loads, so its counters (group
+:data:`PROBE_GROUP`) hold, per stage, ``RAW_BYTES`` (the uncompressed IFile streams: records
+and EOF markers, what the model's ``ifile_bytes`` computes) and ``<Codec>.COMPRESSED_BYTES``
+(what ``MAP_OUTPUT_MATERIALIZED_BYTES`` would be under that codec: each codec's block framing
+inside, a 4-byte checksum per segment outside). The model's ratio is then
+``(COMPRESSED_BYTES − 4·SEGMENTS) / RAW_BYTES`` exactly (:func:`codecs_from_probe`). Stage
+``final`` is the shuffled (combined) data; stage ``emitted`` the map's records before the
+combiner, sorted as a spill sorts them: the ratio of a configuration without the combiner.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
+from typing import Any
 
 from mrtune.costmodel.profile import CODEC_PRIORS, CodecStats
 from mrtune.costmodel.properties import CODEC_CLASSES, codec_name
@@ -33,6 +47,19 @@ from mrtune.costmodel.properties import CODEC_CLASSES, codec_name
 #: Bytes ``IFile`` keeps outside the compressed stream per segment, and inside it.
 IFILE_CHECKSUM_BYTES = 4.0
 IFILE_EOF_BYTES = 2.0
+#: Counter group of the harness's codec probe (``CodecProbeCollector.GROUP``).
+PROBE_GROUP = "mrtune.codec.probe"
+#: The probe's codec names (simple Java class names) → mrtune's short names.
+PROBE_CODECS: dict[str, str] = {
+    "DefaultCodec": "default",
+    "GzipCodec": "gzip",
+    "BZip2Codec": "bzip2",
+    "Lz4Codec": "lz4",
+    "SnappyCodec": "snappy",
+    "ZStandardCodec": "zstd",
+}
+#: The job property that asks for a probe run (never set in a timed run).
+PROBE_PROPERTY = "mrtune.codec.probe"
 #: The short name standing for a codec class mrtune does not know.
 UNKNOWN_CODEC = "unknown"
 #: Properties naming a codec class (Hadoop 2/3 names and their Hadoop 1 forms).
@@ -133,3 +160,59 @@ def measure_map_output_codec(
             ),
         )
     }
+
+
+def _stage_ratio(probe: Mapping[str, float], stage: str, codec: str) -> float | None:
+    """``(COMPRESSED_BYTES − 4·SEGMENTS) / RAW_BYTES`` of one stage, ``None`` if absent."""
+    raw = float(probe.get(f"{stage}.RAW_BYTES", 0))
+    segs = float(probe.get(f"{stage}.SEGMENTS", 0))
+    comp = probe.get(f"{stage}.{codec}.COMPRESSED_BYTES")
+    if comp is None or raw <= 0:
+        return None
+    return (float(comp) - IFILE_CHECKSUM_BYTES * segs) / raw
+
+
+def codecs_from_probe(
+    counters: Mapping[str, Mapping[str, Any]], run_id: str, warnings: list[str]
+) -> dict[str, CodecStats]:
+    """``{codec: CodecStats}`` with ratios measured by a codec probe run (module doc), CPU
+    costs at the codec's prior; ``{}`` when the run has no probe counters.
+
+    A ratio outside CodecStats' range (0, 1.5] is refused with a warning (a probe bug or a
+    foreign counter group); a codec the probe counted as unavailable is left on its prior.
+    """
+    probe = counters.get(PROBE_GROUP) or {}
+    out: dict[str, CodecStats] = {}
+    for java, name in PROBE_CODECS.items():
+        final = _stage_ratio(probe, "final", java)
+        if final is None:
+            continue
+        # a map past the probe's heap limit dropped its emitted copy: the sum is partial
+        emitted = None if probe.get("emitted.SKIPPED") else _stage_ratio(probe, "emitted", java)
+        bad = [r for r in (final, emitted) if r is not None and not 0 < r <= 1.5]
+        if bad:
+            warnings.append(
+                f"codec probe {run_id}: {java} ratio {bad[0]:.4g} is outside (0, 1.5]; "
+                f"prior {CODEC_PRIORS[name].ratio} kept"
+            )
+            continue
+        prior = CODEC_PRIORS[name]
+        stages = "final (shuffled) data" + ("; emitted data for no-combiner" if emitted else "")
+        out[name] = CodecStats(
+            ratio=final,
+            ratio_uncombined=emitted,
+            compress_ns_per_byte=prior.compress_ns_per_byte,
+            uncompress_ns_per_byte=prior.uncompress_ns_per_byte,
+            source=(
+                f"measured by probe: run {run_id}, ratio = ({java} compressed IFile bytes − 4 B "
+                f"checksum per segment) / uncompressed IFile bytes, {stages}; CPU costs "
+                + prior.source
+            ),
+        )
+    return out
+
+
+def is_probe_run(settings: Mapping[str, str]) -> bool:
+    """Whether a run's ``-D`` settings asked for the codec probe (such a run is for counters
+    only: never a calibration run, never scored)."""
+    return str(settings.get(PROBE_PROPERTY, "")).strip().lower() == "true"

@@ -39,7 +39,7 @@ from mrtune.costmodel.map_task import records_per_spill
 from mrtune.costmodel.profile import CodecStats, DataflowStats
 from mrtune.profiling.baseline import UNKNOWN_COMBINER
 from mrtune.profiling.codecs import measure_map_output_codec
-from mrtune.profiling.combine_fit import fit_beta_from_groups, measure_combined_width
+from mrtune.profiling.combine_fit import fit_beta_from_groups, measure_combined_width, zipf_key_law
 from mrtune.readers.history import JobHistory
 
 #: IFile: 2 EOF bytes + 4 checksum bytes per partition segment (``IFile.Writer.close``).
@@ -248,6 +248,9 @@ def combiner_stats(job: JobContext, ms: MapSide) -> None:
         else []
     )
     fit_beta_from_groups(st, points, "DESIGN decision 4 default exponent")
+    if points:
+        maps = [a.counters for a in job.h.successful("map")]
+        zipf_key_law(st, maps, ms.spills <= 1, float(groups), float(raw))
     why = "combined width not measurable (compressed, or final records unknown): width kept"
     for name in ("combine_width_growth", "combine_profiled_merge_factor"):
         st.defaulted(name, why if ms.has_combiner else "the job has no combiner")

@@ -24,6 +24,9 @@ import org.apache.hadoop.util.VersionInfo;
  * {@code timing.tsv} (submit/finish wall clock in ms, success, job id, Hadoop version).
  */
 public abstract class MrtTool extends Configured implements Tool {
+  /** Opt-in codec probe run (issue 20): never set in a timed run. */
+  public static final String CODEC_PROBE = "mrtune.codec.probe";
+
   /** Build the job for input {@code in} and output {@code out}. */
   protected abstract Job createJob(Configuration conf, Path in, Path out) throws Exception;
 
@@ -34,6 +37,10 @@ public abstract class MrtTool extends Configured implements Tool {
       return 2;
     }
     Configuration conf = getConf();
+    if (conf.getBoolean(CODEC_PROBE, false)) {
+      // the probe wraps Hadoop's own map output buffer (CodecProbeCollector's doc)
+      conf.set("mapreduce.job.map.output.collector.class", CodecProbeCollector.class.getName());
+    }
     Job job = createJob(conf, new Path(args[0]), new Path(args[1]));
     long submit = System.currentTimeMillis();
     boolean ok = job.waitForCompletion(true);
