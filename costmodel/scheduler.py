@@ -143,14 +143,16 @@ class _JobTasks:
             MapGroup(pred.num_tail_maps, pred.tail_split_bytes, pred.map_tail),
         )
         maps: list[float] = []
-        sizes: list[float] = []
+        blocks: list[tuple[float, range]] = []  # (split size, the group's map indices)
         for g in groups:
             k = int(g.count[0])
+            blocks.append((float(g.split_bytes[0]), range(len(maps), len(maps) + k)))
             maps += [float(g.result.task_ms[0])] * k
-            sizes += [float(g.split_bytes[0])] * k
         # Largest split first, equal splits in index order (a stable sort by size): the tail
         # split can exceed a full one by up to SPLIT_SLOP; map classes come in any order.
-        order = sorted(range(len(maps)), key=lambda i: -sizes[i])
+        # (a group's maps are alike and contiguous, so sorting the groups stably sorts the maps)
+        blocks.sort(key=lambda b: -b[0])
+        order = [i for _, r in blocks for i in r]
         # a permuted start order (a larger tail split, or map classes) makes the timeline's
         # sort by start alone need the index as a second key (see _timeline)
         tail_first = order != list(range(len(order)))
