@@ -66,9 +66,6 @@ LONG_MODULES: dict[str, str] = {
     "benchmarks/hadoop/run_recommendations.py": "the recommendation protocol in one script "
     "(calibrate now or from the matrix, recommend, run interleaved pairs, compare), each "
     "step a function",
-    "mrtune/cli/fit.py": "two commands (fit, predict-regression) and their tables; moving "
-    "predict-regression to a module of its own needs its own COMMANDS entry in "
-    "mrtune/cli/__init__.py, which concurrent work owns this stop",
     "mrtune/readers/phase_data.py": "the phase CSV format and the run-record → phase rows "
     "conversion the regression models read",
     "mrtune/readers/run_records.py": "the run record's pydantic models, one per log event kind",
