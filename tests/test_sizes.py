@@ -33,12 +33,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "generation, the stacked scoring passes and the per-knob descent share one loop state)",
     "optimizer/batch/_run.py:run_batch": f"{DEBT} (discover, resume, tune, "
     "cluster-wide stage, write)",
-    "mrtune/profiling/starfish.py:load_starfish": f"{DEBT} (one pass over Starfish's "
-    "four files in their order)",
-    "mrtune/calibration/fidelity.py:build_report": f"{DEBT} (calibrate, predict, "
-    "compare, one job after another)",
-    "mrtune/calibration/fidelity.py:summarize": f"{DEBT} (one figure after another "
-    "of the fidelity report's summary table)",
     "benchmarks/bench_batch.py:main": f"{DEBT} (the batch benchmark, beside optimizer/batch)",
     # -- one format or algorithm read straight through, in its own order
     "costmodel/scheduler.py:_yarn_loop": "the YARN event loop with the container pool's "
@@ -62,12 +56,8 @@ LONG_MODULES: dict[str, str] = {
     "costmodel/reduce_task.py": f"{DEBT} (the reduce task's steps, each under 80 lines)",
     "mrtune/calibration/cost_factors.py": f"{DEBT} (the job fit's public entry "
     "points and the codec and overlap columns)",
-    "mrtune/calibration/fidelity.py": f"{DEBT} (run comparison, summary and report of validate)",
     "mrtune/calibration/run_profile.py": f"{DEBT} (run record → profile steps and "
     "the key-law and combiner fits)",
-    "mrtune/profiling/starfish.py": f"{DEBT} (Starfish's statistics, cost factors "
-    "and timings mapped field by field, reference Tables 2 and 3)",
-    "mrtune/readers/starfish.py": f"{DEBT} (Starfish's profile and input XML formats)",
     "search_spaces/space.py": f"{DEBT} (the search space of one job: ranges, grids, "
     "repair, feasibility and the unit-cube mapping the strategies share)",
     # -- one module per format or command, read straight through
@@ -76,9 +66,6 @@ LONG_MODULES: dict[str, str] = {
     "benchmarks/hadoop/run_recommendations.py": "the recommendation protocol in one script "
     "(calibrate now or from the matrix, recommend, run interleaved pairs, compare), each "
     "step a function",
-    "mrtune/cli/fit.py": "two commands (fit, predict-regression) and their tables; moving "
-    "predict-regression to a module of its own needs its own COMMANDS entry in "
-    "mrtune/cli/__init__.py, which concurrent work owns this stop",
     "mrtune/readers/phase_data.py": "the phase CSV format and the run-record → phase rows "
     "conversion the regression models read",
     "mrtune/readers/run_records.py": "the run record's pydantic models, one per log event kind",

@@ -52,7 +52,8 @@ COMMANDS: dict[str, CommandEntry] = {
         "fit", "Fit per-phase regression models to measured phase times (Ceesay et al., sec. V)."
     ),
     "predict-regression": CommandEntry(
-        "fit", "Predict a job's time by eq. 17 (waves of containers) from a regression model."
+        "predict_regression",
+        "Predict a job's time by eq. 17 (waves of containers) from a regression model.",
     ),
     "validate": CommandEntry(
         "validate", "Predict real Hadoop runs from one default run per job and measure the error."

@@ -1,11 +1,11 @@
-"""``mrtune fit`` and ``mrtune predict-regression``: the regression phase models (Ceesay et al.).
+"""``mrtune fit``: the regression phase models (Ceesay et al.).
 
 ``fit`` reads phase-time data (long-format CSV, or the real-Hadoop harness's JSONL run
 records), fits every phase by OLS with p-value backward elimination, cross-validates it
 (10-fold by default), compares linear regression with SVM, random forest and decision tree
 (the paper's Table I), and optionally saves the model as JSON and a report folder with one
-residual plot per phase. ``predict-regression`` evaluates eq. 17 with a saved model or a
-named preset (``ceesay2019``: the paper's eqs. 19-24) for the inputs of the paper's Table II.
+residual plot per phase. ``mrtune predict-regression`` (:mod:`mrtune.cli.predict_regression`)
+evaluates eq. 17 with the saved model.
 """
 
 from __future__ import annotations
@@ -13,11 +13,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
 
 import numpy as np
 import typer
-from pydantic import ValidationError
 from rich.table import Table
 
 from mrtune.cli._fit_options import (
@@ -38,15 +36,12 @@ from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, wor
 from mrtune.costmodel.regression import (
     ALGORITHMS,
     PHASES,
-    PRESETS,
     ErrorStats,
     FitReport,
-    JobInputs,
     PhaseObservations,
     PhaseReport,
     PredictionErrors,
     RegressionDataError,
-    RegressionModel,
     fit_phases,
     held_out_regression_predictions,
     prediction_errors,
@@ -205,27 +200,6 @@ def _held_out_table(errors: PredictionErrors, folds: int) -> Table:
     return table
 
 
-def _load_model(spec: str) -> RegressionModel:
-    path = Path(spec)
-    if path.is_file():
-        try:
-            return RegressionModel.from_json(path.read_text(encoding="utf-8"))
-        except ValidationError as exc:
-            from mrtune.cli.console import format_validation_error
-
-            raise InputError(
-                f"not a regression model: {format_validation_error(exc)}", path=spec
-            ) from None
-    if spec in PRESETS:
-        return PRESETS[spec]
-    raise InputError(
-        "neither a model file nor a preset",
-        field="MODEL",
-        value=spec,
-        allowed=f"a JSON file written by `mrtune fit -o`, or one of: {', '.join(PRESETS)}",
-    )
-
-
 def parse_forms(specs: list[str]) -> dict[str, tuple[str, ...]]:
     """``phase=driver+driver`` options as model forms (an empty right side: intercept only)."""
     forms: dict[str, tuple[str, ...]] = {}
@@ -243,31 +217,9 @@ def parse_forms(specs: list[str]) -> dict[str, tuple[str, ...]]:
     return forms
 
 
-def parse_inputs(spec: str) -> dict[str, object]:
-    """``key=value,key=value`` pairs, or a JSON object file, as raw values for JobInputs."""
-    path = Path(spec)
-    if path.suffix.lower() == ".json" or path.is_file():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", path=spec) from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg} at line {exc.lineno}", path=spec) from None
-        if not isinstance(data, dict):
-            raise InputError("expected a JSON object of inputs", path=spec)
-        return data
-    out: dict[str, object] = {}
-    for pair in spec.split(","):
-        if not pair.strip():
-            continue
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError("expected KEY=VALUE", field="--inputs", value=pair)
-        out[key.strip()] = value.strip()
-    return out
-
-
-app = typer.Typer()
+#: One command; ``add_completion=False`` keeps its ``--help`` as it was when the app also
+#: held ``predict-regression`` (a group's command has no completion options).
+app = typer.Typer(add_completion=False)
 
 
 @app.command("fit")
@@ -344,72 +296,3 @@ def fit(
         console.print(_held_out_table(held_out_errors, held_out))
     for kind, path in files.items():
         console.print(f"wrote {kind}: {path}")
-
-
-@app.command("predict-regression")
-@cli_errors
-def predict_regression(
-    model_spec: Annotated[
-        str,
-        typer.Argument(
-            metavar="MODEL",
-            help=f"Model JSON from `mrtune fit -o`, or a preset: {', '.join(PRESETS)}.",
-        ),
-    ],
-    inputs: Annotated[
-        str,
-        typer.Option(
-            "--inputs",
-            help=(
-                "Table II inputs as key=value pairs or a JSON file, e.g. "
-                "data_size_mb=1024,block_size_mb=128,map_selectivity_pct=50,reducers=2,"
-                "containers=4 (paper symbols D, M_t, M_sel, R_t, N_c, T_map, T_reduce, "
-                "M_d, S_d, R_d are accepted too)."
-            ),
-        ),
-    ],
-    waves: Annotated[
-        str | None,
-        typer.Option(help="Override how waves are counted: fractional (paper) or ceil."),
-    ] = None,
-    fmt: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
-) -> None:
-    """Predict a job's time by eq. 17 (waves of containers) from a regression model."""
-    model = _load_model(model_spec)
-    if waves is not None:
-        if waves not in ("fractional", "ceil"):
-            raise InputError("unknown", field="--waves", value=waves, allowed="fractional, ceil")
-        model = model.model_copy(update={"waves": waves})
-    job_inputs = JobInputs.model_validate(parse_inputs(inputs))
-    try:
-        prediction = model.predict_job(job_inputs)
-    except ValueError as exc:
-        raise InputError(str(exc), field="--inputs") from None
-    if fmt is OutputFormat.json:
-        emit_json(
-            {
-                "model": model.name,
-                "waves": model.waves,
-                "inputs": job_inputs.model_dump(),
-                "prediction": prediction.model_dump(),
-            }
-        )
-        return
-    table = Table(title=f"Eq. 17 with model {model.name!r} ({model.waves} waves)")
-    table.add_column("Phase / term")
-    table.add_column("ms", justify="right")
-    for phase, ms in prediction.phases_ms.items():
-        table.add_row(f"{phase} (one task)", f"{ms:,.1f}")
-    table.add_row("T_map (user map(), one task)", f"{job_inputs.t_map_ms:,.1f}")
-    table.add_row("T_reduce (user reduce(), one task)", f"{job_inputs.t_reduce_ms:,.1f}")
-    table.add_row(
-        f"map: {prediction.map_waves:g} waves x {prediction.map_task_ms:,.1f}",
-        f"{prediction.map_ms:,.1f}",
-    )
-    table.add_row(
-        f"reduce: {prediction.reduce_waves:g} waves x {prediction.reduce_task_ms:,.1f}",
-        f"{prediction.reduce_ms:,.1f}",
-    )
-    table.add_row("[bold]job[/]", f"[bold]{prediction.total_ms:,.1f}[/]")
-    console.print(table)
-    console.print(f"predicted job time: {prediction.total_ms / 1000:,.1f} s")

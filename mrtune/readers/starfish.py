@@ -22,7 +22,8 @@ Counters, statistics and timings are per-task averages (Starfish builds a job pr
 averaging its task profiles); cost factors are ns per byte or per record (reference §1.3);
 timings are ms per task.
 
-``input specification`` (:func:`read_input_spec`, Starfish's ``XMLInputSpecsParser``):
+``input specification`` (:func:`read_input_spec`, Starfish's ``XMLInputSpecsParser``, in
+:mod:`mrtune.readers.starfish_input`):
 ``<input>`` → ``<split input_index num_splits size compress/>``, sizes in bytes, one element per
 group of equal splits (Starfish's TeraSort sample: 200 × 128 MB and 100 × 30 MB); other root
 names are accepted too. ``cluster specification`` (:func:`read_cluster_spec`, in
@@ -75,18 +76,58 @@ from pathlib import Path
 from xml.etree.ElementTree import Element
 
 from mrtune.errors import InputError
-from mrtune.readers._starfish_xml import _bool, _number, _parse, _unknown_attributes
+from mrtune.readers._starfish_keys import (
+    CODEC_COSTS,
+    COST_FIELDS,
+    HADOOP1_BLOCK_SIZE,
+    KNOWN_COSTS,
+    KNOWN_COUNTERS,
+    KNOWN_STATISTICS,
+    MAP_COUNTERS,
+    MAP_TIMINGS,
+    MB,
+    NS_PER_MS,
+    OTHER_STATISTICS,
+    REDUCE_COUNTERS,
+    REDUCE_TIMINGS,
+    SHARED_COUNTERS,
+    STATISTIC_FIELDS,
+    TASK_COSTS,
+)
+from mrtune.readers._starfish_xml import _number, _parse, _unknown_attributes
 from mrtune.readers.starfish_cluster import (
     STARFISH_HEARTBEAT_MS,
     ClusterFile,
     read_cluster_spec,
 )
+from mrtune.readers.starfish_input import InputSpec, SplitGroup, read_input_spec
+
+# The key tables (:mod:`mrtune.readers._starfish_keys`) and the input specification
+# (:mod:`mrtune.readers.starfish_input`) live apart; they are re-exported here so the job
+# profile's reader stays the one place to import Starfish's formats from.
 
 __all__ = [
+    "CODEC_COSTS",
+    "COST_FIELDS",
+    "HADOOP1_BLOCK_SIZE",
+    "KNOWN_COSTS",
+    "KNOWN_COUNTERS",
+    "KNOWN_STATISTICS",
+    "MAP_COUNTERS",
+    "MAP_TIMINGS",
+    "MB",
+    "NS_PER_MS",
+    "OTHER_STATISTICS",
+    "REDUCE_COUNTERS",
+    "REDUCE_TIMINGS",
+    "SHARED_COUNTERS",
     "STARFISH_HEARTBEAT_MS",
+    "STATISTIC_FIELDS",
+    "TASK_COSTS",
     "ClusterFile",
     "InputSpec",
     "JobConf",
+    "SplitGroup",
     "StarfishJobProfile",
     "TaskProfile",
     "read_cluster_spec",
@@ -95,145 +136,6 @@ __all__ = [
     "read_job_profile",
 ]
 
-MB = 2**20
-NS_PER_MS = 1e6
-#: Hadoop 1 ``dfs.block.size`` default (64 MB).
-HADOOP1_BLOCK_SIZE = 64 * MB
-
-# ----------------------------------------------------------------------------- known keys
-MAP_COUNTERS = frozenset(
-    {
-        "MAP_INPUT_RECORDS",
-        "MAP_INPUT_BYTES",
-        "MAP_OUTPUT_RECORDS",
-        "MAP_OUTPUT_BYTES",
-        "MAP_SKIPPED_RECORDS",
-        "MAP_NUM_SPILLS",
-        "MAP_NUM_SPILL_MERGES",
-        "MAP_RECS_PER_BUFF_SPILL",
-        "MAP_SPILL_SIZE",
-        "MAP_MAX_UNIQUE_GROUPS",
-    }
-)
-REDUCE_COUNTERS = frozenset(
-    {
-        "REDUCE_SHUFFLE_BYTES",
-        "REDUCE_INPUT_GROUPS",
-        "REDUCE_INPUT_RECORDS",
-        "REDUCE_INPUT_BYTES",
-        "REDUCE_OUTPUT_RECORDS",
-        "REDUCE_OUTPUT_BYTES",
-        "REDUCE_SKIPPED_GROUPS",
-        "REDUCE_SKIPPED_RECORDS",
-    }
-)
-SHARED_COUNTERS = frozenset(
-    {
-        "COMBINE_INPUT_RECORDS",
-        "COMBINE_OUTPUT_RECORDS",
-        "SPILLED_RECORDS",
-        "FILE_BYTES_READ",
-        "FILE_BYTES_WRITTEN",
-        "HDFS_BYTES_READ",
-        "HDFS_BYTES_WRITTEN",
-        "S3N_BYTES_READ",
-        "S3N_BYTES_WRITTEN",
-    }
-)
-KNOWN_COUNTERS = MAP_COUNTERS | REDUCE_COUNTERS | SHARED_COUNTERS
-
-#: Starfish statistic → DataflowStats field (reference Table 2).
-STATISTIC_FIELDS: dict[str, str] = {
-    "INPUT_PAIR_WIDTH": "input_pair_width",
-    "MAP_SIZE_SEL": "map_size_sel",
-    "MAP_PAIRS_SEL": "map_pairs_sel",
-    "REDUCE_SIZE_SEL": "reduce_size_sel",
-    "REDUCE_PAIRS_SEL": "reduce_pairs_sel",
-    "REDUCE_PAIRS_PER_GROUP": "reduce_pairs_per_group",
-    "COMBINE_SIZE_SEL": "combine_size_sel",
-    "COMBINE_PAIRS_SEL": "combine_pairs_sel",
-    "INPUT_COMPRESS_RATIO": "input_compress_ratio",
-    "OUT_COMPRESS_RATIO": "out_compress_ratio",
-}
-#: Statistics mrtune reads but keeps elsewhere (codecs) or only records (memory feasibility).
-OTHER_STATISTICS = frozenset(
-    {
-        "INTERM_COMPRESS_RATIO",
-        "STARTUP_MEM",
-        "SETUP_MEM",
-        "MAP_MEM_PER_RECORD",
-        "REDUCE_MEM_PER_RECORD",
-        "CLEANUP_MEM",
-    }
-)
-KNOWN_STATISTICS = frozenset(STATISTIC_FIELDS) | OTHER_STATISTICS
-#: Which profile measures a statistic (looked up there first, then in the other one).
-_STAT_OWNER = {
-    "REDUCE_SIZE_SEL": "reduce",
-    "REDUCE_PAIRS_SEL": "reduce",
-    "REDUCE_PAIRS_PER_GROUP": "reduce",
-    "OUT_COMPRESS_RATIO": "reduce",
-}
-
-#: Starfish cost factor → CostFactors field (reference Table 3).
-COST_FIELDS: dict[str, str] = {
-    "READ_HDFS_IO_COST": "hdfs_read",
-    "WRITE_HDFS_IO_COST": "hdfs_write",
-    "READ_LOCAL_IO_COST": "local_read",
-    "WRITE_LOCAL_IO_COST": "local_write",
-    "NETWORK_COST": "network",
-    "MAP_CPU_COST": "map_cpu",
-    "REDUCE_CPU_COST": "reduce_cpu",
-    "COMBINE_CPU_COST": "combine_cpu",
-    "PARTITION_CPU_COST": "partition_cpu",
-    "SERDE_CPU_COST": "serde_cpu",
-    "SORT_CPU_COST": "sort_cpu",
-    "MERGE_CPU_COST": "merge_cpu",
-    "INPUT_UNCOMPRESS_CPU_COST": "input_uncompress",
-}
-CODEC_COSTS = frozenset(
-    {"INTERM_UNCOMPRESS_CPU_COST", "INTERM_COMPRESS_CPU_COST", "OUTPUT_COMPRESS_CPU_COST"}
-)
-TASK_COSTS = frozenset({"SETUP_CPU_COST", "CLEANUP_CPU_COST"})
-KNOWN_COSTS = frozenset(COST_FIELDS) | CODEC_COSTS | TASK_COSTS
-#: Who measures a cost factor: "map", "reduce", or "both" (then kept apart per side).
-_COST_OWNER: dict[str, str] = {
-    "READ_HDFS_IO_COST": "map",
-    "MAP_CPU_COST": "map",
-    "PARTITION_CPU_COST": "map",
-    "SERDE_CPU_COST": "map",
-    "SORT_CPU_COST": "map",
-    "INPUT_UNCOMPRESS_CPU_COST": "map",
-    "WRITE_HDFS_IO_COST": "reduce",
-    "NETWORK_COST": "reduce",
-    "REDUCE_CPU_COST": "reduce",
-    "OUTPUT_COMPRESS_CPU_COST": "reduce",
-    "READ_LOCAL_IO_COST": "both",
-    "WRITE_LOCAL_IO_COST": "both",
-    "MERGE_CPU_COST": "both",
-    "COMBINE_CPU_COST": "both",
-    "INTERM_COMPRESS_CPU_COST": "both",
-    "INTERM_UNCOMPRESS_CPU_COST": "both",
-}
-#: Starfish timing → mrtune phase name, per task kind.
-MAP_TIMINGS = {
-    "READ": "read",
-    "MAP": "map",
-    "COLLECT": "collect",
-    "SPILL": "spill",
-    "MERGE": "merge",
-    "WRITE": "write",
-    "SETUP": "setup",
-    "CLEANUP": "cleanup",
-}
-REDUCE_TIMINGS = {
-    "SHUFFLE": "shuffle",
-    "SORT": "merge",
-    "REDUCE": "reduce",
-    "WRITE": "write",
-    "SETUP": "setup",
-    "CLEANUP": "cleanup",
-}
 _SECTIONS = (
     ("counters", "counter"),
     ("statistics", "statistic"),
@@ -446,70 +348,6 @@ def read_job_profile(path: str | Path) -> StarfishJobProfile:
         reduce=reduce,
         warnings=warnings,
     )
-
-
-# ----------------------------------------------------------------------------- input spec
-@dataclass(frozen=True)
-class SplitGroup:
-    """``<split input_index num_splits size compress/>``: ``num_splits`` splits of ``size`` bytes."""
-
-    input_index: int
-    num_splits: int
-    size: float
-    compress: bool
-
-
-@dataclass
-class InputSpec:
-    """A parsed input specification."""
-
-    path: Path
-    splits: list[SplitGroup]
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def total_bytes(self) -> float:
-        return sum(s.num_splits * s.size for s in self.splits)
-
-    @property
-    def num_splits(self) -> int:
-        return sum(s.num_splits for s in self.splits)
-
-
-def read_input_spec(path: str | Path) -> InputSpec:
-    """Parse a Starfish input specification: ``<split …/>`` elements (sizes in bytes)."""
-    path = Path(path)
-    root = _parse(path, None)
-    warnings: list[str] = []
-    groups: list[SplitGroup] = []
-    for i, el in enumerate(root.iter("split")):
-        where = f"{root.tag}/split[{i}]"
-        _unknown_attributes(
-            el, ("input_index", "num_splits", "size", "compress"), path, where, warnings
-        )
-        groups.append(
-            SplitGroup(
-                input_index=int(
-                    _number(
-                        el.get("input_index", "0"), path, where + "/@input_index", integer=True
-                    )
-                ),
-                num_splits=int(
-                    _number(
-                        el.get("num_splits"), path, where + "/@num_splits", integer=True, minimum=1
-                    )
-                ),
-                size=_number(el.get("size"), path, where + "/@size", minimum=1),
-                compress=_bool(el.get("compress"), path, where + "/@compress"),
-            )
-        )
-    if not groups:
-        raise InputError(
-            "no <split input_index=… num_splits=… size=… compress=…/> element",
-            path=str(path),
-            field=root.tag,
-        )
-    return InputSpec(path=path, splits=groups, warnings=warnings)
 
 
 # ----------------------------------------------------------------------------- job conf

@@ -1,0 +1,185 @@
+"""What the fidelity report compares, and each figure from a run record and from the model.
+
+Hadoop's side comes from the run record (:class:`~mrtune.readers.run_records.RunRecord`:
+the job's counters, each attempt's spills, merges and fetches as its task log records them,
+the phase times cut from the same logs); the model's from one
+:class:`~mrtune.costmodel.job.JobPrediction`, cut the same way so a pair is comparable field by
+field. :func:`per_map_check` feeds the model each map's actual input records, which separates
+the model's spill and merge logic from its records-per-split rule. Used by
+:mod:`mrtune.calibration.fidelity` (``mrtune validate``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from mrtune.calibration.run_profile import flat_counters, map_split_bytes, run_config, run_timings
+from mrtune.costmodel import ConfigBatch, JobProfile
+from mrtune.costmodel.job import JobPrediction
+from mrtune.costmodel.map_task import map_task
+from mrtune.readers.run_records import RunRecord
+
+#: Record counters compared exactly (issue 5's list).
+RECORD_COUNTERS: tuple[str, ...] = (
+    "spills_per_map",
+    "MAP_SPILLED_RECORDS",
+    "REDUCE_SPILLED_RECORDS",
+    "COMBINE_INPUT_RECORDS",
+    "COMBINE_OUTPUT_RECORDS",
+    "map_merge_passes",
+    "fetches_to_memory",
+    "fetches_to_disk",
+    "in_memory_merges",
+)
+#: Byte counters compared within a relative tolerance.
+BYTE_COUNTERS: tuple[str, ...] = ("MAP_OUTPUT_MATERIALIZED_BYTES", "REDUCE_SHUFFLE_BYTES")
+#: Other dataflow figures shown per run (not part of the goals).
+INFO_COUNTERS: tuple[str, ...] = (
+    "MAP_INPUT_RECORDS",
+    "MAP_OUTPUT_RECORDS",
+    "REDUCE_INPUT_RECORDS",
+)
+#: Summed phase times (ms) compared per run.
+PHASES: tuple[str, ...] = (
+    "map.map",
+    "map.sort",
+    "reduce.shuffle",
+    "reduce.merge",
+    "reduce.reduce",
+)
+
+# ------------------------------------------------------------------------------ measurements
+
+
+def measured_figures(rec: RunRecord) -> dict[str, Any]:
+    """The dataflow figures of one run (record counters, byte counters, per-map lists)."""
+    maps = sorted(rec.map_attempts, key=lambda a: a.task_index)
+    J = flat_counters(rec.counters)
+    fig: dict[str, Any] = {
+        "spills_per_map": [a.num_spills for a in maps],
+        "MAP_SPILLED_RECORDS": rec.map_spilled_records,
+        "REDUCE_SPILLED_RECORDS": rec.reduce_spilled_records,
+        "COMBINE_INPUT_RECORDS": int(J.get("COMBINE_INPUT_RECORDS", 0)),
+        "COMBINE_OUTPUT_RECORDS": int(J.get("COMBINE_OUTPUT_RECORDS", 0)),
+        "map_merge_passes": [
+            (len(a.merges[0].intermediate_passes) + 1) if a.merges else 0 for a in maps
+        ],
+        "fetches_to_memory": sum(r.fetches_to_memory for r in rec.reduce_attempts),
+        "fetches_to_disk": sum(r.fetches_to_disk for r in rec.reduce_attempts),
+        "in_memory_merges": sum(len(r.in_memory_merges) for r in rec.reduce_attempts),
+    }
+    for name in (*BYTE_COUNTERS, *INFO_COUNTERS):
+        fig[name] = int(J.get(name, 0))
+    return fig
+
+
+def measured_phases(rec: RunRecord) -> dict[str, float]:
+    """Phase times summed over attempts (tasks run one at a time), plus the job time."""
+    out: dict[str, float] = defaultdict(float)
+    for t in run_timings(rec):
+        for key in ("map", "sort") if t.kind == "map" else ("shuffle", "merge", "reduce"):
+            if key in t.phases_ms:
+                out[f"{t.kind}.{key}"] += t.phases_ms[key]
+    out["job"] = float(rec.job_time_ms or 0.0)
+    if rec.cpu_time_ms is not None:
+        out["cpu"] = float(rec.cpu_time_ms)
+    return dict(out)
+
+
+# ------------------------------------------------------------------------------- predictions
+
+
+def _per_map(pred: JobPrediction, full: Any, tail: Any) -> list[float]:
+    n_full, n_tail = int(pred.num_full_maps[0]), int(pred.num_tail_maps[0])
+    return [float(full[0])] * n_full + [float(tail[0])] * n_tail
+
+
+def predicted_figures(pred: JobPrediction) -> dict[str, Any]:
+    """The same figures as :func:`measured_figures`, from the model (one configuration)."""
+    c = pred.counters
+    R = float(pred.num_reducers[0])
+    mf, mt, rd = pred.map_full, pred.map_tail, pred.reduce
+    fig: dict[str, Any] = {
+        "spills_per_map": [int(round(s)) for s in _per_map(pred, mf.spills, mt.spills)],
+        "MAP_SPILLED_RECORDS": float(c["MAP_SPILLED_RECORDS"][0]),
+        "REDUCE_SPILLED_RECORDS": float(c["REDUCE_SPILLED_RECORDS"][0]),
+        "COMBINE_INPUT_RECORDS": float(c["COMBINE_INPUT_RECORDS"][0]),
+        "COMBINE_OUTPUT_RECORDS": float(c["COMBINE_OUTPUT_RECORDS"][0]),
+        "map_merge_passes": [
+            int(round(p)) if s > 1 else 0
+            for p, s in zip(
+                _per_map(pred, mf.merge_passes, mt.merge_passes),
+                _per_map(pred, mf.spills, mt.spills),
+                strict=True,
+            )
+        ],
+        "fetches_to_memory": R * float(rd.fetches_to_memory[0]),
+        "fetches_to_disk": R * float(rd.fetches_to_disk[0]),
+        "in_memory_merges": R * float(rd.inmem_merges[0]),
+    }
+    for name in (*BYTE_COUNTERS, *INFO_COUNTERS):
+        fig[name] = float(c[name][0])
+    return fig
+
+
+def predicted_phases(pred: JobPrediction, profile: JobProfile) -> dict[str, float]:
+    """Summed phase times of the model, cut as :func:`measured_phases` cuts Hadoop's log.
+
+    A map's "map" segment is read + map + collect + the spills done before the flush (the
+    spill phase but the final spill, net of what the map function hid) + the task's fixed
+    time; "sort" is the final spill and the merge (``mrtune.calibration.cost_factors``'s segments). A reduce's fixed time goes to its shuffle.
+    """
+    fixed = profile.costs.task_overhead_ms + profile.costs.setup_ms + profile.costs.cleanup_ms
+    out = {k: 0.0 for k in PHASES}
+    for n, res in ((pred.num_full_maps[0], pred.map_full), (pred.num_tail_maps[0], pred.map_tail)):
+        ph = {k: float(v[0]) for k, v in res.phase_ms.items()}
+        last = float(np.broadcast_to(res.last_spill_ms, res.spills.shape)[0])
+        # the spill phase is net of the time hidden behind the map function (spill_overlap)
+        first = ph["read"] + ph["map"] + ph["collect"] + ph["write"] + ph["spill"] - last + fixed
+        out["map.map"] += n * first
+        out["map.sort"] += n * (last + ph["merge"])
+    R = float(pred.num_reducers[0])
+    if R > 0:
+        rp = {k: float(v[0]) for k, v in pred.reduce.phase_ms.items()}
+        out["reduce.shuffle"] = R * (rp["shuffle"] + fixed)
+        out["reduce.merge"] = R * rp["merge"]
+        out["reduce.reduce"] = R * (rp["reduce"] + rp["write"])
+    out["job"] = float(pred.job_ms[0])
+    return out
+
+
+def per_map_check(profile: JobProfile, rec: RunRecord) -> list[dict[str, Any]]:
+    """Each map of ``rec`` modelled with its actual input records: per-map (pred, meas) pairs
+    of spills, SPILLED_RECORDS, COMBINE_* and MAP_OUTPUT_MATERIALIZED_BYTES."""
+    cfg = run_config(rec)
+    maps = sorted(rec.map_attempts, key=lambda a: a.task_index)
+    split = map_split_bytes(rec, profile.stats.input_pair_width)[
+        np.argsort([a.task_index for a in rec.map_attempts])
+    ]
+    recs = np.array([flat_counters(a.counters).get("MAP_INPUT_RECORDS", 0.0) for a in maps])
+    res = map_task(profile, ConfigBatch.from_base(cfg, len(maps)), split, input_records=recs)
+    out = []
+    for i, a in enumerate(maps):
+        c = flat_counters(a.counters)
+        out.append(
+            {
+                "spills": (float(res.spills[i]), float(a.num_spills)),
+                "SPILLED_RECORDS": (float(res.spilled_records[i]), c.get("SPILLED_RECORDS", 0.0)),
+                "COMBINE_INPUT_RECORDS": (
+                    float(res.combine_input_records[i]),
+                    c.get("COMBINE_INPUT_RECORDS", 0.0),
+                ),
+                "COMBINE_OUTPUT_RECORDS": (
+                    float(res.combine_output_records[i]),
+                    c.get("COMBINE_OUTPUT_RECORDS", 0.0),
+                ),
+                "MAP_OUTPUT_MATERIALIZED_BYTES": (
+                    float(res.materialized_bytes[i]),
+                    c.get("MAP_OUTPUT_MATERIALIZED_BYTES", 0.0),
+                ),
+            }
+        )
+    return out
