@@ -17,7 +17,13 @@ and across rounds:
   reaches when each measurement carries the noise the repeats show;
 - candidate terms, each scored on the runs not fitted (leave-one-round-out: a term's constant
   is fitted on the other round): a fixed per-reduce cost in the merge + reduce phases, and the
-  wait of a later map wave for its container.
+  wait of a later map wave for its container;
+- reduce_fixed_ms from each calibration history alone (the default of ``mrtune validate``:
+  :func:`mrtune.calibration.fixed_costs.reduce_fixed_from_history`) against the
+  leave-one-round-out value, on the same held-out runs;
+- each held-out record-counter miss against the distinct keys' sampling noise (the Zipf
+  law's variance at the model's combine sample sizes).
+The reports written with ``--reports-dir`` are the default's (reduce_fixed_ms from history).
 
 Usage: python benchmarks/yarn_rank_study.py R1.jsonl R2.jsonl --codec-runs runs-matrix.jsonl
        [--codec-runs ...] -o benchmarks/results/yarn-rank-study.json
