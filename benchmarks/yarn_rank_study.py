@@ -17,7 +17,13 @@ and across rounds:
   reaches when each measurement carries the noise the repeats show;
 - candidate terms, each scored on the runs not fitted (leave-one-round-out: a term's constant
   is fitted on the other round): a fixed per-reduce cost in the merge + reduce phases, and the
-  wait of a later map wave for its container.
+  wait of a later map wave for its container;
+- reduce_fixed_ms from each calibration history alone (the default of ``mrtune validate``:
+  :func:`mrtune.calibration.fixed_costs.reduce_fixed_from_history`) against the
+  leave-one-round-out value, on the same held-out runs;
+- each held-out record-counter miss against the distinct keys' sampling noise (the Zipf
+  law's variance at the model's combine sample sizes).
+The reports written with ``--reports-dir`` are the default's (reduce_fixed_ms from history).
 
 Usage: python benchmarks/yarn_rank_study.py R1.jsonl R2.jsonl --codec-runs runs-matrix.jsonl
        [--codec-runs ...] -o benchmarks/results/yarn-rank-study.json
@@ -214,6 +220,9 @@ _SCORED = (
     "merge_p90_error",
     "reduce_median_error",
     "reduce_p90_error",
+    "records_equal_share",
+    "bytes_equal_share",
+    "bytes_within_0.1pct_share",
     "counters_equal_share",
     "counters_within_0.1pct_share",
 )
@@ -384,21 +393,109 @@ def wave_wait_term(report: dict[str, Any], runs_by_label: dict[str, Any]) -> dic
     return {"runs_with_waves": rows}
 
 
+def _var_distinct(n: float, vocab: float, exponent: float) -> float:
+    """Variance of the distinct keys among ``n`` i.i.d. draws of the Zipf law: Poisson
+    sampling's ``Σ q(1 − q)`` (q: a key unseen) less the de-Poissonization term
+    ``n · (dE/dn)²`` (fixed n instead of Poisson(n))."""
+    from mrtune.costmodel.combiner import _rank_bins
+
+    if n <= 0:
+        return 0.0
+    p, counts = _rank_bins(vocab, exponent)
+    q = np.exp(n * np.log1p(-np.minimum(p, 1.0 - 1e-16)))
+    return max(float(np.sum(counts * q * (1 - q)) - n * np.sum(counts * p * q) ** 2), 0.0)
+
+
+def key_sampling_noise(report: dict[str, Any], runs: list[Any]) -> list[dict[str, Any]]:
+    """Each held-out record-counter miss of a combining job against the sampling noise of
+    the distinct keys it counts: the model gives the EXPECTED distinct keys of each combine
+    (the calibration's Zipf law), a run holds one realization. The standard deviation sums
+    the variances of the model's combine samples (every spill of every map, and the map's
+    whole output where the merge combines; the reduce's input for SPILLED_RECORDS again),
+    as independent draws: an approximation (a map's merge-level keys are correlated with
+    its spills'). A miss well inside one sigma cannot be told from the realization."""
+    from mrtune.costmodel import ConfigBatch, predict_job
+    from mrtune.harness.yarn_check import cluster_spec
+    from mrtune.harness.yarn_fidelity import calibration_profile
+    from mrtune.profiling.build import build_statistics
+    from mrtune.readers.conf import load_conf
+
+    by_label = {r.label: r for r in runs}
+    cals = {r["job"]: by_label[r["label"]] for r in report["runs"] if r["calibration"]}
+    profiles: dict[str, Any] = {}
+    out = []
+    for r in _held(report):
+        misses = {
+            k: v
+            for k, v in r["counter_misses"].items()
+            if k in ("SPILLED_RECORDS", "REDUCE_INPUT_RECORDS")
+        }
+        if not misses:
+            continue
+        if r["job"] not in profiles:
+            profiles[r["job"]] = calibration_profile(cals[r["job"]], None)
+        prof, terms = profiles[r["job"]]
+        st = prof.stats
+        if not prof.has_combiner or st.key_vocabulary is None or st.key_zipf_exponent is None:
+            continue
+        run = by_label[r["label"]]
+        _, cfg = build_statistics(load_history(run.jhist), load_conf(run.conf_xml))
+        pred = predict_job(
+            prof, ConfigBatch.from_configs([cfg]), cluster_spec(run.cluster, **terms)
+        )
+        v, s_ = float(st.key_vocabulary), float(st.key_zipf_exponent)
+        spill_var = final_var = 0.0
+        for g in pred.map_groups:
+            m, k = float(g.count[0]), float(g.result.spills[0])
+            full, last = (
+                float(g.result.records_per_full_spill[0]),
+                float(g.result.records_in_last_spill[0]),
+            )
+            spill_var += m * ((k - 1) * _var_distinct(full, v, s_) + _var_distinct(last, v, s_))
+            final_var += m * (
+                _var_distinct(float(g.result.output_records[0]), v, s_) if k > 1 else 0.0
+            )
+        rir_var = final_var if final_var > 0 else spill_var
+        sigma = {
+            "REDUCE_INPUT_RECORDS": math.sqrt(rir_var),
+            "SPILLED_RECORDS": math.sqrt(spill_var + final_var + rir_var),
+        }
+        for k, miss in misses.items():
+            out.append(
+                {
+                    "label": r["label"],
+                    "counter": k,
+                    "miss": miss,
+                    "sigma": sigma[k],
+                    "miss_in_sigma": miss / sigma[k] if sigma[k] > 0 else math.inf,
+                }
+            )
+    return out
+
+
 def _summary_of(report: dict[str, Any]) -> dict[str, Any]:
     return {k: report["summary"].get(k) for k in _SCORED}
 
 
 def _notes(out: dict[str, Any], k: str) -> list[str]:
     """What a reader of the report must know, in the figures this study measured."""
-    term, cr = out["reduce_fixed_cost"][k], out["cross_round_with_reduce_fixed"]
+    term, cr = out["reduce_fixed_cost"][k], out["cross_round_from_history"]
+    one = out["reduce_fixed_from_one_history"][k]
     lo, hi = out[k]["rank"]["load_avg_spread"]
     ceil = cr["perfect_model_spearman_under_noise"]
     return [
         "codec ratios: measured on OTHER runs of the same job and record generator "
         "(--codec-runs: local runs-matrix/runs-codecs), every run with the scored label left "
         "out; a codec no other run used keeps its prior (wc-codec-snappy)",
-        f"reduce_fixed_ms {term['fixed_ms']:.0f} ms: fitted on {term['fixed_ms_fitted_on']} "
-        "(leave-one-round-out), never on this round's runs",
+        "reduce_fixed_ms from each calibration history alone: "
+        + "; ".join(f"{j} {v['ms']:.0f} ms ({v['source']})" for j, v in one["fixed_ms"].items()),
+        f"against the leave-one-round-out value ({term['fixed_ms']:.0f} ms, fitted on "
+        f"{term['fixed_ms_fitted_on']}): job time median "
+        f"{one['leave_one_round_out']['job_time_median_error']:.1%} → "
+        f"{one['from_history']['job_time_median_error']:.1%}, p90 "
+        f"{one['leave_one_round_out']['job_time_p90_error']:.1%} → "
+        f"{one['from_history']['job_time_p90_error']:.1%}, Spearman "
+        f"{one['leave_one_round_out']['spearman']:.2f} → {one['from_history']['spearman']:.2f}",
         f"load average over the held-out runs {lo:.1f}-{hi:.1f} (1-minute, at each run's "
         "start; the calibration runs' in their rows); no repeats within a round",
         f"identical settings across the two rounds differ by "
@@ -407,6 +504,12 @@ def _notes(out: dict[str, Any], k: str) -> list[str]:
         f"{cr['spearman_round1_measured_vs_round2_measured']:.2f}; a perfect model under that "
         f"noise reaches Spearman {ceil['median']:.2f} (median; {ceil['share_reaching_0.9']:.0%} "
         "of draws reach 0.9): the Spearman goal is bounded by the referee's noise here",
+        *(
+            f"{m['label']}: {m['counter']} {m['miss']:+.1f} records, the distinct keys' "
+            f"sampling noise there ±{m['sigma']:.0f} (1 sigma, Zipf law): {m['miss_in_sigma']:+.2f} "
+            "sigma, an expected-value model cannot do better without the run's own spills"
+            for m in out[k]["record_misses_vs_key_sampling_noise"]
+        ),
         *(
             f"{p['label']} does {p['calibration']}'s work (same counters, same predicted time) "
             f"and measured {p['measured_vs_calibration']:+.0%} against it"
@@ -424,13 +527,14 @@ def main() -> None:
     ap.add_argument(
         "--reports-dir",
         type=Path,
-        help="write each round's YARN report with the term (fitted on the other round) here",
+        help="write each round's YARN report (reduce_fixed_ms from each calibration history) here",
     )
     args = ap.parse_args()
     cpu0 = time.process_time()
     codec = load_codec_runs(args.codec_runs) if args.codec_runs else None
     runs = {"round1": load_history_runs(args.round1), "round2": load_history_runs(args.round2)}
-    reports = {k: history_report(v, None, codec) for k, v in runs.items()}
+    # without the reduce's fixed term: the base the leave-one-round-out fit reads
+    reports = {k: history_report(v, None, codec, 0.0) for k, v in runs.items()}
     out: dict[str, Any] = {"load_avg_at_start": os.getloadavg()[0]}
     for k, rep in reports.items():
         by_label = {r.label: r for r in runs[k]}
@@ -446,6 +550,19 @@ def main() -> None:
     out["load_correction_study"] = load_explains(with_term)
     out["rank_with_reduce_fixed"] = {k: rank_breakers(v) for k, v in with_term.items()}
     out["cross_round_with_reduce_fixed"] = cross_round(with_term["round1"], with_term["round2"])
+    # the default: reduce_fixed_ms from each group's calibration history alone
+    from_history = {k: history_report(v, None, codec, None) for k, v in runs.items()}
+    out["reduce_fixed_from_one_history"] = {
+        k: {
+            "fixed_ms": rep["reduce_fixed_ms"],
+            "from_history": _summary_of(rep),
+            "leave_one_round_out": _summary_of(with_term[k]),
+        }
+        for k, rep in from_history.items()
+    }
+    out["cross_round_from_history"] = cross_round(from_history["round1"], from_history["round2"])
+    for k, rep in from_history.items():
+        out[k]["record_misses_vs_key_sampling_noise"] = key_sampling_noise(rep, runs[k])
     # per term, before/after on the held-out runs: priors and no term (the code before this
     # study), + codec ratios from other runs, + the reduce's fixed time from the other round
     out["terms"] = {
@@ -453,10 +570,11 @@ def main() -> None:
             "priors_no_term": _summary_of(history_report(runs[k], None, None, 0.0)),
             "codecs_from_other_runs": _summary_of(reports[k]),
             "codecs_and_reduce_fixed_ms": _summary_of(with_term[k]),
+            "codecs_and_reduce_fixed_from_history": _summary_of(from_history[k]),
         }
         for k in runs
     }
-    for k, rep in with_term.items():
+    for k, rep in from_history.items():
         if args.reports_dir:
             rep["load_avg_spread"] = out[k]["rank"]["load_avg_spread"]
             rep["notes"] = _notes(out, k)

@@ -192,6 +192,77 @@ def without_reduce_fixed(history: JobHistory, fixed_ms: float) -> JobHistory:
     return replace(history, attempts=[trim(a) for a in history.attempts])
 
 
+#: The prior of ``ClusterSpec.reduce_fixed_ms`` where one history cannot separate it (ms):
+#: ``Task.commit`` (org.apache.hadoop.mapred.Task) sends ``commitPending`` and then polls
+#: ``umbilical.canCommit`` with ``Thread.sleep(1000)`` between polls until the AM grants the
+#: commit; the grant goes through the AM's asynchronous dispatcher (TA_COMMIT_PENDING), so the
+#: first poll, made at once, usually loses the race and the reduce waits one full interval.
+#: Add DFSOutputStream's create/close and FileOutputCommitter's rename (tens of ms on a
+#: mini-cluster). Maps of a job with reduces commit nothing, so only reduces pay it.
+REDUCE_COMMIT_POLL_MS = 1000.0
+#: Reduces needed, and the spread of their input records (largest ÷ smallest), before the
+#: intercept of their reduce phases against their records is taken as measured: equal
+#: partitions (hash partitioning of many keys) leave the intercept an extrapolation.
+FIXED_FIT_MIN_REDUCES = 3
+FIXED_FIT_MIN_SPREAD = 1.5
+
+
+def _reduce_phases(history: JobHistory, cores: float, busy: float) -> list[tuple[float, float]]:
+    """(records, reduce-phase ms) per successful reduce attempt: sort finish → finish, its
+    per-record part taken as CPU and so divided by the attempt's contention stretch."""
+    stretch = attempt_stretch(history, cores, busy)
+    out = []
+    for a in history.attempts:
+        if not str(a.kind).upper().endswith("REDUCE") or a.sort_finish_ms is None:
+            continue
+        phase = float(a.finish_ms - a.sort_finish_ms)
+        recs = float((a.counters or {}).get("REDUCE_INPUT_RECORDS") or 0.0)
+        if phase >= 0:
+            out.append((recs * stretch.get(a.attempt_id, 1.0), phase))
+    return out
+
+
+def reduce_fixed_from_history(
+    history: JobHistory, cores: float, busy: float = 1.0
+) -> tuple[float, str]:
+    """``ClusterSpec.reduce_fixed_ms`` from ONE history, and its provenance.
+
+    Measured when the history can separate it: the intercept of the reduces' reduce phases
+    (sort finish → finish, ``ReduceAttemptFinishedEvent``) against their input records
+    (stretched by the contention each attempt ran under, :func:`attempt_stretch`), given
+    :data:`FIXED_FIT_MIN_REDUCES` reduces whose records differ by at least
+    :data:`FIXED_FIT_MIN_SPREAD` times, a slope ≥ 0 and an intercept inside every phase.
+    Else the prior :data:`REDUCE_COMMIT_POLL_MS` (one ``canCommit`` poll), never more than
+    the history's shortest reduce phase: the fixed part cannot exceed the phase that holds
+    it. 0 without reduces."""
+    pts = _reduce_phases(history, cores, busy)
+    if not pts:
+        return 0.0, "defaulted: the history has no reduce with its sort finish time"
+    shortest = min(y for _, y in pts)
+    xs = np.array([x for x, _ in pts])
+    ys = np.array([y for _, y in pts])
+    if len(pts) >= FIXED_FIT_MIN_REDUCES and xs.min() > 0:
+        if xs.max() / xs.min() >= FIXED_FIT_MIN_SPREAD:
+            slope, icpt = np.polyfit(xs, ys, 1)
+            if slope >= 0 and 0 <= icpt <= shortest:
+                return float(icpt), (
+                    f"measured: intercept of {len(pts)} reduces' reduce phases against "
+                    f"their input records (records {xs.min():.0f}-{xs.max():.0f})"
+                )
+    value = min(REDUCE_COMMIT_POLL_MS, shortest)
+    why = (
+        f"{len(pts)} reduce(s) with input records within {FIXED_FIT_MIN_SPREAD:g}x of each "
+        "other do not separate it"
+        if len(pts) > 1
+        else "one reduce does not separate it from its per-record time"
+    )
+    capped = value < REDUCE_COMMIT_POLL_MS
+    cap = f", capped at the shortest reduce phase {shortest:.0f} ms" if capped else ""
+    return float(value), (
+        f"prior: Task.commit's canCommit poll ({REDUCE_COMMIT_POLL_MS:.0f} ms){cap}; {why}"
+    )
+
+
 def reduce_ramp_ms(history: JobHistory, slowstart: float) -> float | None:
     """Median delay from the moment a reduce could have a container to its launch.
 

@@ -148,12 +148,12 @@ def validate_histories(
     format,
     output,
     codec_runs: list[Path] = (),
-    reduce_fixed_ms: float = 0.0,
+    reduce_fixed_ms: float | None = None,
 ) -> None:
     """``mrtune validate runs.jsonl`` for YARN runs: counters, waves, job time per run
     (``calibrate``: one label per job group, default each group's ``<job>-default``;
     ``codec_runs``: records whose compressed runs give the codec ratios;
-    ``reduce_fixed_ms``: ``ClusterSpec.reduce_fixed_ms`` measured on other runs)."""
+    ``reduce_fixed_ms``: measured on other runs; None: from the calibration history)."""
     import json
 
     from mrtune.harness.yarn_codecs import load_codec_runs
@@ -174,7 +174,7 @@ def validate_histories(
         p, m, pe = r["predicted"], r["measured"], r.get("phase_errors", {})
         table.add_row(
             r["label"] + (" *" if r["calibration"] else ""),
-            f"{r['counters_equal']}/{r['counters']}",
+            f"{r['records_equal']}/{r['records']}",
             f"{p['map_waves']}/{m['map_waves']}",
             f"{p['job_ms'] / 1000:.1f}/{m['job_ms'] / 1000:.1f}",
             f"{r['job_time_error']:+.0%}",

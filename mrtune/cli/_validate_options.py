@@ -46,13 +46,14 @@ CODEC_RUNS_OPT = Annotated[
     ),
 ]
 REDUCE_FIXED_MS_OPT = Annotated[
-    float,
+    float | None,
     typer.Option(
         "--reduce-fixed-ms",
         min=0.0,
         max=600_000.0,
-        help="YARN histories: each reduce's fixed wall time after its merge (HDFS "
-        "output, task commit), measured on other runs (benchmarks/yarn_rank_study.py).",
+        help="YARN histories: each reduce's fixed wall time after its merge (task "
+        "commit, HDFS output), if measured on other runs; default: from the calibration "
+        "history (else a 1 s canCommit-poll prior); 0: no such term.",
     ),
 ]
 TIMES_OPT = Annotated[

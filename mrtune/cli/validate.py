@@ -231,7 +231,7 @@ def validate(
     calibrate: CALIBRATE_OPT = None,
     measure_codecs: MEASURE_CODECS_OPT = False,
     codec_runs: CODEC_RUNS_OPT = None,
-    reduce_fixed_ms: REDUCE_FIXED_MS_OPT = 0.0,
+    reduce_fixed_ms: REDUCE_FIXED_MS_OPT = None,
     times: TIMES_OPT = "median",
     machine: MACHINE_OPT = None,
     format: FORMAT_OPT = OutputFormat.text,

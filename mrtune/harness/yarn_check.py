@@ -25,7 +25,22 @@ from mrtune.profiling.build import profile_config
 from mrtune.readers import load_history
 from mrtune.readers.history import JobHistory
 
-#: Counters the model computes exactly from the dataflow (same code path on YARN as locally).
+#: Record counters (Hadoop's ``TaskCounter`` record counts): issue 21's goal "record counters
+#: equal" is over these.
+RECORDS_ONLY = (
+    "MAP_INPUT_RECORDS",
+    "MAP_OUTPUT_RECORDS",
+    "SPILLED_RECORDS",
+    "REDUCE_INPUT_RECORDS",
+)
+#: Byte counters of the map output (serialized pairs; IFile segments as written and shuffled),
+#: reported apart: equal, and within 0.1%.
+BYTE_COUNTERS = (
+    "MAP_OUTPUT_BYTES",
+    "MAP_OUTPUT_MATERIALIZED_BYTES",
+    "REDUCE_SHUFFLE_BYTES",
+)
+#: Counters the model computes from the dataflow (same code path on YARN as locally).
 RECORD_COUNTERS = (
     "MAP_INPUT_RECORDS",
     "MAP_OUTPUT_RECORDS",

@@ -21,10 +21,13 @@ a reduce's launch (``reduce_ramp_ms``, the AM's and NodeManagers' heartbeats). P
 then stretch each wave by the containers it runs at once.
 
 Codec ratios (``codec_runs``, :mod:`mrtune.harness.yarn_codecs`) come from OTHER runs of the
-same job and record generator, never from a run with the scored label; a reduce's fixed wall
-time after its merge (``reduce_fixed_ms``: HDFS output create/close, the task commit) is
-measured on other runs too (the other round of the matrix, ``benchmarks/yarn_rank_study.py``),
-taken out of the calibration run's reduce phase before the fit and added to every prediction.
+same job and record generator, never from a run with the scored label. A reduce's fixed wall
+time after its merge (``reduce_fixed_ms``: the task commit's ``canCommit`` poll, HDFS output
+create/close) comes from the calibration history alone
+(:func:`~mrtune.calibration.fixed_costs.reduce_fixed_from_history`: measured where its reduces
+separate it, else a documented prior) or is given (measured on other runs,
+``benchmarks/yarn_rank_study.py``); it is taken out of the calibration run's reduce phase
+before the fit and added to every prediction.
 
 Figures: record counters equal, map waves equal, per-phase times (:data:`PHASES`), job time
 error (median, p90) and the Spearman correlation of predicted and measured job times, over
@@ -44,6 +47,7 @@ import numpy as np
 
 from mrtune.calibration.fixed_costs import (
     container_cores,
+    reduce_fixed_from_history,
     reduce_ramp_ms,
     without_contention,
     without_reduce_fixed,
@@ -53,7 +57,7 @@ from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec, measured_figures
 from mrtune.harness.yarn_run import MiniCluster
-from mrtune.harness.yarn_summary import PHASES, summarize
+from mrtune.harness.yarn_summary import PHASES, counter_fields, summarize
 from mrtune.profiling.build import build_statistics, profile_config
 from mrtune.readers import load_history
 from mrtune.readers.conf import load_conf
@@ -213,7 +217,7 @@ def history_report(
     runs: list[HistoryRun],
     calibrate: str | list[str] | None = None,
     codec_runs: list[Any] | None = None,
-    reduce_fixed_ms: float = 0.0,
+    reduce_fixed_ms: float | None = None,
 ) -> dict[str, Any]:
     """Calibrate each job group on its label in ``calibrate`` (default: its ``-default`` run,
     else its first run) and predict every run of the group from that one profile.
@@ -222,8 +226,10 @@ def history_report(
     YARN); a compressed run then takes its codec's ratio from them, never from a run with its
     own label (:mod:`mrtune.harness.yarn_codecs`); else the documented priors.
     ``reduce_fixed_ms``: the fixed wall time per reduce after its merge
-    (``ClusterSpec.reduce_fixed_ms``), measured on OTHER runs (another round of the matrix:
-    ``benchmarks/yarn_rank_study.py``); taken out of the calibration run's reduce phase
+    (``ClusterSpec.reduce_fixed_ms``); None (default): from each group's calibration history
+    alone, as a user with one .jhist has it (measured where its reduces separate it, else
+    the documented prior); a number: measured on OTHER runs (another round of the matrix:
+    ``benchmarks/yarn_rank_study.py``). Taken out of the calibration run's reduce phase
     before the fit and added back to every prediction. 0: no such term."""
     groups = list(dict.fromkeys(r.group for r in runs))
     wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
@@ -244,20 +250,30 @@ def history_report(
         if codec_runs
         else "priors (CODEC_PRIORS)"
     )
-    out["reduce_fixed_ms"] = reduce_fixed_ms
+    out["reduce_fixed_ms"] = {
+        r["job"]: {
+            "ms": r["cluster_terms"].get("reduce_fixed_ms", 0.0),
+            "source": r.get("reduce_fixed_source", ""),
+        }
+        for r in rows
+        if r["calibration"]
+    }
     if len(groups) > 1:
         out["groups"] = {g: summarize([r for r in rows if r["job"] == g]) for g in groups}
     return out
 
 
 def calibration_profile(
-    cal: HistoryRun, reduce_fixed_ms: float = 0.0
+    cal: HistoryRun, reduce_fixed_ms: float | None = None
 ) -> tuple[Any, dict[str, float]]:
     """The profile of the calibration run's history and the cluster-level terms measured on
     it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
     without the CPU contention of the containers that ran beside them (the history's own
     timeline over the host's cores), and the reduces' ramp-up delay is read off the same
-    timeline. Nothing comes from the runs it is judged on."""
+    timeline. ``reduce_fixed_ms`` None: from this history too
+    (:func:`~mrtune.calibration.fixed_costs.reduce_fixed_from_history`, its provenance in the
+    profile's ``cluster.reduce_fixed_ms``); a number: measured elsewhere; 0: no such term.
+    Nothing comes from the runs it is judged on."""
     history = load_history(cal.jhist)
     conf = load_conf(cal.conf_xml)
     _, cfg = build_statistics(history, conf)
@@ -267,10 +283,17 @@ def calibration_profile(
     busy = container_cores(history, _container_start(cal), cores)
     if busy is not None:
         measured["container_cores"] = busy
+    if reduce_fixed_ms is None:
+        reduce_fixed_ms, how = reduce_fixed_from_history(history, cores, busy or 1.0)
+    else:
+        how = "given: measured on other runs (--reduce-fixed-ms)" if reduce_fixed_ms else ""
     if reduce_fixed_ms > 0:
         measured["reduce_fixed_ms"] = reduce_fixed_ms
     fit_on = without_contention(without_reduce_fixed(history, reduce_fixed_ms), cores, busy or 1.0)
     profile = build_profile(fit_on, conf)
+    if how:
+        prov = {**profile.provenance, "cluster.reduce_fixed_ms": how}
+        profile = profile.model_copy(update={"provenance": prov})
     slowstart = cfg.reduce_slowstart if cfg is not None else 0.05
     ramp = reduce_ramp_ms(history, slowstart)
     if ramp is not None:
@@ -279,7 +302,10 @@ def calibration_profile(
 
 
 def _group_rows(
-    members: list[HistoryRun], cal: HistoryRun, codec_runs: list[Any], reduce_fixed_ms: float
+    members: list[HistoryRun],
+    cal: HistoryRun,
+    codec_runs: list[Any],
+    reduce_fixed_ms: float | None,
 ) -> list[dict[str, Any]]:
     from mrtune.harness.yarn_codecs import with_codecs_from
 
@@ -304,12 +330,6 @@ def _group_rows(
         meas.update(_job_ends(run.jhist))
         pred = _predict(profile, run, measured)
         pred["job_ms"] += overhead
-        # the model's counts are floats (a distinct-key law, a codec ratio): equal = same count
-        equal = [
-            k
-            for k in RECORD_COUNTERS
-            if meas.get(k) is not None and k in pred and round(pred[k]) == round(meas[k])
-        ]
         rows.append(
             {
                 "label": run.label,
@@ -317,6 +337,9 @@ def _group_rows(
                 "calibration": run is cal,
                 # the cluster-level terms measured on the calibration run's history
                 "cluster_terms": measured if run is cal else {},
+                "reduce_fixed_source": base.provenance.get("cluster.reduce_fixed_ms", "")
+                if run is cal
+                else "",
                 # what the calibration's job time holds beyond the model's tasks (the AM's
                 # set-up before the first container, the job commit), added to every run
                 "job_overhead_ms": overhead,
@@ -324,14 +347,7 @@ def _group_rows(
                 "codec_sources": codec_sources,
                 "measured": meas,
                 "predicted": pred,
-                "counters_equal": len(equal),
-                "counters": sum(meas.get(k) is not None for k in RECORD_COUNTERS),
-                # the unequal ones and how far: relative error of the model's count
-                "counter_errors": {
-                    k: (pred[k] - meas[k]) / meas[k] if meas[k] else math.inf
-                    for k in RECORD_COUNTERS
-                    if meas.get(k) is not None and k in pred and k not in equal
-                },
+                **counter_fields(meas, pred),
                 "waves_equal": pred["map_waves"] == meas["map_waves"],
                 "job_time_error": (pred["job_ms"] - meas["job_ms"]) / meas["job_ms"]
                 if meas["job_ms"] > 0

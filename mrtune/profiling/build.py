@@ -23,6 +23,7 @@ from mrtune.costmodel.profile import (
 from mrtune.errors import InputError
 from mrtune.profiling.baseline import profile_config, profiled_config
 from mrtune.profiling.cluster_facts import infer_cluster
+from mrtune.profiling.combine_fit import knots_on_model_layout
 from mrtune.profiling.dataflow import (
     UNKNOWN_COMBINER,
     JobContext,
@@ -115,6 +116,10 @@ def build_statistics(
         observed_counters=job.J,
         warnings=_dedupe(job.warnings),
     )
+    if ms.has_combiner and not job.map_only:
+        maps = [a.counters for a in job.h.successful("map")]
+        groups = float(job.R.get("REDUCE_INPUT_GROUPS") or 0.0)
+        profile = knots_on_model_layout(profile, cfg, maps, ms.spills <= 1, groups)
     return profile, cfg
 
 

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from mrtune.calibration.fixed_costs import (
+    REDUCE_COMMIT_POLL_MS,
     attempt_stretch,
     container_cores,
+    reduce_fixed_from_history,
     reduce_ramp_ms,
     without_contention,
 )
@@ -192,3 +194,40 @@ def test_without_reduce_fixed_trims_the_reduce_phase_only() -> None:
     # at most the phase: a 400 ms reduce phase keeps no per-record time
     assert by_id[short.attempt_id].finish_ms == 3000
     assert without_reduce_fixed(h, 0.0) is h
+
+
+def _reduce(i: int, records: float, phase_ms: int, start: int = 0) -> AttemptRecord:
+    return AttemptRecord(
+        f"attempt_1_0001_r_{i:06d}_0",
+        f"t_r_{i}",
+        "REDUCE",
+        start,
+        start + 1000 + phase_ms,
+        shuffle_finish_ms=start + 800,
+        sort_finish_ms=start + 1000,
+        counters={"REDUCE_INPUT_RECORDS": records},
+    )
+
+
+def test_reduce_fixed_is_the_intercept_when_the_reduces_records_spread() -> None:
+    """Reduces of 1 k, 2 k and 4 k records at 600 ms + 0.5 ms a record, one after another
+    (no contention): the intercept is measured."""
+    reds = [
+        _reduce(i, n, int(600 + 0.5 * n), start=10_000 * i) for i, n in enumerate([1e3, 2e3, 4e3])
+    ]
+    value, how = reduce_fixed_from_history(_history(reds), cores=4.0)
+    assert value == pytest.approx(600.0, abs=1.0)
+    assert how.startswith("measured: intercept of 3 reduces")
+
+
+def test_reduce_fixed_falls_back_to_the_commit_poll_prior_capped_by_the_phase() -> None:
+    # one reduce: the prior, one canCommit poll
+    value, how = reduce_fixed_from_history(_history([_reduce(0, 5e3, 1800)]), cores=4.0)
+    assert value == REDUCE_COMMIT_POLL_MS and how.startswith("prior: Task.commit")
+    # equal partitions: no intercept to read; a phase shorter than the poll caps it
+    same = [_reduce(i, 5e3 + i, 700 + 50 * i, start=10_000 * i) for i in range(4)]
+    value, how = reduce_fixed_from_history(_history(same), cores=4.0)
+    assert value == 700.0 and "capped at the shortest reduce phase 700 ms" in how
+    assert "4 reduce(s)" in how
+    # a map-only history: no term
+    assert reduce_fixed_from_history(_history([_a("MAP", 0, 0, 500)]), cores=4.0)[0] == 0.0
