@@ -29,17 +29,12 @@ LONG_FUNCTIONS: dict[str, str] = {
     # -- debts: the reason in brackets, to be split next
     "costmodel/job.py:predict_job": f"{DEBT} (map tasks, reduce tasks, waves and "
     "counters in one vectorised pass; the ~40 arrays it threads want a dataclass first)",
-    "optimizer/batch/_cluster.py:choose_cluster_config": f"{DEBT} (candidate "
-    "generation, the stacked scoring passes and the per-knob descent share one loop state)",
-    "optimizer/batch/_run.py:run_batch": f"{DEBT} (discover, resume, tune, "
-    "cluster-wide stage, write)",
     "mrtune/profiling/starfish.py:load_starfish": f"{DEBT} (one pass over Starfish's "
     "four files in their order)",
     "mrtune/calibration/fidelity.py:build_report": f"{DEBT} (calibrate, predict, "
     "compare, one job after another)",
     "mrtune/calibration/fidelity.py:summarize": f"{DEBT} (one figure after another "
     "of the fidelity report's summary table)",
-    "benchmarks/bench_batch.py:main": f"{DEBT} (the batch benchmark, beside optimizer/batch)",
     # -- one format or algorithm read straight through, in its own order
     "costmodel/scheduler.py:_yarn_loop": "the YARN event loop with the container pool's "
     "heaps inlined: a call per event was the simulation's whole cost (issue 18: 4.9-7.9 "
@@ -68,8 +63,6 @@ LONG_MODULES: dict[str, str] = {
     "mrtune/profiling/starfish.py": f"{DEBT} (Starfish's statistics, cost factors "
     "and timings mapped field by field, reference Tables 2 and 3)",
     "mrtune/readers/starfish.py": f"{DEBT} (Starfish's profile and input XML formats)",
-    "search_spaces/space.py": f"{DEBT} (the search space of one job: ranges, grids, "
-    "repair, feasibility and the unit-cube mapping the strategies share)",
     # -- one module per format or command, read straight through
     "benchmarks/yarn_rank_study.py": "a study script: each term's leave-one-round-out check "
     "and the noise ceiling of the rank order, in the order the report gives them",
