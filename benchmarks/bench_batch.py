@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -119,7 +120,7 @@ def quality(path: Path, n: int, nodes: int) -> dict[str, float]:
     }
 
 
-def main() -> None:
+def _parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
@@ -130,7 +131,80 @@ def main() -> None:
     ap.add_argument("--objective", default="time")
     ap.add_argument("--quality", type=int, default=0, help="jobs compared with exhaustive")
     ap.add_argument("--json", type=Path, default=None, help="append the figures here")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def run_once(args: argparse.Namespace, tmp: Path) -> dict[str, object]:
+    """The batch on the trace (its first ``--limit`` rows) and a re-run of the finished
+    batch, with the figures of the module docstring."""
+    trace = args.trace
+    if args.limit:
+        trace = tmp / "trace.tsv"
+        lines = args.trace.read_text().splitlines(keepends=True)[: args.limit]
+        trace.write_text("".join(lines))
+    stages: dict[str, float] = {}
+    started: dict[str, float] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        started.setdefault(stage, now)
+        stages[stage] = now - started[stage]
+
+    settings = BatchSettings(cluster=ClusterSpec(num_nodes=args.nodes), objective=args.objective)
+    sampler = TreeSampler()
+    sampler.start()
+    t0 = time.perf_counter()
+    rep = run_batch([trace], tmp / "out", settings, workers=args.workers, progress=progress)
+    wall = time.perf_counter() - t0
+    sampler.sample()
+    sampler.stop.set()
+    # Re-running the finished batch: everything comes from the store.
+    t1 = time.perf_counter()
+    again = run_batch([trace], tmp / "out", settings, workers=args.workers, resume=True)
+    rerun = time.perf_counter() - t1
+    assert again.computed == 0 and again.cluster_cached
+    db_mb = (tmp / "out" / "batch.sqlite").stat().st_size / 2**20
+    return _figures(rep, wall, stages, sampler, rerun, db_mb)
+
+
+def _figures(
+    rep: Any,
+    wall: float,
+    stages: dict[str, float],
+    sampler: TreeSampler,
+    rerun: float,
+    db_mb: float,
+) -> dict[str, object]:
+    s = rep.summary
+    cpu_ms = 1e3 * sampler.total_cpu() / rep.jobs
+    tuning_s = stages.get("tuning jobs", 0.0)
+    return {
+        "jobs": rep.jobs,
+        "tuned": s["tuned"],
+        "skipped": s.get("skipped", 0),
+        "failed": s["failed"],
+        "skipped_by_reason": s.get("skipped_by_reason", {}),
+        "failed_by_reason": s.get("failed_by_reason", {}),
+        "wall_s": round(wall, 2),
+        "jobs_per_s": round(rep.jobs / wall, 1),
+        "tuning_stage_s": round(tuning_s, 2),
+        "tuning_jobs_per_s": round(rep.jobs / max(tuning_s, 1e-9), 1),
+        "stage_wall_s": {k: round(v, 2) for k, v in stages.items()},
+        "cpu_s_tree": round(sampler.total_cpu(), 1),
+        "cpu_ms_per_job": round(cpu_ms, 2),
+        "peak_rss_mb_tree": round(sampler.peak_rss / 2**20, 1),
+        "goal_wall_met": wall <= GOAL_S,
+        "goal_cpu_met": cpu_ms <= GOAL_CPU_MS_PER_JOB,
+        "rerun_finished_batch_s": round(rerun, 2),
+        "sqlite_mb": round(db_mb, 1),
+        "hours_saved": round(s["predicted_hours_saved"], 2),
+        "cluster_wide": s.get("cluster_wide", {}).get("settings"),
+        "load_average_at_end": os.getloadavg(),
+    }
+
+
+def main() -> None:
+    args = _parse_args()
     out: dict[str, object] = {
         "trace": args.trace.name,
         "workers": args.workers,
@@ -140,72 +214,7 @@ def main() -> None:
     }
     if args.limit != 0:
         with tempfile.TemporaryDirectory() as tmp:
-            trace = args.trace
-            if args.limit:
-                trace = Path(tmp) / "trace.tsv"
-                lines = args.trace.read_text().splitlines(keepends=True)[: args.limit]
-                trace.write_text("".join(lines))
-            stages: dict[str, float] = {}
-            started: dict[str, float] = {}
-
-            def progress(stage: str, done: int, total: int) -> None:
-                now = time.perf_counter()
-                started.setdefault(stage, now)
-                stages[stage] = now - started[stage]
-
-            sampler = TreeSampler()
-            sampler.start()
-            t0 = time.perf_counter()
-            rep = run_batch(
-                [trace],
-                Path(tmp) / "out",
-                BatchSettings(cluster=ClusterSpec(num_nodes=args.nodes), objective=args.objective),
-                workers=args.workers,
-                progress=progress,
-            )
-            wall = time.perf_counter() - t0
-            sampler.sample()
-            sampler.stop.set()
-            # Re-running the finished batch: everything comes from the store.
-            t1 = time.perf_counter()
-            again = run_batch(
-                [trace],
-                Path(tmp) / "out",
-                BatchSettings(cluster=ClusterSpec(num_nodes=args.nodes), objective=args.objective),
-                workers=args.workers,
-                resume=True,
-            )
-            rerun = time.perf_counter() - t1
-            assert again.computed == 0 and again.cluster_cached
-            db_mb = (Path(tmp) / "out" / "batch.sqlite").stat().st_size / 2**20
-            s = rep.summary
-            out.update(
-                {
-                    "jobs": rep.jobs,
-                    "tuned": s["tuned"],
-                    "skipped": s.get("skipped", 0),
-                    "failed": s["failed"],
-                    "skipped_by_reason": s.get("skipped_by_reason", {}),
-                    "failed_by_reason": s.get("failed_by_reason", {}),
-                    "wall_s": round(wall, 2),
-                    "jobs_per_s": round(rep.jobs / wall, 1),
-                    "tuning_stage_s": round(stages.get("tuning jobs", 0.0), 2),
-                    "tuning_jobs_per_s": round(
-                        rep.jobs / max(stages.get("tuning jobs", 1e-9), 1e-9), 1
-                    ),
-                    "stage_wall_s": {k: round(v, 2) for k, v in stages.items()},
-                    "cpu_s_tree": round(sampler.total_cpu(), 1),
-                    "cpu_ms_per_job": round(1e3 * sampler.total_cpu() / rep.jobs, 2),
-                    "peak_rss_mb_tree": round(sampler.peak_rss / 2**20, 1),
-                    "goal_wall_met": wall <= GOAL_S,
-                    "goal_cpu_met": 1e3 * sampler.total_cpu() / rep.jobs <= GOAL_CPU_MS_PER_JOB,
-                    "rerun_finished_batch_s": round(rerun, 2),
-                    "sqlite_mb": round(db_mb, 1),
-                    "hours_saved": round(s["predicted_hours_saved"], 2),
-                    "cluster_wide": s.get("cluster_wide", {}).get("settings"),
-                    "load_average_at_end": os.getloadavg(),
-                }
-            )
+            out.update(run_once(args, Path(tmp)))
     if args.quality:
         out["quality_vs_exhaustive"] = quality(args.trace, args.quality, args.nodes)
     text = json.dumps(out, indent=2)

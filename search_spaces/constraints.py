@@ -64,7 +64,7 @@ def followed_heap_mb(
 
     Derived heaps are ``ceil(memory.mb × ratio)`` (Hadoop 3 ``JobConf.getTaskJavaOpts``). An
     explicit ``-Xmx`` is rewritten to ``floor(memory.mb × ratio)`` when the container changes
-    (:func:`mrtune.search_spaces.space._heap_follows`) and kept as it is when it does not, so
+    (:func:`mrtune.search_spaces.properties._heap_follows`) and kept as it is when it does not, so
     the constraints and the model see the heap that is written.
     """
     mb = np.asarray(container_mb, dtype=np.float64)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -24,21 +23,26 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
 from mrtune.search_spaces.constraints import (
-    CONSTRAINTS,
     SORT_BUFFER_HEAP_SHARE,
     CodecVerdict,
-    clip_valid,
     followed_heap_mb,
     job_codec_verdicts,
     map_output_bytes,
     max_reducers_for,
     min_split_for,
     narrowed,
-    within_valid,
 )
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
-
-Values = dict[str, np.ndarray]
+from mrtune.search_spaces.properties import (  # noqa: F401 - re-exported
+    HEAP_OPTS,
+    knob_property_names,
+    knob_to_properties,
+)
+from mrtune.search_spaces.values import (  # noqa: F401 - re-exported
+    Values,
+    feasible_values,
+    repair_values,
+)
 
 
 @dataclass(frozen=True)
@@ -358,44 +362,6 @@ class SearchSpace:
         return self.base.with_changes(changes)
 
 
-Context = Mapping[str, "float | np.ndarray"]
-
-
-def repair_values(knobs: list[Knob], values: Values, ctx: Context) -> Values:
-    """:meth:`SearchSpace.repair` for ``knobs`` under ``ctx`` (:meth:`SearchSpace.context`).
-
-    ``ctx`` entries may be arrays aligned with the values (one job's context per row), so
-    many jobs with the same knobs are repaired in one pass: every operation is elementwise,
-    so each row gets exactly the values its own job's repair gives. ``hadoop1`` must stay a
-    scalar (it selects a rule), as must the heap flags when a container size is searched.
-    """
-    v = {k: np.asarray(values[k], dtype=np.float64).copy() for k in values}
-    for k in knobs:
-        if k.name in v and k.kind in {"int", "float"}:
-            v[k.name] = clip_valid(k, v[k.name])
-            if k.kind == "int":
-                v[k.name] = np.round(v[k.name])
-    for c in CONSTRAINTS:
-        v = c.repair(v, ctx)  # type: ignore[arg-type]
-    for k in knobs:
-        if k.name in v and k.kind == "int":
-            v[k.name] = np.floor(v[k.name])
-    return v
-
-
-def feasible_values(knobs: list[Knob], values: Values, ctx: Context) -> np.ndarray:
-    """:meth:`SearchSpace.feasible` for ``knobs`` under ``ctx`` (scalars or per-row arrays,
-    as in :func:`repair_values`)."""
-    v = {k: np.asarray(values[k], dtype=np.float64) for k in values}
-    ok = np.ones(len(next(iter(v.values()))), dtype=bool)
-    for k in knobs:
-        if k.name in v and k.kind in {"int", "float"}:
-            ok &= within_valid(k, v[k.name])
-    for c in CONSTRAINTS:
-        ok &= c.check(v, ctx)  # type: ignore[arg-type]
-    return ok
-
-
 _GRIDS: dict[int, tuple[Knob, np.ndarray]] = {}
 #: Codec knobs cut to the codecs a job may use (frozen knobs, made once per choice set).
 _OFFERED: dict[tuple[int, tuple[str, ...]], tuple[Knob, Knob]] = {}
@@ -417,68 +383,3 @@ def _registry_grid(knob: Knob) -> np.ndarray:
     if len(_GRIDS) < 4096:
         _GRIDS[id(knob)] = (knob, base)
     return base
-
-
-#: The JVM options property whose ``-Xmx`` follows a container-memory knob.
-HEAP_OPTS = {
-    Role.map_memory: "mapreduce.map.java.opts",
-    Role.reduce_memory: "mapreduce.reduce.java.opts",
-}
-
-
-def knob_property_names(knob: Knob) -> tuple[str, ...]:
-    """Every Hadoop property :func:`knob_to_properties` may write for ``knob``."""
-    if knob.role in HEAP_OPTS:
-        return (knob.name, HEAP_OPTS[knob.role])
-    return (knob.companion, knob.name) if knob.companion else (knob.name,)
-
-
-def _heap_follows(knob: Knob, mb: int, base: HadoopConfig) -> dict[str, object]:
-    """The ``java.opts`` to write with a new container size, when the job names its heap.
-
-    A heap set explicitly (``-Xmx`` in ``mapreduce.{map,reduce}.java.opts`` or
-    ``mapred.child.java.opts``) does not follow the container: left alone, a smaller container
-    would hold a larger heap, and YARN kills it (MAPREDUCE-5785 derives the heap only when no
-    ``-Xmx`` is given). So the ``-Xmx`` is rewritten to ``mapreduce.job.heap.memory-mb.ratio``
-    of the container, the share Hadoop 3 itself leaves for the JVM's own overhead.
-    """
-    side_opts = base.map_java_opts if knob.role == Role.map_memory else base.reduce_java_opts
-    opts = side_opts or base.child_java_opts
-    if parse_xmx(opts) is None:
-        return {}  # Hadoop derives the heap from the container (ratio): nothing to write
-    heap_mb = max(1, math.floor(mb * base.heap_memory_mb_ratio))
-    return {HEAP_OPTS[knob.role]: re.sub(r"-Xmx\S+", f"-Xmx{heap_mb}m", opts or "")}
-
-
-def knob_to_properties(
-    knob: Knob, value: float | int | bool | str, base: HadoopConfig, profile: JobProfile
-) -> dict[str, object]:
-    """The Hadoop properties that realise ``knob = value`` (codecs and splits need two).
-
-    A codec knob writes its on/off switch (``none`` = off) and the codec class; the combiner
-    knob the job's combiner class or none; the split knob the effective split size as
-    FileInputFormat's ``max(minSize, min(maxSize, blockSize))`` (reference §8.4): a size at or
-    above the block through ``minsize``, a smaller one through ``maxsize``.
-    """
-    if knob.role in CODEC_ROLES:
-        assert knob.companion is not None
-        if value == "none":
-            return {knob.companion: False}
-        return {knob.companion: True, knob.name: value}
-    if knob.role == Role.combiner:
-        return {
-            knob.name: (profile.combine_class or base.combine_class or "combiner") if value else ""
-        }
-    if knob.role == Role.split_size:
-        assert knob.companion is not None
-        size = int(value)
-        if size >= base.dfs_blocksize:
-            keep_max = base.split_maxsize >= 2**62
-            return {
-                knob.companion: size,
-                knob.name: base.split_maxsize if keep_max else max(size, base.split_maxsize),
-            }
-        return {knob.name: size, knob.companion: min(base.split_minsize, size)}
-    if knob.role in HEAP_OPTS:
-        return {knob.name: value, **_heap_follows(knob, int(value), base)}
-    return {knob.name: value}

@@ -29,11 +29,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     # -- debts: the reason in brackets, to be split next
     "costmodel/job.py:predict_job": f"{DEBT} (map tasks, reduce tasks, waves and "
     "counters in one vectorised pass; the ~40 arrays it threads want a dataclass first)",
-    "optimizer/batch/_cluster.py:choose_cluster_config": f"{DEBT} (candidate "
-    "generation, the stacked scoring passes and the per-knob descent share one loop state)",
-    "optimizer/batch/_run.py:run_batch": f"{DEBT} (discover, resume, tune, "
-    "cluster-wide stage, write)",
-    "benchmarks/bench_batch.py:main": f"{DEBT} (the batch benchmark, beside optimizer/batch)",
     # -- one format or algorithm read straight through, in its own order
     "costmodel/scheduler.py:_yarn_loop": "the YARN event loop with the container pool's "
     "heaps inlined: a call per event was the simulation's whole cost (issue 18: 4.9-7.9 "
@@ -58,8 +53,6 @@ LONG_MODULES: dict[str, str] = {
     "points and the codec and overlap columns)",
     "mrtune/calibration/run_profile.py": f"{DEBT} (run record → profile steps and "
     "the key-law and combiner fits)",
-    "search_spaces/space.py": f"{DEBT} (the search space of one job: ranges, grids, "
-    "repair, feasibility and the unit-cube mapping the strategies share)",
     # -- one module per format or command, read straight through
     "benchmarks/yarn_rank_study.py": "a study script: each term's leave-one-round-out check "
     "and the noise ceiling of the rank order, in the order the report gives them",

@@ -171,7 +171,43 @@ def choose_cluster_config(
             for n in names
         ]
     )
-    obj = "current_gb_s" if settings.objective == "resources" else "current_ms"
+    cand, grids = _candidates(tuned, names, baseline, settings.objective, n_top)
+    items = [(refs[r["key"]], r["best_encoded"]) for r in tuned]
+    totals = _Totals(executor, settings, names, items, chunk, progress)
+    tot = totals(cand, "cluster-wide config: candidates")
+    base_idx = np.nonzero((cand == baseline).all(axis=1))[0]
+    total_baseline = float(tot[base_idx[0]])
+    i = int(np.argmin(tot))
+    x, cx, values, exact = _descend(
+        totals, cand[i].copy(), float(tot[i]), grids, baseline, names, max_rounds
+    )
+    x, cx, values = _prune_settings(
+        totals, x, cx, values, baseline, names, total_baseline, min_gain
+    )
+    return ClusterChoice(
+        names=names,
+        values={n: float(x[j]) for j, n in enumerate(names)},
+        baseline={n: float(baseline[j]) for j, n in enumerate(names)},
+        total_baseline=total_baseline,
+        total_chosen=cx,
+        marginal=values,
+        marginal_exact=exact,
+        passes=totals.passes,
+        candidates_evaluated=totals.evaluated,
+        jobs=len(items),
+    )
+
+
+def _candidates(
+    tuned: list[dict[str, Any]],
+    names: list[str],
+    baseline: np.ndarray,
+    objective: str,
+    n_top: int,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The first pass's candidates (module docstring, step 1; unique rows) and every knob's
+    grid, both within the heap caps the tuned jobs report."""
+    obj = "current_gb_s" if objective == "resources" else "current_ms"
 
     def vector(enc: dict[str, float]) -> np.ndarray:
         return np.array([enc.get(n, baseline[j]) for j, n in enumerate(names)])
@@ -210,54 +246,82 @@ def choose_cluster_config(
     for j, g in enumerate(grids):
         over = cand[:, j] > g.max()
         cand[over, j] = g.max()
-    cand = np.unique(cand, axis=0)
+    return np.unique(cand, axis=0), grids
 
-    items = [(refs[r["key"]], r["best_encoded"]) for r in tuned]
-    chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
-    keys = [r["key"] for r in tuned]
-    passes = 0
-    evaluated = 0
 
-    def totals(c: np.ndarray, label: str) -> np.ndarray:
-        nonlocal passes, evaluated
-        passes += 1
-        evaluated += len(c) * len(items)
+class _Totals:
+    """One pass over the catalog: the total cost of every candidate row, summed over the
+    jobs in catalog order (deterministic sums whatever order the chunks finish in)."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        settings: BatchSettings,
+        names: list[str],
+        items: list[tuple[JobRef, dict[str, float]]],
+        chunk: int,
+        progress: ProgressFn | None,
+    ) -> None:
+        self.executor, self.settings, self.names, self.items = executor, settings, names, items
+        self.chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
+        self.keys = [ref.key for ref, _ in items]
+        self.progress = progress
+        self.passes = 0
+        self.evaluated = 0
+
+    def __call__(self, c: np.ndarray, label: str) -> np.ndarray:
+        self.passes += 1
+        self.evaluated += len(c) * len(self.items)
         got: dict[str, np.ndarray] = {}
         done = 0
-        for _, part in executor.map_unordered(
-            score_chunk, chunks, settings=settings, names=names, candidates=c
+        for _, part in self.executor.map_unordered(
+            score_chunk, self.chunks, settings=self.settings, names=self.names, candidates=c
         ):
             for key, costs in part:
                 got[key] = costs
             done += len(part)
-            if progress is not None:
-                progress(label, done, len(items))
-        mat = np.stack([got[k] for k in keys])  # catalog order: deterministic sums
+            if self.progress is not None:
+                self.progress(label, done, len(self.items))
+        mat = np.stack([got[k] for k in self.keys])
         return np.nansum(mat, axis=0)
 
-    tot = totals(cand, "cluster-wide config: candidates")
-    base_idx = np.nonzero((cand == baseline).all(axis=1))[0]
-    total_baseline = float(tot[base_idx[0]])
-    i = int(np.argmin(tot))
-    x, cx = cand[i].copy(), float(tot[i])
+
+def _single_moves(
+    x: np.ndarray, grids: list[np.ndarray], combined: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every single-knob move from ``x`` (knob by knob, grid order) and the combined move;
+    rows and the knob each moves (-1: the combined move). Empty when there is none."""
+    rows, which = [], []
+    for j, g in enumerate(grids):
+        for v in g[g != x[j]]:
+            r = x.copy()
+            r[j] = v
+            rows.append(r)
+            which.append(j)
+    if combined is not None and not np.array_equal(combined, x):
+        rows.append(combined)
+        which.append(-1)
+    return np.array(rows), np.array(which)
+
+
+def _descend(
+    totals: _Totals,
+    x: np.ndarray,
+    cx: float,
+    grids: list[np.ndarray],
+    baseline: np.ndarray,
+    names: list[str],
+    max_rounds: int,
+) -> tuple[np.ndarray, float, dict[str, float], bool]:
+    """The descent (module docstring, step 2) from ``x`` (total ``cx``): the final point,
+    its total, each changed setting's marginal value and whether that is exact."""
     combined: np.ndarray | None = None
     marginal: dict[str, float] = {}  # exact: reverts evaluated at the final point
     estimate: dict[str, float] = {}  # measured at the point before the last move
     for rnd in range(1, max_rounds + 1):
-        rows, which = [], []
-        for j, g in enumerate(grids):
-            for v in g[g != x[j]]:
-                r = x.copy()
-                r[j] = v
-                rows.append(r)
-                which.append(j)
-        if combined is not None and not np.array_equal(combined, x):
-            rows.append(combined)
-            which.append(-1)
-        if not rows:
+        c, w = _single_moves(x, grids, combined)
+        if not len(c):
             break
-        c = np.array(rows)
-        w = np.array(which)
         t = totals(c, f"cluster-wide config: descent {rnd}")
         at_x = {
             names[w[m]]: float(t[m] - cx)
@@ -292,10 +356,23 @@ def choose_cluster_config(
         if last_round:
             break
     exact = bool(marginal) or not estimate
-    values = marginal if marginal else estimate
-    # Pruning: revert settings worth less than min_gain of the total, cheapest first, while
-    # each revert costs less than min_gain and the whole keeps a gain of min_gain over the
-    # catalog's current settings (settings that only matter together are kept together).
+    return x, cx, (marginal if marginal else estimate), exact
+
+
+def _prune_settings(
+    totals: _Totals,
+    x: np.ndarray,
+    cx: float,
+    values: dict[str, float],
+    baseline: np.ndarray,
+    names: list[str],
+    total_baseline: float,
+    min_gain: float,
+) -> tuple[np.ndarray, float, dict[str, float]]:
+    """Pruning (module docstring, step 3): revert settings worth less than ``min_gain`` of
+    the total, cheapest first, while each revert costs less than ``min_gain`` and the whole
+    keeps a gain of ``min_gain`` over the catalog's current settings (settings that only
+    matter together are kept together); the current settings if no gain is left."""
     small = sorted((v, n) for n, v in values.items() if v < min_gain * cx)
     if small and cx <= total_baseline * (1.0 - min_gain):
         steps = np.repeat(x[None, :], len(small), axis=0)
@@ -311,16 +388,5 @@ def choose_cluster_config(
             x, cx = steps[take - 1].copy(), float(ts[take - 1])
             values = {n: v for n, v in values.items() if n not in {b for _, b in small[:take]}}
     if cx > total_baseline * (1.0 - min_gain):
-        x, cx, values = baseline.copy(), total_baseline, {}
-    return ClusterChoice(
-        names=names,
-        values={n: float(x[j]) for j, n in enumerate(names)},
-        baseline={n: float(baseline[j]) for j, n in enumerate(names)},
-        total_baseline=total_baseline,
-        total_chosen=cx,
-        marginal=values,
-        marginal_exact=exact,
-        passes=passes,
-        candidates_evaluated=evaluated,
-        jobs=len(items),
-    )
+        return baseline.copy(), total_baseline, {}
+    return x, cx, values

@@ -159,65 +159,23 @@ def run_batch(
         done = store.done_keys()
         todo = [r for r in refs if r.key not in done]
         reused = len(refs) - len(todo)
-        computed = 0
-        interrupted = False
         try:
-            if todo:
-                n_workers = workers or 0
-                executor = lazy.get()
-                if scheduler is None and n_workers == 0:
-                    import os
-
-                    n_workers = os.cpu_count() or 1
-                chunks = make_chunks(todo, n_workers or 4)
-                if progress is not None:
-                    progress("tuning jobs", 0, len(todo))
-                for _, part in executor.map_unordered(tune_chunk, chunks, settings=settings):
-                    computed += store.add(part)
-                    if progress is not None:
-                        progress("tuning jobs", computed, len(todo))
-                    if stop_after is not None and computed >= stop_after:
-                        interrupted = True
-                        break
+            computed, interrupted = _tune_todo(
+                store, todo, lazy, settings, workers, scheduler, progress, stop_after
+            )
             if interrupted:
+                elapsed = time.perf_counter() - t0
                 return BatchReport(
-                    out,
-                    db,
-                    len(refs),
-                    computed,
-                    reused,
-                    True,
-                    time.perf_counter() - t0,
-                    lazy.description,
+                    out, db, len(refs), computed, reused, True, elapsed, lazy.description
                 )
             stored = store.results()
             results = [stored[r.key] for r in refs]
-            cache_key = "cluster:" + _results_hash(fingerprint, results)
-            cached = store.get_meta(cache_key)
-            choice: ClusterChoice | None
-            if cached is not None:
-                data = json.loads(cached)
-                choice = ClusterChoice(**data) if data else None
-            else:
-                choice = choose_cluster_config(
-                    results,
-                    {r.key: r for r in refs},
-                    settings,
-                    lazy,
-                    min_gain=settings.min_gain,
-                    progress=progress,
-                )
-                store.set_meta(cache_key, json.dumps(choice.__dict__ if choice else None))
+            choice, cached = _cluster_choice(
+                store, results, refs, fingerprint, settings, lazy, progress
+            )
         finally:
             lazy.close()
-    summary = summarize(results, choice, settings.objective)
-    if choice is not None:  # lint the cluster-wide file before anything is written
-        lint = choice.lint(settings.cluster)
-        if lint.errors:
-            raise InputError(f"cluster-wide file: lint: {lint.errors[0].line()}; nothing written")
-        summary["cluster_wide"]["lint"] = lint.to_json()
-    files = write_outputs(out, results, summary, choice, plots=plots)
-    summary_files = {k: str(v) for k, v in files.items()}
+    files, summary = _write(out, results, choice, settings, plots)
     return BatchReport(
         outdir=out,
         db_path=db,
@@ -227,8 +185,88 @@ def run_batch(
         interrupted=False,
         wall_s=time.perf_counter() - t0,
         executor=lazy.description,
-        summary=summary | {"files": summary_files},
+        summary=summary,
         files=files,
         cluster=choice,
-        cluster_cached=cached is not None,
+        cluster_cached=cached,
     )
+
+
+def _write(
+    out: Path,
+    results: list[dict[str, Any]],
+    choice: ClusterChoice | None,
+    settings: BatchSettings,
+    plots: bool,
+) -> tuple[dict[str, Path], dict[str, Any]]:
+    """Summarise and write the outputs; the cluster-wide file is linted first, and a lint
+    error writes nothing."""
+    summary = summarize(results, choice, settings.objective)
+    if choice is not None:
+        lint = choice.lint(settings.cluster)
+        if lint.errors:
+            raise InputError(f"cluster-wide file: lint: {lint.errors[0].line()}; nothing written")
+        summary["cluster_wide"]["lint"] = lint.to_json()
+    files = write_outputs(out, results, summary, choice, plots=plots)
+    return files, summary | {"files": {k: str(v) for k, v in files.items()}}
+
+
+def _tune_todo(
+    store: ResultStore,
+    todo: Sequence[JobRef],
+    lazy: _Lazy,
+    settings: BatchSettings,
+    workers: int | None,
+    scheduler: str | None,
+    progress: ProgressFn | None,
+    stop_after: int | None,
+) -> tuple[int, bool]:
+    """Tune the jobs not stored yet, committing each chunk as it arrives; returns how many
+    were committed and whether ``stop_after`` interrupted the run."""
+    computed = 0
+    if not todo:
+        return 0, False
+    n_workers = workers or 0
+    executor = lazy.get()
+    if scheduler is None and n_workers == 0:
+        import os
+
+        n_workers = os.cpu_count() or 1
+    chunks = make_chunks(todo, n_workers or 4)
+    if progress is not None:
+        progress("tuning jobs", 0, len(todo))
+    for _, part in executor.map_unordered(tune_chunk, chunks, settings=settings):
+        computed += store.add(part)
+        if progress is not None:
+            progress("tuning jobs", computed, len(todo))
+        if stop_after is not None and computed >= stop_after:
+            return computed, True
+    return computed, False
+
+
+def _cluster_choice(
+    store: ResultStore,
+    results: list[dict[str, Any]],
+    refs: Sequence[JobRef],
+    fingerprint: str,
+    settings: BatchSettings,
+    lazy: _Lazy,
+    progress: ProgressFn | None,
+) -> tuple[ClusterChoice | None, bool]:
+    """The cluster-wide choice, read from the store when these results were seen before
+    (cached under a hash of them), else chosen and stored; and whether it was cached."""
+    cache_key = "cluster:" + _results_hash(fingerprint, results)
+    cached = store.get_meta(cache_key)
+    if cached is not None:
+        data = json.loads(cached)
+        return (ClusterChoice(**data) if data else None), True
+    choice = choose_cluster_config(
+        results,
+        {r.key: r for r in refs},
+        settings,
+        lazy,
+        min_gain=settings.min_gain,
+        progress=progress,
+    )
+    store.set_meta(cache_key, json.dumps(choice.__dict__ if choice else None))
+    return choice, False

@@ -14,8 +14,8 @@ chunk of the cluster-wide stage (jobs × candidates; candidates a job cannot tel
 because they differ only in knobs it does not read, are costed once for it).
 
 Every operation is elementwise and the same as the per-job path's
-(:func:`~mrtune.search_spaces.space.feasible_values`,
-:func:`~mrtune.search_spaces.space.repair_values`, the base row broadcast by
+(:func:`~mrtune.search_spaces.values.feasible_values`,
+:func:`~mrtune.search_spaces.values.repair_values`, the base row broadcast by
 :class:`~mrtune.optimizer.batch._tune.BatchBuilder`), so each row gets exactly the mask,
 values and prediction it gets alone (``tests/optimizer/batch/test_stacked_batch.py``).
 """
@@ -31,7 +31,7 @@ import numpy as np
 from mrtune.costmodel import ClusterSpec, ConfigBatch, evaluate
 from mrtune.costmodel.stacked import ProfileTable, StackedProfiles
 from mrtune.search_spaces import SearchSpace, find_knob
-from mrtune.search_spaces.space import feasible_values, repair_values
+from mrtune.search_spaces.values import feasible_values, repair_values
 
 _DTYPES = {f.name: ConfigBatch._dtype(f.name) for f in fields(ConfigBatch)}
 _MEMORY_COLUMNS = {"map_container_mb", "reduce_container_mb"}
