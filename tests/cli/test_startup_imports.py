@@ -84,6 +84,7 @@ WHATIF_NEVER = frozenset(
         "optuna",
         "cmaes",
         "defusedxml",
+        "importlib.metadata",  # pydantic's plugin scan, skipped with every plugin disabled
         "mrtune.optimizer.strategies",
         "mrtune.optimizer.objective",
         "mrtune.optimizer.recommend",
@@ -113,6 +114,29 @@ def test_whatif_imports_only_the_model_and_its_interval(tmp_path: Path, fmt: str
     assert proc.stdout.strip(), proc.stderr[-800:]
     assert not (NEVER | WHATIF_NEVER) & loaded, sorted((NEVER | WHATIF_NEVER) & loaded)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_user_enabling_pydantic_plugins_gets_pydantics_loader(tmp_path: Path) -> None:
+    """The stand-in plugin loader (mrtune.cli._skip_plugin_loader_import) is used only when
+    every plugin is disabled; a plugin name list keeps pydantic's own entry-point scan."""
+    code = (
+        "import sys\n"
+        f"sys.argv = {['mrtune', 'whatif', str(EXAMPLE), '--samples', '0']!r}\n"
+        "from mrtune.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\n' + str('importlib.metadata' in sys.modules))\n"
+    )
+    for value, scanned in (("some_plugin", "True"), ("__all__", "False")):
+        env = {**os.environ, "PYDANTIC_DISABLE_PLUGINS": value}
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+            env=env,
+        )
+        assert proc.stderr.strip().splitlines()[-1] == scanned, (value, proc.stderr[-800:])
 
 
 def test_main_freezes_the_heap_before_shutdown(tmp_path: Path) -> None:
