@@ -279,13 +279,12 @@ def what_if(
         scen.append(Scenario("profiled", profile, base, cluster))
     rows = evaluate_scenarios(scen)
     cur, new = rows[:2]
-    changed = {
-        k: {"from": v, "to": proposed.to_properties().get(k)}
-        for k, v in base.to_properties().items()
-        if proposed.to_properties().get(k) != v
-    }
-    for k, v in proposed.to_properties().items():
-        if k not in base.to_properties():
+    # each side's properties once: to_properties dumps and formats every field (it was called
+    # twice per property here, 61 times per question)
+    before, after = base.to_properties(), proposed.to_properties()
+    changed = {k: {"from": v, "to": after.get(k)} for k, v in before.items() if after.get(k) != v}
+    for k, v in after.items():
+        if k not in before:
             changed[k] = {"from": None, "to": v}
     return {
         "job_id": profile.job_id,

@@ -12,6 +12,7 @@ with a ``--debug`` hint and exit code 1 (:func:`main`).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -54,11 +55,28 @@ def is_root_help(args: Sequence[str]) -> bool:
 
 
 def main() -> None:
-    """Console-script entry point: user errors exit 2 (one line), bugs exit 1 (one line)."""
+    """Console-script entry point: user errors exit 2 (one line), bugs exit 1 (one line).
+
+    Whatever way the command ends, the objects it made are frozen out of the cyclic garbage
+    collector (:func:`gc.freeze`) before the interpreter shuts down. Finalisation otherwise
+    runs full collections over every object the imports built (numpy, pydantic's schemas,
+    rich, Typer: ~43k tracked objects): 0.17 s of CPU after ``whatif``'s output was written,
+    a fifth of the command, measured here (0.18 s -> 0.02 s). Nothing is skipped: atexit
+    handlers, stream flushing and refcount deallocation run as before; only the cycle search
+    over objects that are about to be discarded with the process is not.
+    """
+    try:
+        _main()
+    finally:
+        gc.freeze()
+
+
+def _main() -> None:
     # pydantic looks for third-party validation plugins (an entry-point scan of every
     # installed distribution, ~40 ms of each command's start) before it builds its first
     # model; the command-line tool has none to run. A user who wants them sets the variable.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    _skip_plugin_loader_import()
     # One BLAS thread: the model is element-wise numpy on arrays of configurations (no large
     # matrix products), and the batch runs one process per core. OpenBLAS's own thread pool
     # only adds its start-up and the spin-wait of idle threads after each call: 0.1-0.4 s of
@@ -90,6 +108,32 @@ def main() -> None:
             raise
         report_bug(exc)
         sys.exit(1)
+
+
+#: The values of ``PYDANTIC_DISABLE_PLUGINS`` for which pydantic's ``get_plugins`` returns no
+#: plugin at all (pydantic/plugin/_loader.py).
+_NO_PLUGINS = ("__all__", "1", "true")
+
+
+def _skip_plugin_loader_import() -> None:
+    """With every pydantic plugin disabled, give pydantic a plugin loader that imports nothing.
+
+    pydantic builds each validator through ``pydantic.plugin._schema_validator``, which imports
+    ``pydantic.plugin._loader``; that module imports :mod:`importlib.metadata` (and with it
+    email, zipfile, csv: ~0.07 s of CPU, a tenth of ``whatif``) at its top, only to return no
+    plugins when ``PYDANTIC_DISABLE_PLUGINS`` disables them all. The stand-in answers the same
+    (no plugins) without that import. A user who enables plugins (the variable unset to a
+    plugin name list, or already importing pydantic) gets pydantic's own loader.
+    """
+    name = "pydantic.plugin._loader"
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in _NO_PLUGINS or name in sys.modules:
+        return
+    import types
+
+    loader = types.ModuleType(name, "mrtune's stand-in: every pydantic plugin is disabled.")
+    loader.PYDANTIC_ENTRY_POINT_GROUP = "pydantic"  # type: ignore[attr-defined]
+    loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    sys.modules[name] = loader
 
 
 if __name__ == "__main__":
