@@ -60,11 +60,7 @@ LONG_MODULES: dict[str, str] = {
     "forms proved equal to it)",
     "costmodel/profile.py": f"{DEBT} (the profile's models, each field documented with its unit)",
     "costmodel/reduce_task.py": f"{DEBT} (the reduce task's steps, each under 80 lines)",
-    "mrtune/calibration/cost_factors.py": f"{DEBT} (the job fit's public entry "
-    "points and the codec and overlap columns)",
     "mrtune/calibration/fidelity.py": f"{DEBT} (run comparison, summary and report of validate)",
-    "mrtune/calibration/run_profile.py": f"{DEBT} (run record → profile steps and "
-    "the key-law and combiner fits)",
     "mrtune/profiling/starfish.py": f"{DEBT} (Starfish's statistics, cost factors "
     "and timings mapped field by field, reference Tables 2 and 3)",
     "mrtune/readers/starfish.py": f"{DEBT} (Starfish's profile and input XML formats)",

@@ -61,6 +61,8 @@ PROBE_CODECS: dict[str, str] = {
     "SnappyCodec": "snappy",
     "ZStandardCodec": "zstd",
 }
+#: What a codec's source says when the probe timed its CPU (the job fit then keeps it).
+MEASURED_BY_PROBE_CPU = "CPU costs measured by probe (thread CPU"
 #: The job property that asks for a probe run (never set in a timed run).
 PROBE_PROPERTY = "mrtune.codec.probe"
 #: The short name standing for a codec class mrtune does not know.
@@ -250,7 +252,7 @@ def probe_cpu(probe: Mapping[str, float], java: str) -> tuple[float, float, str]
         return None
     c, u = max(c_ns - w0, 0.0) / raw, max(u_ns - r0, 0.0) / comp
     how = (
-        f"measured by probe (thread CPU of {java} IFile passes less the codec-less pass's: "
+        f"{MEASURED_BY_PROBE_CPU.removeprefix('CPU costs ')} of {java} IFile passes less the codec-less pass's: "
         f"{(c_ns - w0) / 1e6:.1f} ms over {raw:.0f} uncompressed bytes, "
         f"{(u_ns - r0) / 1e6:.1f} ms over {comp:.0f} compressed bytes)"
     )
