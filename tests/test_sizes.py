@@ -49,10 +49,6 @@ LONG_MODULES: dict[str, str] = {
     "forms proved equal to it)",
     "costmodel/profile.py": f"{DEBT} (the profile's models, each field documented with its unit)",
     "costmodel/reduce_task.py": f"{DEBT} (the reduce task's steps, each under 80 lines)",
-    "mrtune/calibration/cost_factors.py": f"{DEBT} (the job fit's public entry "
-    "points and the codec and overlap columns)",
-    "mrtune/calibration/run_profile.py": f"{DEBT} (run record → profile steps and "
-    "the key-law and combiner fits)",
     # -- one module per format or command, read straight through
     "benchmarks/yarn_rank_study.py": "a study script: each term's leave-one-round-out check "
     "and the noise ceiling of the rank order, in the order the report gives them",

@@ -34,6 +34,9 @@ inside, a 4-byte checksum per segment outside). The model's ratio is then
 ``(COMPRESSED_BYTES − 4·SEGMENTS) / RAW_BYTES`` exactly (:func:`codecs_from_probe`). Stage
 ``final`` is the shuffled (combined) data; stage ``emitted`` the map's records before the
 combiner, sorted as a spill sorts them: the ratio of a configuration without the combiner.
+Stage ``final`` is also timed (``<Codec>.COMPRESS_CPU_NS`` / ``UNCOMPRESS_CPU_NS`` against the
+codec-less ``IFILE.WRITE_CPU_NS`` / ``READ_CPU_NS``): the codec's CPU per byte
+(:func:`probe_cpu`), measured on the job's own data instead of a Silesia prior.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ PROBE_CODECS: dict[str, str] = {
     "SnappyCodec": "snappy",
     "ZStandardCodec": "zstd",
 }
+#: What a codec's source says when the probe timed its CPU (the job fit then keeps it).
+MEASURED_BY_PROBE_CPU = "CPU costs measured by probe (thread CPU"
 #: The job property that asks for a probe run (never set in a timed run).
 PROBE_PROPERTY = "mrtune.codec.probe"
 #: The short name standing for a codec class mrtune does not know.
@@ -198,18 +203,60 @@ def codecs_from_probe(
             continue
         prior = CODEC_PRIORS[name]
         stages = "final (shuffled) data" + ("; emitted data for no-combiner" if emitted else "")
+        cpu = probe_cpu(probe, java)
+        if cpu is None:
+            comp, uncomp, how = prior.compress_ns_per_byte, prior.uncompress_ns_per_byte, ""
+        else:
+            comp, uncomp, how = cpu
         out[name] = CodecStats(
             ratio=final,
             ratio_uncombined=emitted,
-            compress_ns_per_byte=prior.compress_ns_per_byte,
-            uncompress_ns_per_byte=prior.uncompress_ns_per_byte,
+            compress_ns_per_byte=comp,
+            uncompress_ns_per_byte=uncomp,
             source=(
                 f"measured by probe: run {run_id}, ratio = ({java} compressed IFile bytes − 4 B "
                 f"checksum per segment) / uncompressed IFile bytes, {stages}; CPU costs "
-                + prior.source
+                + (how or prior.source)
             ),
         )
     return out
+
+
+def probe_cpu(probe: Mapping[str, float], java: str) -> tuple[float, float, str] | None:
+    """``(compress ns per uncompressed byte, uncompress ns per compressed byte, provenance)``
+    timed by the probe on the shuffled data (stage ``final``), or ``None`` without its timing
+    counters (a probe run recorded before they existed, or a JVM without thread CPU time).
+
+    ``CodecProbeCollector`` writes every segment through ``IFile.Writer`` without a codec
+    and with each codec and reads each copy back through ``IFile.Reader``, each pass timed on
+    the map thread's CPU clock (``ThreadMXBean.getCurrentThreadCpuTime``: the host's load does
+    not advance it). The codec's own cost is its passes less the codec-less ones, which are
+    the IFile framing, copy and checksum the model prices in its per-record and per-byte
+    factors; so these are exactly the ns/byte ``costmodel/codecs.py`` charges: compress per
+    uncompressed IFile byte, uncompress per compressed (on-disk) byte. A difference below 0
+    (a codec that skips work the codec-less pass does, e.g. a CRC over fewer bytes) is 0.
+    """
+    keys = (
+        f"final.{java}.COMPRESS_CPU_NS",
+        f"final.{java}.UNCOMPRESS_CPU_NS",
+        "final.IFILE.WRITE_CPU_NS",
+        "final.IFILE.READ_CPU_NS",
+    )
+    if any(k not in probe for k in keys):
+        return None
+    c_ns, u_ns, w0, r0 = (float(probe[k]) for k in keys)
+    raw = float(probe.get("final.RAW_BYTES", 0))
+    segs = float(probe.get("final.SEGMENTS", 0))
+    comp = float(probe.get(f"final.{java}.COMPRESSED_BYTES", 0)) - IFILE_CHECKSUM_BYTES * segs
+    if raw <= 0 or comp <= 0 or min(c_ns, u_ns, w0, r0) < 0:
+        return None
+    c, u = max(c_ns - w0, 0.0) / raw, max(u_ns - r0, 0.0) / comp
+    how = (
+        f"{MEASURED_BY_PROBE_CPU.removeprefix('CPU costs ')} of {java} IFile passes less the codec-less pass's: "
+        f"{(c_ns - w0) / 1e6:.1f} ms over {raw:.0f} uncompressed bytes, "
+        f"{(u_ns - r0) / 1e6:.1f} ms over {comp:.0f} compressed bytes)"
+    )
+    return c, u, how
 
 
 def is_probe_run(settings: Mapping[str, str]) -> bool:

@@ -3,11 +3,14 @@
 Selected by ``pytest -m hadoop``. One probe run of WordCount at defaults over 2 MiB of Zipf
 text, then real runs compressed with LZ4 (combiner on) and with Gzip and no combiner: each
 run's MAP_OUTPUT_MATERIALIZED_BYTES must equal the probe's compressed IFile bytes of the same
-stage (``final`` is the combined output, ``emitted`` the raw pairs), to the byte.
+stage (``final`` is the combined output, ``emitted`` the raw pairs), to the byte. The probe
+also times every codec on the map thread's CPU clock: those figures must exist, be positive
+and finite, and become the profile's codec CPU ("measured by probe").
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,7 @@ from mrtune.harness.assemble import build_record
 from mrtune.harness.datagen import ensure_input
 from mrtune.harness.jars import find_jars
 from mrtune.harness.runner import cleanup_run_dir, run_job
-from mrtune.profiling.codecs import PROBE_GROUP
+from mrtune.profiling.codecs import MEASURED_BY_PROBE_CPU, PROBE_CODECS, PROBE_GROUP
 from mrtune.readers.run_records import RunRecord
 
 pytestmark = pytest.mark.hadoop
@@ -79,3 +82,25 @@ def test_profile_with_the_probe_predicts_the_compressed_bytes(runs: dict[str, Ru
         assert abs(got - want) <= 0.01 * want, (label, got, want)
     prof = profile_from_run(runs["cal"], calibrate=False, codec_runs=[runs["probe"]])
     assert prof.codecs["lz4"].ratio_uncombined is not None
+
+
+def test_probe_cpu_figures_exist_and_are_positive(runs: dict[str, RunRecord]) -> None:
+    probe = runs["probe"].counters[PROBE_GROUP]
+    timed = [j for j in PROBE_CODECS if f"final.{j}.COMPRESSED_BYTES" in probe]
+    assert {"DefaultCodec", "GzipCodec", "Lz4Codec", "SnappyCodec"} <= set(timed)
+    assert "final.ROUNDTRIP_MISMATCH" not in probe  # every copy read back whole
+    for key in ("final.IFILE.WRITE_CPU_NS", "final.IFILE.READ_CPU_NS"):
+        assert 0 < probe[key] < math.inf, key
+    for java in timed:
+        for kind in ("COMPRESS", "UNCOMPRESS"):
+            v = probe[f"final.{java}.{kind}_CPU_NS"]
+            assert 0 < v < math.inf, (java, kind, v)
+    # zlib does far more work per byte than the codec-less pass; so it must cost more
+    assert probe["final.DefaultCodec.COMPRESS_CPU_NS"] > probe["final.IFILE.WRITE_CPU_NS"]
+    prof = profile_from_run(runs["cal"], calibrate=False, codec_runs=[runs["probe"]])
+    for name in ("default", "gzip", "lz4", "snappy"):
+        c = prof.codecs[name]
+        assert MEASURED_BY_PROBE_CPU in c.source, c.source
+        assert math.isfinite(c.compress_ns_per_byte) and c.compress_ns_per_byte >= 0
+        assert math.isfinite(c.uncompress_ns_per_byte) and c.uncompress_ns_per_byte >= 0
+    assert prof.codecs["default"].compress_ns_per_byte > 0

@@ -66,3 +66,48 @@ def test_a_skipped_emitted_stage_is_not_used() -> None:
     got = codecs_from_probe({PROBE_GROUP: {**PROBE, "emitted.SKIPPED": 1}}, "r", [])
     assert got["lz4"].ratio_uncombined is None
     assert got["lz4"].ratio == pytest.approx((322186 - 4) / 443881)
+
+
+#: A probe run's timing counters (thread CPU ns of each IFile pass on stage "final").
+TIMED = {
+    **PROBE,
+    "final.IFILE.WRITE_CPU_NS": 9_924_472,
+    "final.IFILE.READ_CPU_NS": 6_627_600,
+    "final.Lz4Codec.COMPRESS_CPU_NS": 28_859_829,
+    "final.Lz4Codec.UNCOMPRESS_CPU_NS": 22_955_232,
+    "final.GzipCodec.COMPRESS_CPU_NS": 98_599_884,
+    "final.GzipCodec.UNCOMPRESS_CPU_NS": 22_676_691,
+}
+
+
+def test_cpu_per_byte_net_of_the_codec_less_pass() -> None:
+    got = codecs_from_probe({PROBE_GROUP: TIMED}, "r", w := [])
+    assert w == []
+    lz4 = got["lz4"]
+    assert lz4.compress_ns_per_byte == pytest.approx((28_859_829 - 9_924_472) / 443881)
+    assert lz4.uncompress_ns_per_byte == pytest.approx((22_955_232 - 6_627_600) / (322186 - 4))
+    assert "CPU costs measured by probe (thread CPU of Lz4Codec" in lz4.source
+    assert got["gzip"].compress_ns_per_byte > lz4.compress_ns_per_byte
+
+
+def test_without_timing_counters_the_cpu_stays_on_the_prior() -> None:
+    from mrtune.costmodel.profile import CODEC_PRIORS
+
+    got = codecs_from_probe({PROBE_GROUP: PROBE}, "r", [])
+    assert got["lz4"].compress_ns_per_byte == CODEC_PRIORS["lz4"].compress_ns_per_byte
+    assert "measured by probe (thread" not in got["lz4"].source
+
+
+def test_a_codec_cheaper_than_the_codec_less_pass_costs_zero_not_less() -> None:
+    fast = {**TIMED, "final.Lz4Codec.UNCOMPRESS_CPU_NS": 1_000_000}
+    got = codecs_from_probe({PROBE_GROUP: fast}, "r", [])
+    assert got["lz4"].uncompress_ns_per_byte == 0.0
+    assert got["lz4"].compress_ns_per_byte > 0
+
+
+def test_probe_cpu_needs_every_timing_counter() -> None:
+    from mrtune.profiling.codecs import probe_cpu
+
+    partial = {k: v for k, v in TIMED.items() if k != "final.IFILE.READ_CPU_NS"}
+    assert probe_cpu(partial, "Lz4Codec") is None
+    assert probe_cpu(TIMED, "SnappyCodec") is None

@@ -1,7 +1,10 @@
 package mrtune.jobs;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -10,6 +13,8 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PositionedReadable;
+import org.apache.hadoop.fs.Seekable;
 import org.apache.hadoop.io.DataInputBuffer;
 import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.io.RawComparator;
@@ -57,10 +62,26 @@ import org.apache.hadoop.util.ReflectionUtils;
  * is dropped ({@code emitted.SKIPPED}) and a configuration without the combiner keeps the
  * shuffled data's ratio.
  *
+ * <p>Each segment of stage {@code final} is also timed (issue 20; stage {@code emitted}
+ * gives bytes only): copied into memory once, it is written through
+ * {@code IFile.Writer} without a codec and then with each codec, and every written copy is read
+ * back once through {@code IFile.Reader} (checksum verified). Each pass is timed with
+ * {@code ThreadMXBean.getCurrentThreadCpuTime}: the map thread's own CPU, which the other
+ * processes of a loaded host do not advance (wall time would). A codec's compress cost is its
+ * write passes' CPU less the codec-less pass's, over the uncompressed stream's bytes; its
+ * uncompress cost, its read passes' CPU less the codec-less read's, over its compressed bytes:
+ * exactly the ns/byte the cost model charges (compress per uncompressed byte, uncompress per
+ * compressed byte; {@code costmodel/codecs.py}). The first 2 MiB a JVM measures go through
+ * every pass once untimed first: class loading, lz4-java's and snappy-java's native library
+ * extraction and the JIT's first compilations are a once-per-JVM cost, not a per-byte one.
+ *
  * <p>Counters, group {@code mrtune.codec.probe}: {@code <stage>.SEGMENTS}, {@code <stage>.RECORDS},
- * {@code <stage>.RAW_BYTES}, {@code <stage>.<Codec>.COMPRESSED_BYTES}, and
- * {@code <Codec>.UNAVAILABLE} for a codec that would not load (e.g. ZStandard without
- * libhadoop).
+ * {@code <stage>.RAW_BYTES} (bytes in), {@code <stage>.<Codec>.COMPRESSED_BYTES} (bytes out),
+ * {@code <stage>.<Codec>.COMPRESS_CPU_NS} and {@code .UNCOMPRESS_CPU_NS}, the codec-less
+ * passes' {@code <stage>.IFILE.WRITE_CPU_NS} and {@code .READ_CPU_NS} (no timing counters on a
+ * JVM without thread CPU time), {@code <stage>.ROUNDTRIP_MISMATCH} if a read-back segment's
+ * record count differed, and {@code <Codec>.UNAVAILABLE} for a codec that would not load
+ * (e.g. ZStandard without libhadoop).
  */
 public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
   public static final String GROUP = "mrtune.codec.probe";
@@ -85,6 +106,11 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
   private int[] part = new int[1024];
   private int count;
   private long emittedLimit;
+  /** Records of the first segment a JVM measures that are first passed untimed (warm-up). */
+  private static final long WARM_BYTES = 2L << 20;
+  private static boolean warmed;
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private boolean timed;
 
   @Override
   @SuppressWarnings("unchecked")
@@ -95,6 +121,10 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
     captureEmitted = job.get("mapreduce.job.combine.class") != null
         || job.get("mapred.combiner.class") != null;
     emittedLimit = job.getLong("mrtune.codec.probe.emitted.max.mb", 512) << 20;
+    timed = threads.isCurrentThreadCpuTimeSupported();
+    if (timed && !threads.isThreadCpuTimeEnabled()) {
+      threads.setThreadCpuTimeEnabled(true);
+    }
     if (captureEmitted) {
       emitted = new DataOutputBuffer(1 << 20);
       SerializationFactory sf = new SerializationFactory(job);
@@ -158,8 +188,7 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
     for (int i = 0; i < CODEC_CLASSES.length; i++) {
       try {
         CompressionCodec c = (CompressionCodec) ReflectionUtils.newInstance(CODEC_CLASSES[i], job);
-        Sink s = new Sink();
-        IFile.Writer<Object, Object> w = writer(c, s);
+        IFile.Writer<Object, Object> w = writer(c, new DataOutputBuffer());
         w.close();
         out.add(c);
         names.add(CODEC_NAMES[i]);
@@ -171,7 +200,7 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
     return out;
   }
 
-  private IFile.Writer<Object, Object> writer(CompressionCodec codec, Sink sink)
+  private IFile.Writer<Object, Object> writer(CompressionCodec codec, OutputStream sink)
       throws IOException {
     return new IFile.Writer<>(job, new FSDataOutputStream(sink, null), null, null, codec, null);
   }
@@ -184,7 +213,7 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
     return reporter().getCounter(GROUP, name);
   }
 
-  /** Re-append each segment of the final {@code file.out} to one writer per codec. */
+  /** Read each segment of the final {@code file.out} into memory and measure it per codec. */
   private void probeFinal(List<String> names, List<CompressionCodec> codecs) throws IOException {
     MapOutputFile mof = context.getMapTask().getMapOutputFile();
     Path data = mof.getOutputFile();
@@ -194,9 +223,7 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
     if (job.getCompressMapOutput()) {
       stored = ReflectionUtils.newInstance(job.getMapOutputCompressorClass(DefaultCodec.class), job);
     }
-    long[] comp = new long[codecs.size()];
-    long raw = 0;
-    long records = 0;
+    Stage stage = new Stage(codecs.size());
     DataInputBuffer k = new DataInputBuffer();
     DataInputBuffer v = new DataInputBuffer();
     for (int p = 0; p < index.size(); p++) {
@@ -204,53 +231,117 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
       FSDataInputStream in = rfs.open(data);
       in.seek(rec.startOffset);
       IFile.Reader<Object, Object> reader = new IFile.Reader<>(job, in, rec.partLength, stored, null);
-      Sink[] sinks = new Sink[codecs.size()];
-      List<IFile.Writer<Object, Object>> writers = new ArrayList<>();
-      for (int c = 0; c < codecs.size(); c++) {
-        sinks[c] = new Sink();
-        writers.add(writer(codecs.get(c), sinks[c]));
-      }
+      Segment seg = new Segment();
       while (reader.nextRawKey(k)) {
         reader.nextRawValue(v);
-        for (IFile.Writer<Object, Object> w : writers) {
-          int kp = k.getPosition();
-          int vp = v.getPosition();
-          w.append(k, v);
-          k.reset(k.getData(), kp, k.getLength() - kp);
-          v.reset(v.getData(), vp, v.getLength() - vp);
-        }
-        records++;
+        seg.add(k, v);
       }
       reader.close();
-      raw += close(writers, comp);
+      measure(stage, codecs, seg.buf.getData(), seg.ks, seg.vs, seg.ve, null, 0, seg.n, timed);
     }
-    record("final", names, comp, raw, records, index.size());
+    record("final", names, stage, index.size(), timed);
   }
 
-  /** Close each writer, adding its compressed length; returns the (common) raw length. */
-  private static long close(List<IFile.Writer<Object, Object>> writers, long[] comp)
-      throws IOException {
+  /**
+   * One segment through {@code IFile.Writer} without a codec and then with each codec, and each
+   * result read back once through {@code IFile.Reader}: what a spill, a merge pass or a shuffle
+   * does with the segment. Every pass is timed on this thread's CPU clock
+   * ({@code ThreadMXBean.getCurrentThreadCpuTime}), which other processes on the host do not
+   * advance: a codec's cost is its passes' time less the codec-less pass's (the IFile framing,
+   * the record copy and the CRC32 of the checksum stream, which the model prices elsewhere).
+   * Records {@code order[from..to)} (or {@code from..to} when {@code order} is null) of
+   * {@code buf}, laid out by key start, value start and value end.
+   */
+  private void measure(Stage st, List<CompressionCodec> codecs, byte[] buf, int[] ks, int[] vs,
+      int[] ve, int[] order, int from, int to, boolean time) throws IOException {
+    if (time && !warmed) {
+      // class loading, native library extraction (lz4-java, snappy-java) and the JIT's
+      // compilation of the codec loops happen once per JVM: they are not a per-byte cost
+      warmed = true;
+      int end = from;
+      long bytes = 0;
+      while (end < to && bytes < WARM_BYTES) {
+        int r = order == null ? end : order[end];
+        bytes += ve[r] - ks[r];
+        end++;
+      }
+      measure(new Stage(codecs.size()), codecs, buf, ks, vs, ve, order, from, end, true);
+    }
+    DataInputBuffer k = new DataInputBuffer();
+    DataInputBuffer v = new DataInputBuffer();
+    DataOutputBuffer sink = new DataOutputBuffer(1 << 16);
     long raw = 0;
-    for (int c = 0; c < writers.size(); c++) {
-      IFile.Writer<Object, Object> w = writers.get(c);
+    for (int c = 0; c <= codecs.size(); c++) {
+      CompressionCodec codec = c == 0 ? null : codecs.get(c - 1);
+      sink.reset();
+      if (!time && codec == null) {
+        continue; // the codec-less pass is only the timing baseline
+      }
+      long t0 = cpuNs();
+      IFile.Writer<Object, Object> w = writer(codec, sink);
+      for (int i = from; i < to; i++) {
+        int r = order == null ? i : order[i];
+        k.reset(buf, ks[r], vs[r] - ks[r]);
+        v.reset(buf, vs[r], ve[r] - vs[r]);
+        w.append(k, v);
+      }
       w.close();
-      comp[c] += w.getCompressedLength();
+      long t1 = cpuNs();
+      long read = time ? readBack(codec, sink, to - from) : 0;
+      long t2 = cpuNs();
+      st.writeNs[c] += t1 - t0;
+      st.readNs[c] += t2 - t1;
+      st.comp[c] += w.getCompressedLength();
+      st.mismatch += read;
       raw = w.getRawLength();
     }
-    return raw;
+    st.raw += raw;
+    st.records += to - from;
   }
 
-  private void record(String stage, List<String> names, long[] comp, long raw, long records,
-      int segments) {
+  /** Read a written segment back (checksum verified); returns 1 if its record count differs. */
+  private long readBack(CompressionCodec codec, DataOutputBuffer segment, int records)
+      throws IOException {
+    FSDataInputStream in = new FSDataInputStream(
+        new ByteSource(segment.getData(), segment.getLength()));
+    IFile.Reader<Object, Object> r = new IFile.Reader<>(job, in, segment.getLength(), codec, null);
+    DataInputBuffer k = new DataInputBuffer();
+    DataInputBuffer v = new DataInputBuffer();
+    int n = 0;
+    while (r.nextRawKey(k)) {
+      r.nextRawValue(v);
+      n++;
+    }
+    r.close();
+    return n == records ? 0 : 1;
+  }
+
+  /** This thread's CPU time in ns, or 0 where the JVM cannot tell (no timing counters then). */
+  private long cpuNs() {
+    return timed ? threads.getCurrentThreadCpuTime() : 0L;
+  }
+
+  private void record(String stage, List<String> names, Stage st, int segments, boolean time) {
     counter(stage + ".SEGMENTS").increment(segments);
-    counter(stage + ".RECORDS").increment(records);
-    counter(stage + ".RAW_BYTES").increment(raw);
+    counter(stage + ".RECORDS").increment(st.records);
+    counter(stage + ".RAW_BYTES").increment(st.raw);
+    if (st.mismatch > 0) {
+      counter(stage + ".ROUNDTRIP_MISMATCH").increment(st.mismatch);
+    }
+    if (time) {
+      counter(stage + ".IFILE.WRITE_CPU_NS").increment(st.writeNs[0]);
+      counter(stage + ".IFILE.READ_CPU_NS").increment(st.readNs[0]);
+    }
     for (int c = 0; c < names.size(); c++) {
-      counter(stage + "." + names.get(c) + ".COMPRESSED_BYTES").increment(comp[c]);
+      counter(stage + "." + names.get(c) + ".COMPRESSED_BYTES").increment(st.comp[c + 1]);
+      if (time) {
+        counter(stage + "." + names.get(c) + ".COMPRESS_CPU_NS").increment(st.writeNs[c + 1]);
+        counter(stage + "." + names.get(c) + ".UNCOMPRESS_CPU_NS").increment(st.readNs[c + 1]);
+      }
     }
   }
 
-  /** Sort every emitted record by (partition, key) and write each partition per codec. */
+  /** Sort every emitted record by (partition, key) and measure each partition per codec. */
   @SuppressWarnings("unchecked")
   private void probeEmitted(List<String> names, List<CompressionCodec> codecs) throws IOException {
     final byte[] buf = emitted.getData();
@@ -279,35 +370,101 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
       }
     }, 0, count);
     int partitions = job.getNumReduceTasks();
-    long[] comp = new long[codecs.size()];
-    long raw = 0;
-    DataInputBuffer k = new DataInputBuffer();
-    DataInputBuffer v = new DataInputBuffer();
+    Stage stage = new Stage(codecs.size());
     int i = 0;
     for (int p = 0; p < partitions; p++) {
-      List<IFile.Writer<Object, Object>> writers = new ArrayList<>();
-      for (CompressionCodec c : codecs) {
-        writers.add(writer(c, new Sink()));
+      int from = i;
+      while (i < count && part[order[i]] == p) {
+        i++;
       }
-      for (; i < count && part[order[i]] == p; i++) {
-        int r = order[i];
-        for (IFile.Writer<Object, Object> w : writers) {
-          k.reset(buf, keyStart[r], valStart[r] - keyStart[r]);
-          v.reset(buf, valStart[r], recEnd[r] - valStart[r]);
-          w.append(k, v);
-        }
-      }
-      raw += close(writers, comp);
+      // bytes only: the profile's codec CPU is the shuffled data's (stage final)
+      measure(stage, codecs, buf, keyStart, valStart, recEnd, order, from, i, false);
     }
-    record("emitted", names, comp, raw, count, partitions);
+    record("emitted", names, stage, partitions, false);
   }
 
-  /** Discards what is written; {@code FSDataOutputStream} keeps the position (the length). */
-  private static final class Sink extends OutputStream {
-    @Override
-    public void write(int b) {}
+  /** Sums of one stage over its segments; index 0 is the pass without a codec. */
+  private static final class Stage {
+    final long[] writeNs;
+    final long[] readNs;
+    final long[] comp;
+    long raw;
+    long records;
+    long mismatch;
+
+    Stage(int codecs) {
+      writeNs = new long[codecs + 1];
+      readNs = new long[codecs + 1];
+      comp = new long[codecs + 1];
+    }
+  }
+
+  /** One segment's records copied back to back (key start, value start, value end). */
+  private static final class Segment {
+    final DataOutputBuffer buf = new DataOutputBuffer(1 << 20);
+    int[] ks = new int[1024];
+    int[] vs = new int[1024];
+    int[] ve = new int[1024];
+    int n;
+
+    void add(DataInputBuffer k, DataInputBuffer v) throws IOException {
+      if (n == ks.length) {
+        ks = Arrays.copyOf(ks, 2 * n);
+        vs = Arrays.copyOf(vs, 2 * n);
+        ve = Arrays.copyOf(ve, 2 * n);
+      }
+      ks[n] = buf.getLength();
+      buf.write(k.getData(), k.getPosition(), k.getLength() - k.getPosition());
+      vs[n] = buf.getLength();
+      buf.write(v.getData(), v.getPosition(), v.getLength() - v.getPosition());
+      ve[n] = buf.getLength();
+      n++;
+    }
+  }
+
+  /** A byte array as the seekable stream {@code FSDataInputStream} requires. */
+  private static final class ByteSource extends ByteArrayInputStream
+      implements Seekable, PositionedReadable {
+    ByteSource(byte[] data, int length) {
+      super(data, 0, length);
+    }
 
     @Override
-    public void write(byte[] b, int off, int len) {}
+    public void seek(long p) {
+      pos = (int) Math.min(p, count);
+    }
+
+    @Override
+    public long getPos() {
+      return pos;
+    }
+
+    @Override
+    public boolean seekToNewSource(long target) {
+      return false;
+    }
+
+    @Override
+    public int read(long position, byte[] b, int off, int len) {
+      if (position >= count) {
+        return -1;
+      }
+      int n = (int) Math.min(len, count - position);
+      System.arraycopy(buf, (int) position, b, off, n);
+      return n;
+    }
+
+    @Override
+    public void readFully(long position, byte[] b, int off, int len) throws IOException {
+      if (read(position, b, off, len) < len) {
+        throw new java.io.EOFException("past the end of the segment");
+      }
+    }
+
+    @Override
+    public void readFully(long position, byte[] b) throws IOException {
+      readFully(position, b, 0, b.length);
+    }
   }
+
 }

@@ -1,0 +1,139 @@
+"""A job fit's result: the calibrated profile, each segment's reproduction and the
+provenance of every factor (split from :mod:`mrtune.calibration.cost_factors`).
+
+The fitted values are turned back into :class:`~mrtune.costmodel.profile.CostFactors` with a
+provenance line each (measured, or why defaulted), and each observed segment is compared with
+the model at the fitted costs (its mean), which ``profile.cluster_facts`` keeps as
+``fit.<segment>.*`` for the calibration check (:mod:`mrtune.calibration.check`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mrtune.calibration.rows import UNIT_FACTORS
+from mrtune.calibration.solve import _Fit
+from mrtune.costmodel.profile import CalibrationCheck, CostFactors, JobProfile
+
+
+@dataclass
+class SegmentFit:
+    """One segment's observations and the model's reproduction of them."""
+
+    name: str
+    n: int
+    observed_mean_ms: float
+    model_mean_ms: float
+    fitted: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CalibrationResult:
+    profile: JobProfile
+    segments: list[SegmentFit]
+    #: the calibrated model against the observed phase times (:mod:`mrtune.calibration.check`)
+    check: CalibrationCheck | None = None
+
+
+def miss_hints(fit: _Fit) -> dict[str, str]:
+    """Per segment, what in the fit explains a miss there: fixed time the model has no term
+    for, or the factors that price it pushed to their 0 bound."""
+    hints: dict[str, str] = {}
+    at_zero = [
+        i
+        for i, f in enumerate(fit.columns)
+        if f in UNIT_FACTORS
+        and fit.theta[i] <= 1e-9 * max(getattr(CostFactors(), f), 1.0)
+        and getattr(CostFactors(), f) > 0
+    ]
+    for s in fit.present:
+        if s in fit.fixed_share:
+            hints[s] = (
+                f"the model's volume terms give {fit.fixed_share[s]:.1%} of it at prior costs: "
+                "fixed time it has no term for"
+            )
+            continue
+        V = np.vstack(fit.obs[s].rows)
+        zero = [fit.columns[i] for i in at_zero if np.abs(V[:, i]).sum() > 0]
+        if zero:
+            hints[s] = f"factor(s) pricing it fitted to their 0 bound: {', '.join(zero[:4])}"
+    return hints
+
+
+def finish(profile: JobProfile, fit: _Fit) -> CalibrationResult:
+    costs, prov = fit_costs_dict(fit)
+    seg_fits = segment_fits(fit)
+    facts = dict(profile.cluster_facts)
+    for seg_name, v in fit.warmup_ms.items():
+        # the first tasks' extra time in the shared JVM: a job constant, not a cost factor
+        facts[f"jvm_warmup.{seg_name}_ms"] = v
+    for sf in seg_fits:
+        facts[f"fit.{sf.name}.observed_ms"] = sf.observed_mean_ms
+        facts[f"fit.{sf.name}.model_ms"] = sf.model_mean_ms
+        facts[f"fit.{sf.name}.n"] = float(sf.n)
+    new = profile.model_copy(
+        update={
+            "costs": CostFactors(**costs),
+            "provenance": {**profile.provenance, **prov},
+            "warnings": [*profile.warnings, *fit.warnings],
+            "cluster_facts": facts,
+            "codecs": {**profile.codecs, **fit.codecs},
+        }
+    )
+    return CalibrationResult(new, seg_fits)
+
+
+def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
+    """The fitted :class:`CostFactors` values and their provenance (codec columns excluded)."""
+    defaults = CostFactors()
+    prov = dict(fit.prov)
+    costs = {f: float(fit.theta[i]) for i, f in enumerate(fit.columns) if f in UNIT_FACTORS}
+    costs["task_overhead_ms"] = fit.fixed
+    costs["spill_contention"] = fit.contention
+    costs["sort_cache_slowdown"] = fit.slowdown
+    costs["sort_cache_bytes"] = fit.cache_bytes
+    prov["costs.sort_cache_slowdown"] = fit.slowdown_how or (
+        "defaulted: n·log n comparisons at one cost (reference §2.3)"
+        if fit.slowdown == 0
+        else "prior"
+    )
+    prov["costs.sort_cache_bytes"] = "defaulted: 16 MiB, the knee measured on local runs"
+    prov["costs.spill_contention"] = fit.contention_how or (
+        "defaulted: spills not taken to overlap the map function on this cluster (serial "
+        "phases, reference §2.3)"
+    )
+    costs["setup_ms"] = defaults.setup_ms
+    costs["cleanup_ms"] = defaults.cleanup_ms
+    prov.setdefault(
+        "costs.task_overhead_ms",
+        fit.fixed_how or "defaulted: not separable from volume terms (task sizes too alike)",
+    )
+    for f in ("setup_ms", "cleanup_ms"):
+        prov[f"costs.{f}"] = "defaulted: not timed apart in histories (in task_overhead_ms)"
+    prov["costs.shapes_on_cluster"] = (
+        "defaulted: false, spill_contention and sort_cache_slowdown are local-mode terms"
+    )
+    prov["costs.reduce_includes_final_merge"] = (
+        "defaulted: false, reduce_cpu is fitted with the final merge charged apart"
+    )
+    prov["costs.reduce_side"] = (
+        "defaulted: none, a history's phase times do not separate a factor's map-side and "
+        "reduce-side values: one shared value each"
+    )
+    for f in UNIT_FACTORS:
+        prov.setdefault(f"costs.{f}", "defaulted: its phase was not observed")
+    return costs, prov
+
+
+def segment_fits(fit: _Fit) -> list[SegmentFit]:
+    """Observed vs model mean time of each segment at the fitted costs."""
+    out = []
+    for s in fit.present:
+        o = fit.obs[s]
+        pred = np.vstack(o.rows) @ fit.theta + np.array(o.offset) + fit.fixed * np.array(o.fixed_w)
+        if s in fit.warmup_ms and o.warm_w:
+            pred = pred + fit.warmup_ms[s] * np.array(o.warm_w)
+        out.append(SegmentFit(s, len(o.y), float(np.mean(o.y)), float(np.mean(pred))))
+    return out
