@@ -35,7 +35,7 @@ from mrtune.costmodel.map_task import (
     NS_PER_MS,
     task_total_ms,
 )
-from mrtune.costmodel.merger import reduce_merge_rows
+from mrtune.costmodel.merge_plans import reduce_merge_rows
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.stacked import (
     StackedProfiles,
@@ -232,7 +232,7 @@ def _inmem_merges(
 
 def _final_merge_plan(w: _ReduceWork, batch: ConfigBatch) -> None:
     """The final merge: eviction to ``reduce.input.buffer.percent`` (reference §7), the
-    shuffle's on-disk merges and ``Merger``'s passes (closed forms in costmodel.merger).
+    shuffle's on-disk merges and ``Merger``'s passes (closed forms in costmodel.merge_plans).
 
     Evicted segments stay in memory (first-pass segments of the final merge) iff F or more
     files are on disk after the shuffle's merges (``MergeManagerImpl.finalMerge``);
