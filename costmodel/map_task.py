@@ -4,9 +4,11 @@ Vectorised over a :class:`~mrtune.costmodel.batch.ConfigBatch`: every quantity i
 (n_configs,). Dataflow is exact where Hadoop is deterministic: the number of spills follows
 MAPREDUCE-64's unified buffer in Hadoop 2/3 (``softLimit / (w + 16)`` records per spill) or the
 record-percent buffer of Hadoop 1, the last spill holds the remainder, the merge follows
-``Merger`` (:func:`mrtune.costmodel.merge_plans.spill_merge_plan`), and the combiner runs in the final merge
-iff the *total* number of spills reaches ``mapreduce.map.combine.minspills`` (Hadoop
-``MapTask.mergeParts``; reference §2.4).
+``Merger`` (:func:`mrtune.costmodel.merge_plans.spill_merge_plan`), and the combiner runs in
+the final merge iff the *total* number of spills reaches ``mapreduce.map.combine.minspills``
+(Hadoop ``MapTask.mergeParts``; reference §2.4). The steps live beside this module: collect and
+spill in :mod:`mrtune.costmodel._map_spill`, the merge in :mod:`mrtune.costmodel._map_merge`,
+what they share in :mod:`mrtune.costmodel._map_inputs` and :mod:`mrtune.costmodel._ifile`.
 
 Costs are the reference's terms in ns (cost factors × bytes or records), divided by 1e6 for ms.
 Phases are serial (the reference's no-overlap assumption), except the spills made by Hadoop's
