@@ -39,8 +39,9 @@ def records_per_spill(batch: ConfigBatch, pair_width: F64 | float) -> F64:
     bytes in use (one 16-byte metadata slot of alignment, plus data and 16 bytes of metadata per
     record) reach ``S = (int)(B × spill%)``: ``ceil((S − 16) / (w + 16))`` records. This is the
     first spill exactly and, for fixed-size records, every later one to within a record (the
-    equator's alignment can take one off); checked against 714 real map attempts. Hadoop 1 (reference §2.3): the first of the record-metadata and the
-    data buffers to reach its soft limit. A record larger than the buffer is spilled alone.
+    equator's alignment can take one off); checked against 714 real map attempts. Hadoop 1
+    (reference §2.3): the first of the record-metadata and the data buffers to reach its soft
+    limit. A record larger than the buffer is spilled alone.
     """
     mb_bytes = batch.io_sort_mb * MB
     buf = np.floor(mb_bytes / METADATA_BYTES) * METADATA_BYTES

@@ -87,8 +87,8 @@ def hidden_spill_ns(
     With map-thread work ``m`` per output record and a full spill taking ``S``, each middle
     background spill blocks the map thread ``max(0, S − headroom·m)``, and the last one
     ``max(0, S − min(headroom, r_last)·m)`` (the flush waits for it); the rest of the
-    ``n_full·S`` background time is hidden (negative: added, with ``contention`` above 1). ``contention`` (:func:`blocked_ns`) takes back
-    that share of the overlap. Reference §2.3 (and Starfish) treat the phases as serial,
+    ``n_full·S`` background time is hidden (negative: added, with ``contention`` above 1).
+    ``contention`` (:func:`blocked_ns`) takes back that share of the overlap. Reference §2.3 (and Starfish) treat the phases as serial,
     which is right when every core runs a task (``contention`` = 1 gives the same). Measured
     on WordCount in local mode: a 2.1 s spill of 2.97 M records blocked the map thread
     1.86 s, leaving 0.24 s (0.74 M records of headroom) hidden.
