@@ -23,6 +23,32 @@ import heapq
 from dataclasses import dataclass
 from functools import lru_cache
 
+# the closed forms, importable from here as before the split (the model imports merge_plans)
+from mrtune.costmodel.merge_plans import (
+    reduce_disk_plan_arrays,
+    reduce_merge_rows,
+    shuffle_disk_merge_arrays,
+    shuffle_final_files,
+    spill_merge_plan,
+)
+
+__all__ = [
+    "MergeResult",
+    "ReduceDiskPlan",
+    "final_merge_spills",
+    "first_pass_size",
+    "interm_merge_spills",
+    "num_merge_passes",
+    "pass_factor",
+    "reduce_disk_plan",
+    "reduce_disk_plan_arrays",
+    "reduce_merge_rows",
+    "shuffle_disk_merge_arrays",
+    "shuffle_final_files",
+    "simulate_merge",
+    "spill_merge_plan",
+]
+
 
 def pass_factor(factor: int, pass_no: int, num_segments: int) -> int:
     """``Merger.MergeQueue.getPassFactor``: the first pass makes later passes full."""
