@@ -12,7 +12,8 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.job import JobPrediction, evaluate, predict_job
 from mrtune.costmodel.map_task import MapTaskResult, map_task, records_per_spill
-from mrtune.costmodel.merger import MergeResult, simulate_merge, spill_merge_plan
+from mrtune.costmodel.merge_plans import spill_merge_plan
+from mrtune.costmodel.merger import MergeResult, simulate_merge
 from mrtune.costmodel.profile import (
     CODEC_PRIORS,
     CodecStats,

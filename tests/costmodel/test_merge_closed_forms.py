@@ -1,8 +1,8 @@
 """The vectorised merge plans equal Hadoop's ``Merger`` simulated (reference §3, §7).
 
-The job model's hot path uses closed forms (:func:`mrtune.costmodel.merger.spill_merge_plan`,
-:func:`mrtune.costmodel.merger.reduce_disk_plan_arrays`); the per-key simulations they replaced stay
-as the reference here, over wide ranges (N up to 10^5 and beyond, F 2..500, files up to 5000),
+The job model's hot path uses closed forms (:func:`mrtune.costmodel.merge_plans.spill_merge_plan`,
+:func:`mrtune.costmodel.merge_plans.reduce_disk_plan_arrays`); the per-key simulations they
+replaced (:mod:`mrtune.costmodel.merger`) stay as the reference here, over wide ranges (N up to 10^5 and beyond, F 2..500, files up to 5000),
 at the edges where float logarithms could slip (N + dummies an exact power of F), and as whole
 arrays of mixed configurations at once.
 """
@@ -13,17 +13,19 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from mrtune.costmodel.merge_plans import (
+    reduce_disk_plan_arrays,
+    shuffle_disk_merge_arrays,
+    shuffle_final_files,
+    spill_merge_plan,
+)
 from mrtune.costmodel.merger import (
     _shuffle_disk_merges,
     _spill_plan_simulated,
     interm_merge_spills,
     num_merge_passes,
     reduce_disk_plan,
-    reduce_disk_plan_arrays,
-    shuffle_disk_merge_arrays,
-    shuffle_final_files,
     simulate_merge,
-    spill_merge_plan,
 )
 
 

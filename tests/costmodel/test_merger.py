@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mrtune.costmodel.merge_plans import spill_merge_plan
 from mrtune.costmodel.merger import (
     final_merge_spills,
     first_pass_size,
@@ -13,7 +14,6 @@ from mrtune.costmodel.merger import (
     num_merge_passes,
     reduce_disk_plan,
     simulate_merge,
-    spill_merge_plan,
 )
 
 

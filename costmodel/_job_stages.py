@@ -1,0 +1,205 @@
+"""The job's stages (reference §6.1, §6.2): its tasks' wall times on the cluster, the waves of
+maps with the reducers' ramp-up taking containers, and the reduce stage's overlap with the
+maps from slow-start on.
+
+Steps of :func:`~mrtune.costmodel.job.predict_job`; :class:`JobShape` and :class:`TaskTimes`
+carry the arrays they share (one per configuration, shape (n,)), :class:`Stages` their answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.map_groups import MapGroup
+from mrtune.costmodel.reduce_task import ReduceTaskResult
+
+F64 = NDArray[np.float64]
+#: ``yarn.app.mapreduce.am.job.reduce.rampup.limit``: share of the cluster reducers may take
+#: while maps are still pending.
+REDUCE_RAMPUP_LIMIT = 0.5
+
+
+@dataclass(slots=True)
+class JobShape:
+    """What every step of :func:`~mrtune.costmodel.job.predict_job` reads: the cluster, the
+    configurations, their map groups and reducers, and the containers each can run at once."""
+
+    batch: ConfigBatch
+    cluster: ClusterSpec
+    groups: tuple[MapGroup, ...]
+    n_maps: F64
+    #: reducers (float), and ``max(R, 1)``: a map-only row's one output partition
+    R: F64
+    Rn: F64
+    has_red: NDArray[np.bool_]
+    #: every configuration has reducers: ``np.where(has_red, x, y)`` is then ``x``
+    all_red: bool
+    #: a task's launch delay (``task_startup_ms`` + one heartbeat; 0 when the cluster has none)
+    startup: float
+    map_slots: F64
+    red_slots: F64
+
+
+@dataclass(slots=True)
+class TaskTimes:
+    """One map (per group) and one reduce task's wall time under each configuration."""
+
+    s_map: F64
+    s_red: F64
+    #: a reduce task's time, stretched, plus ``reduce_fixed_ms`` on a cluster
+    r_task: F64
+    #: each map group's task time, stretched, without the launch delay
+    m_times: list[F64]
+    #: the map stage's task time summed over the maps, with the launch delay
+    map_work: F64
+    longest: F64
+    t_map_avg: F64
+    t_red: F64
+
+
+def task_times(j: JobShape, rd: ReduceTaskResult) -> TaskTimes:
+    """The tasks' wall times on the cluster: CPU contention of the containers running at once
+    (:meth:`~mrtune.costmodel.cluster.ClusterSpec.cpu_stretch`; 1 unless the cluster states
+    its cores), the launch delay, and a reduce's fixed time after its merge."""
+    cluster, groups, startup = j.cluster, j.groups, j.startup
+    # tasks of a full wave share the nodes' cores
+    s_map = cluster.cpu_stretch(np.minimum(j.n_maps, j.map_slots))
+    s_red = cluster.cpu_stretch(np.minimum(j.Rn, j.red_slots))
+    r_task = rd.task_ms * s_red
+    if cluster.reduce_fixed_ms and not cluster.local_mode:
+        r_task = r_task + cluster.reduce_fixed_ms  # wall time after the merge, unstretched
+    m_times = [g.result.task_ms * s_map for g in groups]
+    # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
+    t_times = [m + startup for m in m_times] if startup else m_times
+    map_work = groups[0].count * t_times[0]
+    longest = t_times[0] * (groups[0].count > 0)
+    for g, t in zip(groups[1:], t_times[1:], strict=True):
+        map_work = map_work + g.count * t
+        longest = np.maximum(longest, t * (g.count > 0))
+    return TaskTimes(
+        s_map=s_map,
+        s_red=s_red,
+        r_task=r_task,
+        m_times=m_times,
+        map_work=map_work,
+        longest=longest,
+        t_map_avg=map_work / j.n_maps,
+        t_red=r_task + startup if startup else r_task,
+    )
+
+
+def map_stage_times(j: JobShape, t: TaskTimes) -> tuple[F64, F64, F64]:
+    """``(map waves, slow-start time, map stage end)``: the waves of maps, with the reducers
+    launched at slow-start (``mapreduce.job.reduce.slowstart.completedmaps``) holding
+    containers the maps can no longer use, at most :data:`REDUCE_RAMPUP_LIMIT` of the
+    cluster (``RMContainerAllocator``'s ramp-up; not in local mode or on Hadoop 1)."""
+    batch, cluster, n_maps, map_slots = j.batch, j.cluster, j.n_maps, j.map_slots
+    t_map_avg = t.t_map_avg
+    map_waves = np.ceil(n_maps / map_slots)
+    slow_k = np.maximum(1.0, np.ceil(batch.slowstart * n_maps))
+    reduce_start = np.ceil(slow_k / map_slots) * t_map_avg
+    shared = (~batch.hadoop1) & j.has_red & (not cluster.local_mode)
+    early_reds = np.minimum(
+        j.R,
+        np.floor(
+            REDUCE_RAMPUP_LIMIT
+            * map_slots
+            * batch.map_container_mb
+            / np.maximum(batch.reduce_container_mb, 1.0)
+        ),
+    )
+    lost = np.ceil(
+        early_reds * batch.reduce_container_mb / np.maximum(batch.map_container_mb, 1.0)
+    )
+    if not shared.all():
+        lost = np.where(shared, lost, 0.0)
+    done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
+    slots_after = np.maximum(map_slots - lost, 1.0)
+    map_stage_plain = map_waves * t_map_avg
+    t_after = t_map_avg
+    if cluster.node_cores is not None:
+        # fewer maps at once once the reducers hold containers (a reducer waiting on its
+        # shuffle takes little CPU): each of those maps shares the cores with fewer others
+        left = np.maximum(n_maps - done_before, 1.0)
+        t_after = t_map_avg * cluster.cpu_stretch(np.minimum(left, slots_after)) / t.s_map
+    map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_after
+    map_stage = np.where(
+        shared & (reduce_start < map_stage_plain), map_stage_shared, map_stage_plain
+    )
+    map_stage = np.maximum(map_stage, t.longest)
+    return map_waves, reduce_start, map_stage
+
+
+def reduce_stage_times(
+    j: JobShape, t: TaskTimes, rd: ReduceTaskResult, reduce_start: F64, map_stage: F64
+) -> tuple[F64, F64, F64, F64, F64]:
+    """``(reduce start, shuffle end, reduce waves, first wave end, job end)``: the first
+    reduce wave overlaps its shuffle with the map stage from slow-start on (reference §6.2).
+
+    A reduce launched after the maps pays its fixed time (container launch, JVM start, task
+    init) before its shuffle, as a .jhist books it (start → shuffleFinishTime). One launched
+    during the maps (slow-start) keeps it after its shuffle: there it stands in for the
+    latency after the last map the model has no term for (the reduce learns of map
+    completions by polling, ``EventFetcher``, once a second; Hadoop 1 at TaskTracker
+    heartbeats). A reduce whose launch (slow-start, then the AM's ramp-up delay) falls after
+    the last map is not overlapping, however early slow-start was met.
+    """
+    cluster, startup, n_maps = j.cluster, j.startup, j.n_maps
+    s_red, t_red = t.s_red, t.t_red
+    fetch_ms = rd.phase_ms["shuffle"] * s_red
+    early = (not cluster.local_mode) & j.has_red & (reduce_start < map_stage)
+    red_start = np.where(early, reduce_start, map_stage)
+    if cluster.reduce_ramp_ms and not cluster.local_mode:
+        red_start = red_start + cluster.reduce_ramp_ms
+    overlap_ok = early & (red_start < map_stage)
+    shuffle_ms = np.where(overlap_ok, fetch_ms, fetch_ms + rd.fixed_ms * s_red)
+    after_shuffle = t_red - shuffle_ms
+    shuffle_end = np.where(
+        overlap_ok,
+        np.maximum(red_start + startup + shuffle_ms, map_stage + fetch_ms / n_maps),
+        red_start + startup + shuffle_ms,
+    )
+    red_waves = np.ceil(j.R / j.red_slots)
+    first_wave_end = shuffle_end + after_shuffle - startup
+    job = first_wave_end + (red_waves - 1.0) * t_red
+    return red_start, shuffle_end, red_waves, first_wave_end, job
+
+
+@dataclass(slots=True)
+class Stages:
+    """When each stage ends under each configuration (ms from the first map's launch)."""
+
+    map_waves: F64
+    #: slow-start: the time the reducers could launch, and the map stage's end
+    slow_start: F64
+    map_stage: F64
+    #: the first reduce wave's launch (slow-start or the map stage, plus the AM's ramp-up)
+    red_start: F64
+    shuffle_end: F64
+    red_waves: F64
+    first_wave_end: F64
+    job: F64
+
+
+def stages(j: JobShape, t: TaskTimes, rd: ReduceTaskResult) -> Stages:
+    """The map stage (:func:`map_stage_times`), then the reduce stage
+    (:func:`reduce_stage_times`) that overlaps it."""
+    map_waves, slow_start, map_stage = map_stage_times(j, t)
+    red_start, shuffle_end, red_waves, first_wave_end, job = reduce_stage_times(
+        j, t, rd, slow_start, map_stage
+    )
+    return Stages(
+        map_waves=map_waves,
+        slow_start=slow_start,
+        map_stage=map_stage,
+        red_start=red_start,
+        shuffle_end=shuffle_end,
+        red_waves=red_waves,
+        first_wave_end=first_wave_end,
+        job=job,
+    )

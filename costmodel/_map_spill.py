@@ -1,0 +1,238 @@
+"""Collect and Spill of a map task (reference §2.3, §8.1): how many spills
+``MapTask.MapOutputBuffer`` makes, what they hold and write (``sortAndSpill``, the combiner
+per spill), what they cost, and how much of it the ``SpillThread`` hides behind the map
+function.
+
+Vectorised over configurations; each step reads and writes a
+:class:`~mrtune.costmodel._map_inputs.MapWork`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mrtune.costmodel._ifile import METADATA_BYTES, fma
+from mrtune.costmodel._map_inputs import MapInputs, MapWork, combine_keys, combine_width
+from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.profile import JobProfile
+from mrtune.costmodel.stacked import StackedProfiles, nonzero
+
+F64 = NDArray[np.float64]
+
+
+def _comparisons(recs: F64, parts: F64) -> F64:
+    """DESIGN decision 3: ``n·log2(max(2, n/R))`` sort comparisons, as when profiling."""
+    t = recs / parts
+    np.maximum(t, 2.0, out=t)
+    np.log2(t, out=t)
+    t *= recs
+    return t
+
+
+def _cache_factor(working_set: F64, cache_bytes: float, slowdown: float) -> F64:
+    """``1 + slowdown · log2(max(1, working set / cache))``: the cost of a comparison relative
+    to one in cache. Measured on local WordCount: a 4.05 M-record spill (115 MB of data and
+    metadata) took 605 ns per record against 411–430 ns for a 1.09 M one (30 MB), where
+    n·log n alone gives +9%."""
+    ratio = np.maximum(working_set / cache_bytes, 1.0)
+    return 1.0 + slowdown * np.log2(ratio)
+
+
+def overlap_coefficients(
+    n_full: F64, r_full: F64, r_last: F64, out_recs: F64, spill_percent: F64
+) -> tuple[F64, F64, F64, F64]:
+    """Cost-independent coefficients of :func:`hidden_spill_ns`: the numbers of middle and
+    last background spills, and the headroom records (during a middle spill, and during the
+    last one) as shares of the map's output records."""
+    p = np.asarray(spill_percent, dtype=np.float64)
+    head = r_full * (1.0 - p) / p
+    inv = np.divide(1.0, out_recs, out=np.zeros_like(out_recs), where=out_recs > 0)
+    mid = np.maximum(n_full - 1.0, 0.0)
+    end = (n_full >= 1.0).astype(np.float64)
+    return mid, end, head * inv, np.minimum(head, r_last) * inv
+
+
+def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
+    """How long the map thread waits for one background spill of ``s_full`` (its time alone)
+    while it has ``overlap_work`` of collecting to do in the buffer's headroom.
+
+    The two threads share the machine: while both run, the spill is slowed by ``contention``
+    × the time they overlap, ``min(s_full, overlap_work)`` (0: a free core, full speed;
+    1: no gain, as if serial; above 1, running both at once is slower than one after the
+    other). The map thread waits for what is left after its own work.
+    """
+    overlap = np.minimum(s_full, overlap_work)
+    return np.maximum(s_full + contention * overlap - overlap_work, 0.0)
+
+
+def hidden_spill_ns(
+    work: F64,
+    spill_ns: F64,
+    last_ns: F64,
+    n_full: F64,
+    r_full: F64,
+    r_last: F64,
+    out_recs: F64,
+    spill_percent: F64,
+    contention: float | F64 = 0.0,
+) -> F64:
+    """Spill time hidden behind the map function when the spill thread has a core.
+
+    ``MapOutputBuffer``: a spill starts when the buffer reaches its soft limit (``k`` =
+    records per full spill); the ``SpillThread`` sorts and writes it while the map thread
+    collects into the free rest of the buffer, ``(1 − spill%)/spill% · k`` records of
+    headroom, and blocks (``collect`` waits on ``spillDone``) once that is full. The final
+    spill is made by the map thread in ``flush``, after waiting for the one in progress.
+    With map-thread work ``m`` per output record and a full spill taking ``S``, each middle
+    background spill blocks the map thread ``max(0, S − headroom·m)``, and the last one
+    ``max(0, S − min(headroom, r_last)·m)`` (the flush waits for it); the rest of the
+    ``n_full·S`` background time is hidden (negative: added, with ``contention`` above 1).
+    ``contention`` (:func:`blocked_ns`) takes back that share of the overlap. Reference §2.3 (and Starfish) treat the phases as serial,
+    which is right when every core runs a task (``contention`` = 1 gives the same). Measured
+    on WordCount in local mode: a 2.1 s spill of 2.97 M records blocked the map thread
+    1.86 s, leaving 0.24 s (0.74 M records of headroom) hidden.
+    """
+    mid, end, head_share, last_share = overlap_coefficients(
+        n_full, r_full, r_last, out_recs, spill_percent
+    )
+    s_full = np.divide(spill_ns - last_ns, n_full, out=np.zeros_like(work), where=n_full > 0)
+    blocked = mid * blocked_ns(s_full, head_share * work, contention) + end * blocked_ns(
+        s_full, last_share * work, contention
+    )
+    hidden = n_full * s_full - blocked
+    # With contention ≤ 1 the map thread never waits longer than the spills took, so a
+    # negative here is only the rounding of n_full·S − (mid + end)·S (mid + end = n_full, e.g.
+    # −4.8e-13 ns): it is 0. Above 1 a negative is real (the overlap is slower than serial).
+    return np.where(np.asarray(contention) <= 1.0, np.maximum(hidden, 0.0), hidden)
+
+
+def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> None:
+    """Collect and Spill's dataflow (§2.3, §8.1): spills, records and IFile bytes of the full
+    spills and of the last one, and the sort comparisons."""
+    c = profile.costs
+    out_recs, per_spill = w.out_recs, mi.per_spill
+    no_spill = out_recs <= 0
+    if mi.any_map_only:
+        no_spill |= mi.map_only
+    w.any_no_spill = any_no_spill = bool(no_spill.any())
+    spills = np.ceil(out_recs / per_spill)
+    if any_no_spill:
+        spills = np.where(no_spill, 0.0, spills)
+    r_full = np.minimum(per_spill, out_recs)
+    r_last = out_recs - (spills - 1) * per_spill
+    if any_no_spill:
+        r_last = np.where(spills > 0, r_last, 0.0)
+    if mi.any_combining:
+        c_full = np.where(mi.combining, combine_keys(r_full, r_full, profile), r_full)
+        c_last = np.where(mi.combining, combine_keys(r_last, r_last, profile), r_last)
+    else:
+        c_full, c_last = r_full, r_last
+    w_rec, eof_parts, chk_parts, ratio = mi.w_rec, mi.eof_parts, mi.chk_parts, mi.ratio
+    wr_full = wr_last = w_rec
+    if mi.any_combining:
+        # a combined record's width follows how many raw records it merged (its merge factor)
+        ovh = profile.stats.ifile_record_overhead
+        wr_full = np.where(mi.combining, combine_width(r_full, c_full, profile, mi) + ovh, w_rec)
+        wr_last = np.where(mi.combining, combine_width(r_last, c_last, profile, mi) + ovh, w_rec)
+    # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
+    w.u_full = u_full = fma(c_full, wr_full, eof_parts)
+    w.u_last = u_last = fma(c_last, wr_last, eof_parts)
+    w.d_full = d_full = fma(u_full, ratio, chk_parts)
+    w.d_last = d_last = fma(u_last, ratio, chk_parts)
+    w.n_full = n_full = np.maximum(spills - 1, 0.0)
+    spill_recs_written = fma(n_full, c_full, c_last)
+    spill_bytes_written = fma(n_full, d_full, d_last)
+    spill_u_written = fma(n_full, u_full, u_last)
+    cmp_last = _comparisons(r_last, mi.parts)
+    cmp_full = _comparisons(r_full, mi.parts)
+    if nonzero(w.slowdown):
+        # a spill whose records and metadata outgrow the caches compares more slowly
+        row = mi.width + METADATA_BYTES
+        cmp_full = cmp_full * _cache_factor(r_full * row, c.sort_cache_bytes, w.slowdown)
+        cmp_last = cmp_last * _cache_factor(r_last * row, c.sort_cache_bytes, w.slowdown)
+    sorted_cmp = fma(n_full, cmp_full, cmp_last)
+    if any_no_spill:
+        spill_recs_written = np.where(spills > 0, spill_recs_written, 0.0)
+        spill_bytes_written = np.where(spills > 0, spill_bytes_written, 0.0)
+        spill_u_written = np.where(spills > 0, spill_u_written, 0.0)
+        sorted_cmp = np.where(spills > 0, sorted_cmp, 0.0)
+    w.spills, w.r_full, w.r_last, w.c_full, w.c_last = spills, r_full, r_last, c_full, c_last
+    w.spill_recs_written, w.spill_bytes_written = spill_recs_written, spill_bytes_written
+    w.spill_u_written, w.cmp_last, w.sorted_cmp = spill_u_written, cmp_last, sorted_cmp
+
+
+def spill_costs(
+    w: MapWork,
+    profile: JobProfile | StackedProfiles,
+    batch: ConfigBatch,
+    mi: MapInputs,
+    spill_overlap: bool,
+) -> None:
+    """Collect and Spill's costs (§2.3): CPU and I/O of all spills, the final spill alone,
+    and (``spill_overlap``) the background spills' overlap with the map thread.
+
+    With ``spill_overlap`` (Hadoop's ``SpillThread``, on every cluster type) the ``spill``
+    phase is the final spill (made by the map thread in ``flush``) and the time the map
+    thread waited on a running spill, because the buffer's headroom filled, is booked as
+    ``collect``: ``MapOutputBuffer.collect`` blocks on ``spillDone`` there, and a task log's
+    or a phase table's collect holds it (issue 20: 3.3 s of collect on Ceesay et al.'s
+    cluster). The rest of the background spills is hidden behind the map function.
+    """
+    c = profile.costs
+    out_recs, spills = w.out_recs, w.spills
+    collect_cpu = out_recs * (c.partition_cpu + c.serde_cpu)
+    if mi.any_map_only:
+        collect_cpu = np.where(mi.map_only, 0.0, collect_cpu)
+    spill_cpu = w.sorted_cmp * c.sort_cpu
+    if mi.any_combining:
+        spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
+    spill_cpu += w.spill_u_written * mi.comp_ns
+    spill_io = w.spill_bytes_written * c.spill_write
+    if nonzero(c.spill_file_ns):
+        spill_io = spill_io + spills * c.spill_file_ns
+    # the final spill alone (made by the map thread in flush): sort, combine, compress, write
+    last_io = w.d_last * c.spill_write + c.spill_file_ns
+    last_cpu = w.cmp_last * c.sort_cpu
+    if mi.any_combining:
+        last_cpu += w.r_last * c.combine_cpu * mi.combining_f
+    last_cpu += w.u_last * mi.comp_ns
+    if w.any_no_spill:
+        last_io = np.where(spills > 0, last_io, 0.0)
+        last_cpu = np.where(spills > 0, last_cpu, 0.0)
+    last_ns = last_cpu + last_io
+    hidden_ns: F64 | float = 0.0
+    collect_io: F64 | None = None
+    if spill_overlap:
+        work = w.read_io + w.map_cpu + collect_cpu
+        if w.read_cpu is not None:
+            work = work + w.read_cpu
+        spill_ns = spill_cpu + spill_io
+        hidden_ns = hidden_spill_ns(
+            work,
+            spill_ns,
+            last_ns,
+            w.n_full,
+            w.r_full,
+            w.r_last,
+            out_recs,
+            batch.spill_percent,
+            w.contention,
+        )
+        # the background spills' time the map thread waited for, split into the spills'
+        # I/O and CPU pro rata, moves to collect; the spill phase keeps the final spill
+        bg_cpu = spill_cpu - last_cpu
+        bg_io = spill_io - last_io
+        bg = bg_cpu + bg_io
+        blocked = bg - hidden_ns
+        share = np.divide(blocked, bg, out=np.zeros(len(batch)), where=bg > 0)
+        collect_cpu = collect_cpu + bg_cpu * share
+        collect_io = bg_io * share
+        spill_cpu, spill_io = last_cpu, last_io
+    w.collect_cpu, w.collect_io, w.spill_cpu, w.spill_io = (
+        collect_cpu,
+        collect_io,
+        spill_cpu,
+        spill_io,
+    )
+    w.last_ns, w.hidden_ns = last_ns, hidden_ns
