@@ -28,3 +28,26 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.fail(f"../shared/data is missing (expected at {SHARED_DATA}); CI provides it")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def calibrated_run():
+    """``profile_from_run(record)`` (calibrated), computed once per session per record.
+
+    A calibration is seconds of CPU (the contention and slowdown grids,
+    ``mrtune.calibration.cost_factors.solve_contention``) and several modules calibrate the
+    same committed runs. It is pure (the record's content decides it: the key is the record's
+    full JSON), it is kept in memory for this session only, and every caller gets its own deep
+    copy, so no test sees another's changes.
+    """
+    from mrtune.calibration.run_profile import profile_from_run
+
+    done: dict[str, object] = {}
+
+    def calibrate(record):  # noqa: ANN001, ANN202 - a RunRecord → a JobProfile
+        key = record.model_dump_json()
+        if key not in done:
+            done[key] = profile_from_run(record)
+        return done[key].model_copy(deep=True)
+
+    return calibrate

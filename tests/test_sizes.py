@@ -12,6 +12,7 @@ until it is split or its reason is written down.
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from pathlib import Path
 
@@ -66,6 +67,7 @@ def _sources() -> list[Path]:
     return sorted(p for r in roots for p in r.rglob("*.py") if "__pycache__" not in p.parts)
 
 
+@functools.cache  # two tests read it; the sources do not change during a run
 def _long_functions() -> dict[str, int]:
     found = {}
     for path in _sources():

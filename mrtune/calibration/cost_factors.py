@@ -84,6 +84,7 @@ from mrtune.calibration.solve import (
     _solve,
     _solve_ridge,
 )
+from mrtune.calibration.unit_models import reuse_unit_models
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import (
     CODEC_PRIORS,
@@ -266,6 +267,7 @@ CONTENTION_GRID: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2
 SLOWDOWN_GRID: tuple[float, ...] = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 
 
+@reuse_unit_models()  # the grid models each run once per shape (calibration.unit_models)
 def solve_contention(
     runs: Sequence[tuple[JobProfile, HadoopConfig]],
     prior: CostFactors,

@@ -30,6 +30,7 @@ from mrtune.calibration.cost_factors import (
 )
 from mrtune.calibration.machine_costs import CodecCpu, MachineCosts, SegmentQuality
 from mrtune.calibration.run_profile import profile_from_run, run_config
+from mrtune.calibration.unit_models import reuse_unit_models
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CODEC_PRIORS, CostFactors, JobProfile
 from mrtune.errors import InputError
@@ -49,10 +50,13 @@ def fit_machine(
         raise InputError("no runs to fit machine costs on", field="runs")
     profiles = [p for p, _ in runs]
     codecs = sorted({cfg.map_output_codec for _, cfg in runs if cfg.map_output_compress})
-    if spill_overlap:
-        fit = solve_contention(runs, CostFactors(), None, "", codecs)
-    else:
-        fit = solve_runs(runs, CostFactors(), None, "", codecs, False, method="ridge")
+    # the grid refits every run at a few shapes only: each run is modelled once per shape
+    # (mrtune.calibration.unit_models)
+    with reuse_unit_models():
+        if spill_overlap:
+            fit = solve_contention(runs, CostFactors(), None, "", codecs)
+        else:
+            fit = solve_runs(runs, CostFactors(), None, "", codecs, False, method="ridge")
     costs, prov = fit_costs_dict(fit)
     label = source or f"{len(profiles)} runs"
     prov = {

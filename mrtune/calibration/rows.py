@@ -4,7 +4,8 @@ For the profiled configuration the model's phase times are linear in the cost fa
 attempt's segment time is ``base + Σ factor × volume``, where the volume of a factor is the
 model's segment time with only that factor at 1 *less the base* (every factor at 0; the base is
 not zero when, e.g., a codec's CPU is priced at its prior rather than fitted). See
-:mod:`mrtune.calibration.cost_factors` for the segments and the fit.
+:mod:`mrtune.calibration.cost_factors` for the segments and the fit, and
+:mod:`mrtune.calibration.unit_models` for the model calls (stacked, and remembered within a fit).
 """
 
 from __future__ import annotations
@@ -21,34 +22,23 @@ from mrtune.calibration.segments import (
     REDUCE_CUTS,
     cold_attempt,
     cut_of,
-    map_splits,
-    reduce_inputs,
+)
+from mrtune.calibration.unit_models import (
+    CODEC_COLUMN_PREFIX,
+    SHAPE_FACTORS,
+    UNIT_FACTORS,
+    codec_column,
+    map_units,
+    reduce_units,
 )
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.map_task import MapTaskResult, map_task, overlap_coefficients
-from mrtune.costmodel.profile import (
-    CODEC_PRIORS,
-    CostFactors,
-    JobProfile,
-    TaskTiming,
-)
-from mrtune.costmodel.reduce_task import reduce_task
+from mrtune.costmodel.map_task import MapTaskResult, overlap_coefficients
+from mrtune.costmodel.profile import CostFactors, JobProfile, TaskTiming
 
 F64 = NDArray[np.float64]
-
-#: Per-unit factors (ns per byte or record). The fixed per-task times are handled apart.
-#: Factors that shape the model rather than price a volume (they multiply other factors): kept
-#: fixed during a linear fit, searched on a grid around it (:func:`solve_contention`).
-SHAPE_FACTORS: tuple[str, ...] = ("spill_contention", "sort_cache_bytes", "sort_cache_slowdown")
-UNIT_FACTORS: tuple[str, ...] = tuple(
-    f
-    for f, info in CostFactors.model_fields.items()
-    if f not in SHAPE_FACTORS + ("setup_ms", "cleanup_ms", "task_overhead_ms")
-    and info.annotation is float
-)
-#: Column-name prefix of a codec's CPU scale (machine fits, :mod:`mrtune.calibration.machine`).
-CODEC_COLUMN_PREFIX = "codec:"
+#: Re-exported: the fit modules import the column names from here.
+__all__ = ["CODEC_COLUMN_PREFIX", "SHAPE_FACTORS", "UNIT_FACTORS", "codec_column"]
 
 
 @dataclass
@@ -62,46 +52,6 @@ class _Obs:
     #: index of each row's attempt among the observed attempts of its kind (map or reduce),
     #: so a bootstrap can redraw attempts without recomputing rows (calibration.resample)
     attempt: list[int] = field(default_factory=list)
-
-
-def codec_column(name: str) -> str:
-    """The column name of a codec's CPU scale in a fit (see :func:`fit_costs`)."""
-    return f"{CODEC_COLUMN_PREFIX}{name}"
-
-
-def _unit_profiles(
-    profile: JobProfile, codecs: Sequence[str] = ()
-) -> tuple[JobProfile, dict[str, JobProfile]]:
-    """The profile at zero costs, and one profile per column with only that column at 1.
-
-    A codec column (``codecs``) prices the codec's compress and uncompress CPU at its prior
-    (``CODEC_PRIORS``) times 1: its fitted value scales both. The base profile then has that
-    codec's CPU at 0; otherwise codec CPU stays in the offset (it is not a cost factor).
-    """
-    shape = {f: getattr(profile.costs, f) for f in SHAPE_FACTORS}
-    # reduce_side: no override, a fit keeps one shared value per factor
-    zero = {f: 0.0 for f in CostFactors.model_fields if f not in SHAPE_FACTORS + ("reduce_side",)}
-    zero |= shape
-    zcodecs = dict(profile.codecs)
-    for name in codecs:
-        c = profile.codec(name)
-        zcodecs[name] = c.model_copy(
-            update={"compress_ns_per_byte": 0.0, "uncompress_ns_per_byte": 0.0}
-        )
-    base = profile.model_copy(update={"costs": CostFactors(**zero), "codecs": zcodecs})
-    units = {
-        f: base.model_copy(update={"costs": CostFactors(**{**zero, f: 1.0})}) for f in UNIT_FACTORS
-    }
-    for name in codecs:
-        prior = CODEC_PRIORS[name]
-        c = profile.codec(name).model_copy(
-            update={
-                "compress_ns_per_byte": prior.compress_ns_per_byte,
-                "uncompress_ns_per_byte": prior.uncompress_ns_per_byte,
-            }
-        )
-        units[codec_column(name)] = base.model_copy(update={"codecs": {**zcodecs, name: c}})
-    return base, units
 
 
 def _map_parts(res: MapTaskResult, full_share: F64) -> dict[str, F64]:
@@ -249,10 +199,7 @@ def _collect_map(
     maps = [t for t in profile.observed if t.kind == "map"]
     if not maps:
         return
-    split = map_splits(profile, maps)
-    batch = ConfigBatch.from_base(cfg, len(maps))
-    base, units = _unit_profiles(profile, codecs)
-    r0 = map_task(base, batch, split)
+    r0, rk = map_units(profile, cfg, maps, codecs)
     share = np.divide(
         r0.records_per_full_spill,
         r0.output_records,
@@ -260,7 +207,7 @@ def _collect_map(
         where=r0.output_records > 0,
     )
     parts0 = _map_parts(r0, share)
-    partsk = {f: _map_parts(map_task(p, batch, split), share) for f, p in units.items()}
+    partsk = {f: _map_parts(r, share) for f, r in rk.items()}
     ovl = branch = None
     kappa = contention if spill_overlap else 0.0
     if spill_overlap:
@@ -274,7 +221,7 @@ def _collect_map(
             )
             for key in parts0
         }
-        ovl = _Overlap.of(r0, batch)
+        ovl = _Overlap.of(r0, ConfigBatch.from_base(cfg, len(maps)))
         branch = ovl.branches(at, kappa)
     seg0 = _map_segments(parts0, ovl, branch, kappa)
     segk = {f: _map_segments(pk, ovl, branch, kappa) for f, pk in partsk.items()}
@@ -332,14 +279,9 @@ def _collect_reduce(
     reds = [t for t in profile.observed if t.kind == "reduce"]
     if not reds or profile.map_only:
         return
-    m, q, q_raw, w = reduce_inputs(profile, cfg, reds)
-    batch = ConfigBatch.from_base(cfg, len(reds))
-    base, units = _unit_profiles(profile, codecs)
-    seg0 = _reduce_segments(reduce_task(base, batch, m, q, q_raw, w).phase_ms)
-    segk = {
-        f: _reduce_segments(reduce_task(p, batch, m, q, q_raw, w).phase_ms)
-        for f, p in units.items()
-    }
+    r0, rk = reduce_units(profile, cfg, reds, codecs)
+    seg0 = _reduce_segments(r0.phase_ms)
+    segk = {f: _reduce_segments(r.phase_ms) for f, r in rk.items()}
     warm = cold_attempt(profile, reds)
     _add_obs(
         reds,

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from mrtune.calibration.run_profile import profile_from_run
 from mrtune.readers.run_records import read_jsonl
 
 RUNS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "runs-matrix.jsonl"
@@ -33,8 +32,8 @@ def test_every_codec_and_job_is_covered() -> None:
 
 
 @pytest.mark.parametrize("run", _codec_runs(), ids=lambda r: r.label)
-def test_compressed_map_output_calibrates_within_tolerance(run) -> None:  # noqa: ANN001
-    check = profile_from_run(run).calibration
+def test_compressed_map_output_calibrates_within_tolerance(run, calibrated_run) -> None:  # noqa: ANN001
+    check = calibrated_run(run).calibration
     assert check is not None
     assert check.status == "ok", check.summary()
     measured = [s for s in check.segments if s.observed_ms > check.floor_ms]

@@ -10,7 +10,7 @@ import pytest
 
 from mrtune.calibration.job_overhead import measured_job_overhead_ms, with_job_overhead
 from mrtune.calibration.profiles import load_profile_source
-from mrtune.calibration.run_profile import job_overhead_ms, profile_from_run, run_config
+from mrtune.calibration.run_profile import job_overhead_ms, run_config
 from mrtune.costmodel import ClusterSpec, ConfigBatch, predict_job
 from mrtune.readers.run_records import read_jsonl
 
@@ -21,17 +21,17 @@ def _sort_default():
     return next(r for r in read_jsonl(RUNS) if r.label == "sort-default" and r.repeat == 0)
 
 
-def test_a_run_records_driver_time_becomes_the_profiles_job_overhead() -> None:
+def test_a_run_records_driver_time_becomes_the_profiles_job_overhead(calibrated_run) -> None:
     rec = _sort_default()
-    p = profile_from_run(rec)
+    p = calibrated_run(rec)
     want = job_overhead_ms(rec)
     assert want is not None and want > 500.0  # LocalJobRunner's submission and commit
     assert p.costs.job_overhead_ms == pytest.approx(want)
     assert p.provenance["costs.job_overhead_ms"].startswith("measured")
 
 
-def test_the_overhead_is_added_to_every_configuration_once() -> None:
-    p = profile_from_run(_sort_default())
+def test_the_overhead_is_added_to_every_configuration_once(calibrated_run) -> None:
+    p = calibrated_run(_sort_default())
     base = run_config(_sort_default())
     cfgs = [
         base,
@@ -74,16 +74,16 @@ def test_a_history_measures_duration_minus_task_span(shared_data: Path) -> None:
     assert measured >= 3
 
 
-def test_no_timing_leaves_the_profile_unchanged() -> None:
-    p = profile_from_run(_sort_default())
+def test_no_timing_leaves_the_profile_unchanged(calibrated_run) -> None:
+    p = calibrated_run(_sort_default())
     facts = {k: v for k, v in p.cluster_facts.items() if k not in ("job_overhead_ms", "job_ms")}
     bare = p.model_copy(update={"cluster_facts": facts})
     assert measured_job_overhead_ms(bare) is None
     assert with_job_overhead(bare) is bare
 
 
-def test_clock_skew_never_gives_a_negative_overhead() -> None:
-    p = profile_from_run(_sort_default())
+def test_clock_skew_never_gives_a_negative_overhead(calibrated_run) -> None:
+    p = calibrated_run(_sort_default())
     facts = {k: v for k, v in p.cluster_facts.items() if k != "job_overhead_ms"}
     facts["job_ms"] = 1.0  # a duration shorter than the task span
     skewed = p.model_copy(update={"cluster_facts": facts})

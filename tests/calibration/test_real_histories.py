@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from mrtune.calibration.profiles import load_profile_source
-from mrtune.calibration.run_profile import profile_from_run
 from mrtune.costmodel import JobProfile
 from mrtune.errors import InputError
 from mrtune.readers.rumen import load_rumen
@@ -49,8 +48,8 @@ def _codec_runs() -> list:
 
 
 @pytest.mark.parametrize("rec", _codec_runs())
-def test_local_runs_with_compressed_map_output_calibrate(rec) -> None:  # noqa: ANN001
-    p = profile_from_run(rec)
+def test_local_runs_with_compressed_map_output_calibrate(rec, calibrated_run) -> None:  # noqa: ANN001
+    p = calibrated_run(rec)
     _assert_checked(p)
     codec = p.source_properties["mapreduce.map.output.compress.codec"]
     name = {"DefaultCodec": "default", "GzipCodec": "gzip", "BZip2Codec": "bzip2"}.get(
