@@ -386,17 +386,22 @@ def _job_summary(
         ),
         "run_noise": (rec.evidence or {}).get("run_noise"),
         "withheld_low_confidence": [c.name for c in rec.withheld],
-        "changes": [
-            {
-                "name": c.name,
-                "from": c.current,
-                "to": c.recommended,
-                "gain_fraction": round(c.gain_fraction, 4),
-                "confidence": c.trust.to_json() if c.trust is not None else None,
-            }
-            for c in rec.changes
-        ],
+        "changes": change_entries(rec),
     }
+
+
+def change_entries(rec: Recommendation) -> list[dict]:
+    """Each change of ``rec`` with its gain and what it rests on (the summary files' form)."""
+    return [
+        {
+            "name": c.name,
+            "from": c.current,
+            "to": c.recommended,
+            "gain_fraction": round(c.gain_fraction, 4),
+            "confidence": c.trust.to_json() if c.trust is not None else None,
+        }
+        for c in rec.changes
+    ]
 
 
 if __name__ == "__main__":

@@ -49,6 +49,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run_recommendations import change_entries  # noqa: E402  (the local protocol's summary form)
 
 from mrtune.costmodel import CodecStats  # noqa: E402
 from mrtune.harness.yarn_check import cluster_spec  # noqa: E402
@@ -179,16 +182,7 @@ def recommend_for(
         "predicted_speedup_interval": speedup.to_json() if speedup else None,
         "run_noise": (rec.evidence or {}).get("run_noise"),
         "withheld_low_confidence": [c.name for c in rec.withheld],
-        "changes": [
-            {
-                "name": c.name,
-                "from": c.current,
-                "to": c.recommended,
-                "gain_fraction": round(c.gain_fraction, 4),
-                "confidence": c.trust.to_json() if c.trust is not None else None,
-            }
-            for c in rec.changes
-        ],
+        "changes": change_entries(rec),
     }
 
 
