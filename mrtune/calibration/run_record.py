@@ -152,16 +152,7 @@ def map_timing(a: MapAttemptEvents) -> TaskTiming | None:
         phases["fill"] = float(done[0].start_ms - a.start_ms)
     if final:
         phases["spill_last"] = float(final[-1])
-    return TaskTiming(
-        attempt_id=a.attempt_id,
-        kind="map",
-        start_ms=a.start_ms,
-        finish_ms=a.done_ms,
-        phases_ms=phases,
-        counters=flat_counters(
-            a.counters, file_read=a.file_bytes_read_delta, file_written=a.file_bytes_written_delta
-        ),
-    )
+    return _timing(a, "map", phases)
 
 
 def reduce_timing(a: ReduceAttemptEvents) -> TaskTiming | None:
@@ -175,9 +166,17 @@ def reduce_timing(a: ReduceAttemptEvents) -> TaskTiming | None:
         phases["shuffle"] = float(a.shuffle_end_ms - a.start_ms)
         phases["merge"] = float(merge_end - a.shuffle_end_ms)
         phases["reduce"] = float(a.done_ms - merge_end)
+    return _timing(a, "reduce", phases)
+
+
+def _timing(
+    a: MapAttemptEvents | ReduceAttemptEvents, kind: str, phases: dict[str, float]
+) -> TaskTiming:
+    """One attempt's timing record: its span, ``phases`` and its counters with the file bytes
+    its own attempt read and wrote (the deltas the run record logs per attempt)."""
     return TaskTiming(
         attempt_id=a.attempt_id,
-        kind="reduce",
+        kind=kind,
         start_ms=a.start_ms,
         finish_ms=a.done_ms,
         phases_ms=phases,
