@@ -64,7 +64,6 @@ from mrtune.calibration.fixed_costs import (
     without_contention,
     without_reduce_fixed,
 )
-from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec
@@ -79,6 +78,7 @@ from mrtune.harness.yarn_repeats import (
 )
 from mrtune.harness.yarn_run import MiniCluster
 from mrtune.harness.yarn_summary import PHASES, counter_fields, summarize
+from mrtune.harness.yarn_terms import fit_profile
 
 __all__ = ["PHASES", "HistoryRun", "history_report", "load_history_runs", "measured_phases"]
 from mrtune.profiling.build import build_statistics, profile_config
@@ -202,6 +202,7 @@ def history_report(
     calibrate: str | list[str] | None = None,
     codec_runs: list[Any] | None = None,
     reduce_fixed_ms: float | None = None,
+    priors: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Calibrate each job group on its label in ``calibrate`` (``LABEL`` or ``LABEL:REPEAT``;
     default: its ``-default`` label, else its first) and predict every label of the group from
@@ -216,7 +217,9 @@ def history_report(
     alone, as a user with one .jhist has it (measured where its reduces separate it, else
     the documented prior); a number: measured on OTHER runs (another round of the matrix:
     ``benchmarks/yarn_rank_study.py``). Taken out of the calibration run's reduce phase
-    before the fit and added back to every prediction. 0: no such term."""
+    before the fit and added back to every prediction. 0: no such term.
+    ``priors``: cost factors the calibration history cannot separate, measured on other runs
+    (:func:`mrtune.harness.yarn_terms.fit_profile`); None: the documented YARN priors."""
     groups = list(dict.fromkeys(r.group for r in runs))
     wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
     picks = dict(parse_calibration(c) for c in wanted)
@@ -232,12 +235,15 @@ def history_report(
         cal = _calibration_run(members, label, picks.get(label), meas)
         repeated = len(by_label(members)[label]) > 1
         cal_labels.append(f"{label}:{cal.repeat}" if repeated else label)
-        rows += _group_rows(members, cal, codec_runs or [], reduce_fixed_ms, meas)
+        rows += _group_rows(members, cal, codec_runs or [], reduce_fixed_ms, meas, priors)
     out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": summarize(rows)}
     out["codec_ratios"] = (
         "measured on other runs of the same job and data (never the scored label)"
         if codec_runs
         else "priors (CODEC_PRIORS)"
+    )
+    out["cost_priors"] = (
+        f"given, measured on other runs: {priors}" if priors else "documented YARN priors"
     )
     out["reduce_fixed_ms"] = {
         r["job"]: {
@@ -255,7 +261,9 @@ def history_report(
 
 
 def calibration_profile(
-    cal: HistoryRun, reduce_fixed_ms: float | None = None
+    cal: HistoryRun,
+    reduce_fixed_ms: float | None = None,
+    priors: dict[str, float] | None = None,
 ) -> tuple[Any, dict[str, float]]:
     """The profile of the calibration run's history and the cluster-level terms measured on
     it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
@@ -281,7 +289,7 @@ def calibration_profile(
     if reduce_fixed_ms > 0:
         measured["reduce_fixed_ms"] = reduce_fixed_ms
     fit_on = without_contention(without_reduce_fixed(history, reduce_fixed_ms), cores, busy or 1.0)
-    profile = build_profile(fit_on, conf)
+    profile = fit_profile(fit_on, conf, priors)
     if how:
         prov = {**profile.provenance, "cluster.reduce_fixed_ms": how}
         profile = profile.model_copy(update={"provenance": prov})
@@ -298,10 +306,11 @@ def _group_rows(
     codec_runs: list[Any],
     reduce_fixed_ms: float | None,
     meas: dict[int, dict[str, Any]],
+    priors: dict[str, float] | None = None,
 ) -> list[dict[str, Any]]:
     """The calibration row (its one run) and one held-out row per label of the group (the
     calibration label's other repeats among them), each from the group's one profile."""
-    base, terms = calibration_profile(cal, reduce_fixed_ms)
+    base, terms = calibration_profile(cal, reduce_fixed_ms, priors)
     overhead = meas[id(cal)]["job_ms"] - _predict(base, cal, terms)["job_ms"]
     cal_counters = meas[id(cal)]
     mor = float(cal_counters.get("MAP_OUTPUT_RECORDS") or 0.0)
