@@ -24,6 +24,10 @@ and across rounds:
 - each held-out record-counter miss against the distinct keys' sampling noise (the Zipf
   law's variance at the model's combine sample sizes).
 The reports written with ``--reports-dir`` are the default's (reduce_fixed_ms from history).
+Rounds 1 and 2 had one run per setting and their histories are gone; round 3 (3 repeats,
+histories kept in ``benchmarks/results/yarn-r3``) is read by ``yarn_repeat_study.py``, and
+every YARN report now gives the noise ceiling from its own repeats
+(:func:`mrtune.harness.yarn_repeats.noise_ceiling`).
 
 Usage: python benchmarks/yarn_rank_study.py R1.jsonl R2.jsonl --codec-runs runs-matrix.jsonl
        [--codec-runs ...] -o benchmarks/results/yarn-rank-study.json

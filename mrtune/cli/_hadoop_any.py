@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 from mrtune.cli.console import OutputFormat, console, emit_json, err_console
@@ -166,8 +167,39 @@ def validate_histories(
     if format == OutputFormat.json:
         emit_json(report)
         return
-    table = Table(title=f"YARN histories, calibrated on {report['calibration']}")
-    cols = ("label", "rec =", "waves", "job s p/m", "error", "map", "shuf.", "load")
+    console.print(_history_table(report))
+    console.print(
+        "* calibration run; n: repeats (times are their medians), ±: their spread; map "
+        "task and shuffle tail: time error, model vs history"
+    )
+    for r in report["runs"]:
+        if r.get("cluster_terms"):
+            terms = ", ".join(f"{k} {v:.4g}" for k, v in r["cluster_terms"].items())
+            console.print(f"measured on {r['label']}: {terms}")
+    for name, summary in [("all", report["summary"]), *report.get("groups", {}).items()]:
+        console.print(f"[bold]{name}[/bold]")
+        for k, v in summary.items():
+            if k == "noise_ceiling":
+                console.print(f"  {_ceiling_line(v)}")
+                continue
+            if isinstance(v, dict):
+                v = ", ".join(f"{g} {'met' if ok else 'missed'}" for g, ok in v.items())
+            elif isinstance(v, list):
+                v = "; ".join(v) or "none"
+            console.print(f"  {k}: {v:.3f}" if isinstance(v, float) else f"  {k}: {v}")
+
+
+def _history_table(report: dict[str, Any]) -> Table:
+    """One row per label (the calibration run apart): records equal, waves, job time
+    predicted / measured (median over repeats), its error, repeats and their spread."""
+    # no vertical rules: ten columns and a label still fit 80 columns
+    table = Table(
+        title=f"YARN histories, calibrated on {report['calibration']}",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    cols = ("label", "rec =", "waves", "job s p/m", "error", "n", "±", "map", "shuf.", "load")
     for col in cols:
         table.add_column(col, justify="left" if col == "label" else "right")
     for r in report["runs"]:
@@ -178,24 +210,27 @@ def validate_histories(
             f"{p['map_waves']}/{m['map_waves']}",
             f"{p['job_ms'] / 1000:.1f}/{m['job_ms'] / 1000:.1f}",
             f"{r['job_time_error']:+.0%}",
+            str(len(r.get("repeats", [0]))),
+            f"{r.get('job_time_spread', 0.0):.0%}",
             _pct(pe.get("map_task")),
             _pct(pe.get("shuffle_tail")),
             f"{r['load_avg']:.1f}" if r.get("load_avg") is not None else "-",
         )
-    console.print(table)
-    console.print("* calibration run; map task and shuffle tail: time error, model vs history")
-    for r in report["runs"]:
-        if r.get("cluster_terms"):
-            terms = ", ".join(f"{k} {v:.4g}" for k, v in r["cluster_terms"].items())
-            console.print(f"measured on {r['label']}: {terms}", soft_wrap=True)
-    for name, summary in [("all", report["summary"]), *report.get("groups", {}).items()]:
-        console.print(f"[bold]{name}[/bold]")
-        for k, v in summary.items():
-            if isinstance(v, dict):
-                v = ", ".join(f"{g} {'met' if ok else 'missed'}" for g, ok in v.items())
-            elif isinstance(v, list):
-                v = "; ".join(v) or "none"
-            console.print(f"  {k}: {v:.3f}" if isinstance(v, float) else f"  {k}: {v}")
+    return table
+
+
+def _ceiling_line(c: dict[str, Any]) -> str:
+    """The noise ceiling in one sentence (:func:`mrtune.harness.yarn_repeats.noise_ceiling`)."""
+    m = c["perfect_model_on_measured_medians"]
+    rho = m["spearman"]
+    return (
+        f"noise ceiling: repeats differ by σ {c['noise_sigma_log']:.1%} (log, "
+        f"{c['labels_with_repeats']} labels); a perfect model would score Spearman "
+        f"{rho['median']:.2f} (p10 {rho['p10']:.2f}, {rho['share_reaching_0.9']:.0%} of draws "
+        f"≥ 0.9), job time median {m['job_time_median_error']:.1%}, p90 "
+        f"{m['job_time_p90_error']:.1%}; one repeat ranks another at "
+        f"{c['spearman_repeat_vs_repeat']:.2f}"
+    )
 
 
 def _pct(x: float | None) -> str:

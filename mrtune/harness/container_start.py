@@ -16,15 +16,17 @@ local time zone, the same clock the history's epoch milliseconds come from.
 
 from __future__ import annotations
 
+import gzip
 import re
 import statistics
+import zlib
 from datetime import datetime
 from pathlib import Path
 
 from mrtune.readers.history import JobHistory
 
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ")
-_TASK_REACHED = ("MapTask: Processing split", "ReduceTask: Using ShuffleConsumerPlugin")
+TASK_REACHED = ("MapTask: Processing split", "ReduceTask: Using ShuffleConsumerPlugin")
 
 
 def _epoch_ms(stamp: str) -> int:
@@ -35,27 +37,36 @@ def _syslog_times(path: Path) -> tuple[int | None, int | None]:
     """(first logged line, first line of the task's own work), as epoch ms."""
     first = reached = None
     try:
-        with path.open(encoding="utf-8", errors="replace") as fh:
+        opened = (
+            gzip.open(path, "rt", encoding="utf-8", errors="replace")
+            if path.suffix == ".gz"
+            else path.open(encoding="utf-8", errors="replace")
+        )
+        with opened as fh:
             for line in fh:
                 m = _STAMP.match(line)
                 if not m:
                     continue
                 if first is None:
                     first = _epoch_ms(m.group(1))
-                if any(k in line for k in _TASK_REACHED):
+                if any(k in line for k in TASK_REACHED):
                     reached = _epoch_ms(m.group(1))
                     break
-    except OSError:
+    except (OSError, EOFError, zlib.error):
         return None, None
     return first, reached
 
 
 def container_logs(work: Path, job_id: str) -> dict[str, Path]:
-    """``container id → syslog`` of the job's application under a launcher work folder."""
+    """``container id → syslog`` of the job's application under a launcher work folder, or
+    in a run's archived copy (``<run>/<application>/container_*/syslog.gz``,
+    :mod:`mrtune.harness.yarn_pack`)."""
     app = job_id.replace("job_", "application_", 1)
     out = {}
     for syslog in work.glob(f"target/**/{app}/container_*/syslog"):
         out[syslog.parent.name] = syslog
+    for syslog in work.glob(f"{app}/container_*/syslog.gz"):
+        out.setdefault(syslog.parent.name, syslog)
     return out
 
 

@@ -29,9 +29,21 @@ separate it, else a documented prior) or is given (measured on other runs,
 ``benchmarks/yarn_rank_study.py``); it is taken out of the calibration run's reduce phase
 before the fit and added to every prediction.
 
+Runs with the same label are repeats of one setting (:mod:`mrtune.harness.yarn_repeats`,
+the local report's rule): the calibration run is the default label's repeat with the median
+job time, the only run fitted; each label is predicted once, from its own configuration (its
+first repeat's ``_conf.xml``), and measured as the medians of its repeats' times, with the
+counters of its first repeat (repeats that disagree are flagged). The default label's other
+repeats are a held-out row of their own: the same configuration as the calibration run, so
+their error is the referee's run-to-run noise.
+
 Figures: record counters equal, map waves equal, per-phase times (:data:`PHASES`), job time
 error (median, p90) and the Spearman correlation of predicted and measured job times, over
-the runs not fitted.
+the labels not fitted (medians over repeats), and the noise ceiling the repeats set
+(:func:`mrtune.harness.yarn_repeats.noise_ceiling`).
+
+An index's paths may be relative to the index file (a packed round,
+:mod:`mrtune.harness.yarn_pack`); the readers take the histories gzipped too.
 """
 
 from __future__ import annotations
@@ -52,12 +64,23 @@ from mrtune.calibration.fixed_costs import (
     without_contention,
     without_reduce_fixed,
 )
-from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
-from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec, measured_figures
+from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec
+from mrtune.harness.yarn_measure import container_start, measure, measured_phases
+from mrtune.harness.yarn_repeats import (
+    by_label,
+    combine,
+    disagreements,
+    median_repeat,
+    parse_calibration,
+    spread,
+)
 from mrtune.harness.yarn_run import MiniCluster
 from mrtune.harness.yarn_summary import PHASES, counter_fields, summarize
+from mrtune.harness.yarn_terms import fit_profile
+
+__all__ = ["PHASES", "HistoryRun", "history_report", "load_history_runs", "measured_phases"]
 from mrtune.profiling.build import build_statistics, profile_config
 from mrtune.readers import load_history
 from mrtune.readers.conf import load_conf
@@ -72,6 +95,8 @@ class HistoryRun:
     load_avg: float | None = None
     group: str = ""
     """The job the run belongs to: runs are calibrated within their group."""
+    repeat: int = 0
+    """Which repeat of its label (runs with one label are one setting measured again)."""
 
 
 def is_history_index(path: Path) -> bool:
@@ -87,7 +112,8 @@ def is_history_index(path: Path) -> bool:
 
 
 def load_history_runs(path: Path) -> list[HistoryRun]:
-    """The successful YARN runs of an index; a bad line is one clear error."""
+    """The successful YARN runs of an index; a bad line is one clear error. A relative
+    ``jhist``/``conf_xml`` path is taken from the index file's folder (a packed round)."""
     runs = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -98,11 +124,12 @@ def load_history_runs(path: Path) -> list[HistoryRun]:
                 continue
             run = HistoryRun(
                 e["label"],
-                Path(e["jhist"]),
-                Path(e["conf_xml"]),
+                path.parent / e["jhist"],  # an absolute path stays as it is
+                path.parent / e["conf_xml"],
                 MiniCluster(**e["cluster"]),
                 e.get("load_avg_1m"),
                 str(e.get("job") or ""),
+                int(e.get("repeat") or 0),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise InputError(f"not a hadoop-run entry ({exc})", path=f"{path}:{n}") from None
@@ -112,36 +139,6 @@ def load_history_runs(path: Path) -> list[HistoryRun]:
     if not runs:
         raise InputError("no successful YARN run with a .jhist", path=str(path))
     return runs
-
-
-def _job_ms(jhist: Path) -> float:
-    h = load_history(jhist)
-    return float((h.finish_ms or 0) - (h.launch_ms or h.submit_ms or 0))
-
-
-def measured_phases(jhist: Path) -> dict[str, float]:
-    """The :data:`PHASES` of one history, from its successful attempts."""
-    h = load_history(jhist)
-    maps = [a for a in h.attempts if str(a.kind).upper().endswith("MAP")]
-    reds = [a for a in h.attempts if str(a.kind).upper().endswith("REDUCE")]
-    nan = math.nan
-    if not maps:
-        return dict.fromkeys(PHASES, nan)
-    first = min(a.start_ms for a in h.attempts)
-    last_map = max(a.finish_ms for a in maps)
-    out = {
-        "map_task": statistics.fmean(a.finish_ms - a.start_ms for a in maps),
-        "map_stage": float(last_map - first),
-    }
-    parts = [
-        (a.shuffle_finish_ms - max(a.start_ms, last_map), a.sort_finish_ms - a.shuffle_finish_ms,
-         a.finish_ms - a.sort_finish_ms)
-        for a in reds
-        if a.shuffle_finish_ms and a.sort_finish_ms
-    ]  # fmt: skip
-    for i, name in enumerate(("shuffle_tail", "merge", "reduce")):
-        out[name] = statistics.fmean(p[i] for p in parts) if parts else nan
-    return out
 
 
 def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, Any]:
@@ -178,32 +175,6 @@ def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, 
     return out
 
 
-def _job_ends(jhist: Path) -> dict[str, float]:
-    """The job's own fixed times around its tasks: the AM's set-up (job launch → first
-    container launch: job setup, the first container requests and allocations) and the job
-    commit (last attempt's end → job finish). In the model they are part of the calibration
-    run's job overhead."""
-    h = load_history(jhist)
-    if not h.attempts or h.launch_ms is None or h.finish_ms is None:
-        return {}
-    first = min(a.start_ms for a in h.attempts)
-    last = max(a.finish_ms for a in h.attempts)
-    return {"am_setup_ms": float(first - h.launch_ms), "job_commit_ms": float(h.finish_ms - last)}
-
-
-def _container_start(run: HistoryRun) -> dict[str, float]:
-    """Per-container JVM start and task init (:mod:`mrtune.harness.container_start`), when
-    the launcher's work folder with the NodeManagers' logs is still there."""
-    from mrtune.harness.container_start import container_starts
-
-    h = load_history(run.jhist)
-    for work in (run.jhist.parent, run.jhist.parent.parent, run.jhist.parent.parent.parent):
-        found = container_starts(h, work)
-        if found:
-            return found
-    return {}
-
-
 def _group_label(runs: list[HistoryRun], group: str, calibrate: list[str]) -> str:
     labels = [r.label for r in runs if r.group == group]
     chosen = [c for c in calibrate if c in labels]
@@ -213,14 +184,30 @@ def _group_label(runs: list[HistoryRun], group: str, calibrate: list[str]) -> st
     return next((x for x in labels if x == want or x.endswith("-default")), labels[0])
 
 
+def _calibration_run(
+    members: list[HistoryRun], label: str, rep: int | None, meas: dict[int, dict[str, Any]]
+) -> HistoryRun:
+    """Repeat ``rep`` of ``label``, else its repeat with the median job time."""
+    runs = by_label(members)[label]
+    if rep is None:
+        return median_repeat(runs, lambda r: meas[id(r)]["job_ms"])
+    found = next((r for r in runs if r.repeat == rep), None)
+    if found is None:
+        raise InputError("no such repeat", field="--calibrate", value=f"{label}:{rep}")
+    return found
+
+
 def history_report(
     runs: list[HistoryRun],
     calibrate: str | list[str] | None = None,
     codec_runs: list[Any] | None = None,
     reduce_fixed_ms: float | None = None,
+    priors: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """Calibrate each job group on its label in ``calibrate`` (default: its ``-default`` run,
-    else its first run) and predict every run of the group from that one profile.
+    """Calibrate each job group on its label in ``calibrate`` (``LABEL`` or ``LABEL:REPEAT``;
+    default: its ``-default`` label, else its first) and predict every label of the group from
+    that one profile. Of a label's repeats the one with the median job time calibrates unless
+    a repeat is named; the label's other repeats are held out with every other label.
 
     ``codec_runs``: run records of the same jobs on the same record generators (local mode or
     YARN); a compressed run then takes its codec's ratio from them, never from a run with its
@@ -230,25 +217,33 @@ def history_report(
     alone, as a user with one .jhist has it (measured where its reduces separate it, else
     the documented prior); a number: measured on OTHER runs (another round of the matrix:
     ``benchmarks/yarn_rank_study.py``). Taken out of the calibration run's reduce phase
-    before the fit and added back to every prediction. 0: no such term."""
+    before the fit and added back to every prediction. 0: no such term.
+    ``priors``: cost factors the calibration history cannot separate, measured on other runs
+    (:func:`mrtune.harness.yarn_terms.fit_profile`); None: the documented YARN priors."""
     groups = list(dict.fromkeys(r.group for r in runs))
     wanted = [calibrate] if isinstance(calibrate, str) else [c for c in calibrate or [] if c]
-    for label in wanted:
+    picks = dict(parse_calibration(c) for c in wanted)
+    for label in picks:
         if not any(r.label == label for r in runs):
             raise InputError("no run with this label", field="--calibrate", value=label)
+    meas = {id(r): measure(r.jhist) for r in runs}
     rows: list[dict[str, Any]] = []
     cal_labels = []
     for g in groups:
         members = [r for r in runs if r.group == g]
-        cal_label = _group_label(runs, g, wanted)
-        cal_labels.append(cal_label)
-        cal = next(r for r in members if r.label == cal_label)
-        rows += _group_rows(members, cal, codec_runs or [], reduce_fixed_ms)
+        label = _group_label(runs, g, list(picks))
+        cal = _calibration_run(members, label, picks.get(label), meas)
+        repeated = len(by_label(members)[label]) > 1
+        cal_labels.append(f"{label}:{cal.repeat}" if repeated else label)
+        rows += _group_rows(members, cal, codec_runs or [], reduce_fixed_ms, meas, priors)
     out = {"calibration": ", ".join(cal_labels), "runs": rows, "summary": summarize(rows)}
     out["codec_ratios"] = (
         "measured on other runs of the same job and data (never the scored label)"
         if codec_runs
         else "priors (CODEC_PRIORS)"
+    )
+    out["cost_priors"] = (
+        f"given, measured on other runs: {priors}" if priors else "documented YARN priors"
     )
     out["reduce_fixed_ms"] = {
         r["job"]: {
@@ -259,12 +254,16 @@ def history_report(
         if r["calibration"]
     }
     if len(groups) > 1:
-        out["groups"] = {g: summarize([r for r in rows if r["job"] == g]) for g in groups}
+        out["groups"] = {
+            g: summarize([r for r in rows if r["job"] == g], ceiling=False) for g in groups
+        }
     return out
 
 
 def calibration_profile(
-    cal: HistoryRun, reduce_fixed_ms: float | None = None
+    cal: HistoryRun,
+    reduce_fixed_ms: float | None = None,
+    priors: dict[str, float] | None = None,
 ) -> tuple[Any, dict[str, float]]:
     """The profile of the calibration run's history and the cluster-level terms measured on
     it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
@@ -280,7 +279,7 @@ def calibration_profile(
     spec = cluster_spec(cal.cluster)
     cores = spec.num_nodes * float(spec.node_cores or spec.node_vcores)
     measured: dict[str, float] = {}
-    busy = container_cores(history, _container_start(cal), cores)
+    busy = container_cores(history, container_start(cal.jhist, history), cores)
     if busy is not None:
         measured["container_cores"] = busy
     if reduce_fixed_ms is None:
@@ -290,7 +289,7 @@ def calibration_profile(
     if reduce_fixed_ms > 0:
         measured["reduce_fixed_ms"] = reduce_fixed_ms
     fit_on = without_contention(without_reduce_fixed(history, reduce_fixed_ms), cores, busy or 1.0)
-    profile = build_profile(fit_on, conf)
+    profile = fit_profile(fit_on, conf, priors)
     if how:
         prov = {**profile.provenance, "cluster.reduce_fixed_ms": how}
         profile = profile.model_copy(update={"provenance": prov})
@@ -306,56 +305,74 @@ def _group_rows(
     cal: HistoryRun,
     codec_runs: list[Any],
     reduce_fixed_ms: float | None,
+    meas: dict[int, dict[str, Any]],
+    priors: dict[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    from mrtune.harness.yarn_codecs import with_codecs_from
-
-    base, measured = calibration_profile(cal, reduce_fixed_ms)
-    overhead = _job_ms(cal.jhist) - _predict(base, cal, measured)["job_ms"]
-    cal_counters = measured_figures(load_history(cal.jhist))
+    """The calibration row (its one run) and one held-out row per label of the group (the
+    calibration label's other repeats among them), each from the group's one profile."""
+    base, terms = calibration_profile(cal, reduce_fixed_ms, priors)
+    overhead = meas[id(cal)]["job_ms"] - _predict(base, cal, terms)["job_ms"]
+    cal_counters = meas[id(cal)]
     mor = float(cal_counters.get("MAP_OUTPUT_RECORDS") or 0.0)
     width = float(cal_counters.get("MAP_OUTPUT_BYTES") or 0.0) / mor if mor > 0 else 0.0
+    fit = (base, terms, overhead, width, codec_runs)
     rows = []
-    for run in members:
-        profile, codec_sources = base, []
-        props = load_conf(run.conf_xml).properties
-        compressed = props.get("mapreduce.map.output.compress", "false").strip() == "true"
-        if codec_runs and run is not cal and compressed:
-            profile, codec_sources = with_codecs_from(
-                base, run.group, width, codec_runs, run.label
-            )
-        meas = measured_figures(load_history(run.jhist))
-        meas["job_ms"] = _job_ms(run.jhist)
-        meas["phases"] = measured_phases(run.jhist)
-        meas["container_start"] = _container_start(run)
-        meas.update(_job_ends(run.jhist))
-        pred = _predict(profile, run, measured)
-        pred["job_ms"] += overhead
-        rows.append(
-            {
-                "label": run.label,
-                "job": run.group,
-                "calibration": run is cal,
-                # the cluster-level terms measured on the calibration run's history
-                "cluster_terms": measured if run is cal else {},
-                "reduce_fixed_source": base.provenance.get("cluster.reduce_fixed_ms", "")
-                if run is cal
-                else "",
-                # what the calibration's job time holds beyond the model's tasks (the AM's
-                # set-up before the first container, the job commit), added to every run
-                "job_overhead_ms": overhead,
-                "load_avg": run.load_avg,
-                "codec_sources": codec_sources,
-                "measured": meas,
-                "predicted": pred,
-                **counter_fields(meas, pred),
-                "waves_equal": pred["map_waves"] == meas["map_waves"],
-                "job_time_error": (pred["job_ms"] - meas["job_ms"]) / meas["job_ms"]
-                if meas["job_ms"] > 0
-                else math.nan,
-                "phase_errors": {
-                    k: (pred["phases"][k] - m) / m if m and m > 0 else math.nan
-                    for k, m in meas["phases"].items()
-                },
-            }
-        )
+    for label, reps in by_label(members).items():
+        if label == cal.label:
+            rows.append(_label_row([cal], fit, meas, calibration=True))
+            reps = [r for r in reps if r is not cal]
+        if reps:
+            rows.append(_label_row(reps, fit, meas, calibration=False))
     return rows
+
+
+def _label_row(
+    reps: list[HistoryRun], fit: tuple, meas: dict[int, dict[str, Any]], calibration: bool
+) -> dict[str, Any]:
+    """One label predicted from its first repeat's configuration and measured over
+    ``reps`` (medians of times, first repeat's counters, disagreements flagged)."""
+    from mrtune.harness.yarn_codecs import with_codecs_from
+
+    base, terms, overhead, width, codec_runs = fit
+    first = reps[0]
+    profile, codec_sources = base, []
+    props = load_conf(first.conf_xml).properties
+    compressed = props.get("mapreduce.map.output.compress", "false").strip() == "true"
+    if codec_runs and not calibration and compressed:
+        profile, codec_sources = with_codecs_from(
+            base, first.group, width, codec_runs, first.label
+        )
+    each = [meas[id(r)] for r in reps]
+    m = combine(each)
+    pred = _predict(profile, first, terms)
+    pred["job_ms"] += overhead
+    loads = [r.load_avg for r in reps if r.load_avg is not None]
+    return {
+        "label": first.label,
+        "job": first.group,
+        "calibration": calibration,
+        "repeats": [r.repeat for r in reps],
+        # the cluster-level terms measured on the calibration run's history
+        "cluster_terms": terms if calibration else {},
+        "reduce_fixed_source": base.provenance.get("cluster.reduce_fixed_ms", "")
+        if calibration
+        else "",
+        # what the calibration's job time holds beyond the model's tasks (the AM's
+        # set-up before the first container, the job commit), added to every run
+        "job_overhead_ms": overhead,
+        "load_avg": statistics.median(loads) if loads else None,
+        "codec_sources": codec_sources,
+        "measured": m,
+        "predicted": pred,
+        **counter_fields(m, pred),
+        "waves_equal": pred["map_waves"] == m["map_waves"],
+        "job_time_error": (pred["job_ms"] - m["job_ms"]) / m["job_ms"]
+        if m["job_ms"] > 0
+        else math.nan,
+        "job_time_spread": spread(m["repeat_job_ms"]),
+        "repeats_disagree": disagreements(each),
+        "phase_errors": {
+            k: (pred["phases"][k] - v) / v if v and v > 0 else math.nan
+            for k, v in m["phases"].items()
+        },
+    }

@@ -1,5 +1,6 @@
-"""The figures of a YARN fidelity report (:mod:`mrtune.harness.yarn_fidelity`) over the runs
-not fitted, and issue 21's goals on them."""
+"""The figures of a YARN fidelity report (:mod:`mrtune.harness.yarn_fidelity`) over the labels
+not fitted (each the median of its repeats), issue 21's goals on them, and the ceiling the
+repeats' noise sets on them."""
 
 from __future__ import annotations
 
@@ -86,10 +87,29 @@ def _shares(held: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _repeat_figures(held: list[dict[str, Any]], out: dict[str, Any]) -> None:
+    """How many held-out runs the labels pool, their repeat spread, and the labels whose
+    repeats disagree on a counter or the waves (:mod:`mrtune.harness.yarn_repeats`)."""
+    if not any("repeats" in r for r in held):
+        return
+    out["held_out_runs"] = sum(len(r["repeats"]) for r in held)
+    spreads = [r["job_time_spread"] for r in held if len(r["repeats"]) > 1]
+    if spreads:
+        out["repeat_spread_median"] = statistics.median(spreads)
+        out["repeat_spread_max"] = max(spreads)
+    out["repeats_disagree"] = [
+        f"{r['label']}: {k} {vals}" for r in held for k, vals in r["repeats_disagree"].items()
+    ]
+
+
+def summarize(rows: list[dict[str, Any]], ceiling: bool = True) -> dict[str, Any]:
+    """The figures over the held-out rows (one per label: medians over its repeats), and
+    with ``ceiling`` what a perfect model would score under the repeats' noise
+    (:func:`mrtune.harness.yarn_repeats.noise_ceiling`)."""
     held = [r for r in rows if not r["calibration"]]
     errs = sorted(abs(r["job_time_error"]) for r in held if not math.isnan(r["job_time_error"]))
     out: dict[str, Any] = {"runs_predicted": len(held)}
+    _repeat_figures(held, out)
     if held:
         out.update(_shares(held))
         out["waves_equal_share"] = sum(r["waves_equal"] for r in held) / len(held)
@@ -117,4 +137,10 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         )
         out["spearman"] = float(rho.statistic)
     out["goals_met"] = _goals(out)
+    if ceiling:
+        from mrtune.harness.yarn_repeats import noise_ceiling
+
+        found = noise_ceiling(rows)
+        if found:
+            out["noise_ceiling"] = found
     return out

@@ -139,21 +139,23 @@ def load_conf(path: str | Path) -> ConfFile:
     p = Path(path)
     if not p.exists():
         raise InputError("configuration file not found", path=str(p))
-    data = safe_io.read_bytes(p)
+    data = safe_io.read_bytes(p, gunzip=True)  # an archived _conf.xml.gz: capped gunzip
     if not data.strip():
         raise InputError("the configuration file is empty", path=str(p))
     return parse_conf_text(data, str(p))
 
 
 def find_conf_for(history_path: str | Path, job_id: str | None) -> Path | None:
-    """The ``<job id>_conf.xml`` that the JobHistory server stores next to a ``.jhist``."""
+    """The ``<job id>_conf.xml`` that the JobHistory server stores next to a ``.jhist``
+    (or its gzipped archive ``<job id>_conf.xml.gz`` next to a ``.jhist.gz``)."""
     p = Path(history_path)
     candidates = []
-    if job_id:
-        candidates.append(p.with_name(f"{job_id}_conf.xml"))
+    ids = [job_id] if job_id else []
     prefix = p.name.split("-", 1)[0]
     if prefix.startswith("job_"):
-        candidates.append(p.with_name(f"{prefix}_conf.xml"))
+        ids.append(prefix)
+    for jid in ids:
+        candidates += [p.with_name(f"{jid}_conf.xml"), p.with_name(f"{jid}_conf.xml.gz")]
     for c in candidates:
         if c.is_file():
             return c

@@ -29,6 +29,7 @@ from typing import Any
 
 from mrtune.errors import InputError
 from mrtune.readers import safe_io
+from mrtune.readers.gzip_stream import CappedGzip, is_gzip
 from mrtune.readers.history import AttemptRecord, JobHistory, flatten_counter_groups
 from mrtune.readers.jhist_binary import BINARY_MAGIC, read_binary_events
 
@@ -70,9 +71,11 @@ MAX_BAD_LINES = 1000
 
 
 def _lines(p: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of every line, streamed, each bounded and strictly UTF-8."""
+    """``(line number, text)`` of every line, streamed, each bounded and strictly UTF-8; a
+    gzipped history (``.jhist.gz``, how histories are archived) is decompressed as it streams,
+    its decompressed size capped (:class:`~mrtune.readers.gzip_stream.CappedGzip`)."""
     try:
-        with p.open("rb") as fh:
+        with CappedGzip(p) if is_gzip(p) else p.open("rb") as fh:
             no = 0
             while raw := fh.readline(MAX_LINE_BYTES + 1):
                 no += 1

@@ -86,7 +86,7 @@ def read_binary_events(path: str | Path, schema: Any) -> list[tuple[str, dict[st
 
     p = Path(path)
     parsed = _parsed_schema(schema, p)
-    data = safe_io.read_bytes(p)
+    data = safe_io.read_bytes(p, gunzip=True)  # a .jhist.gz archive: capped gunzip
     start = _payload_start(data, p)
     buf = io.BytesIO(data)
     buf.seek(start)

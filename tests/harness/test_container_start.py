@@ -57,3 +57,32 @@ def test_jvm_and_init_times_per_kind(tmp_path: Path) -> None:
 def test_no_logs_no_figures(tmp_path: Path) -> None:
     h = JobHistory(source="x", source_format="jhist", job_id="job_1_0001")
     assert container_starts(h, tmp_path) == {}
+
+
+def test_an_archived_copy_of_the_logs_gives_the_same_figures(tmp_path: Path) -> None:
+    """A packed round keeps each task container's syslog head gzipped beside the history
+    (``<run>/<application>/<container>/syslog.gz``, :mod:`mrtune.harness.yarn_pack`)."""
+    import gzip
+
+    from mrtune.harness.yarn_pack import syslog_head
+
+    t0 = 1_800_000_000_000
+    attempts = [AttemptRecord("a_m_0", "t_m_0", "map", t0, t0 + 9000, container_id="container_2")]
+    h = JobHistory(source="x", source_format="jhist", job_id="job_1_0001", attempts=attempts)
+    live = tmp_path / "live"
+    _syslog(
+        live,
+        "container_2",
+        [(t0 + 1500, "Native"), (t0 + 2500, "MapTask: Processing split: x"), (t0 + 8000, "z")],
+    )
+    full = next(live.glob("target/**/syslog")).read_text()
+    head = syslog_head(full)
+    assert head.endswith("Processing split: x\n") and "z\n" not in head
+    packed = tmp_path / "packed" / "application_1_0001" / "container_2"
+    packed.mkdir(parents=True)
+    (packed / "syslog.gz").write_bytes(gzip.compress(head.encode()))
+    assert container_starts(h, tmp_path / "packed") == container_starts(h, live)
+    assert container_starts(h, tmp_path / "packed") == {
+        "map_init_ms": 1000.0,
+        "map_jvm_ms": 1500.0,
+    }
