@@ -182,11 +182,17 @@ def spill_costs(
     c = profile.costs
     out_recs, spills = w.out_recs, w.spills
     collect_cpu = out_recs * (c.partition_cpu + c.serde_cpu)
+    if nonzero(c.serde_byte_cpu):
+        # the serializers' per-byte work (MapOutputBuffer.Buffer.write into kvbuffer)
+        collect_cpu = collect_cpu + w.out_bytes * c.serde_byte_cpu
     if mi.any_map_only:
         collect_cpu = np.where(mi.map_only, 0.0, collect_cpu)
     spill_cpu = w.sorted_cmp * c.sort_cpu
     if mi.any_combining:
         spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
+        if nonzero(c.combine_byte_cpu):
+            # the combiner deserializes every byte of the records it is given
+            spill_cpu += w.out_bytes * c.combine_byte_cpu * mi.combining_f
     spill_cpu += w.spill_u_written * mi.comp_ns
     spill_io = w.spill_bytes_written * c.spill_write
     if nonzero(c.spill_file_ns):
@@ -196,6 +202,8 @@ def spill_costs(
     last_cpu = w.cmp_last * c.sort_cpu
     if mi.any_combining:
         last_cpu += w.r_last * c.combine_cpu * mi.combining_f
+        if nonzero(c.combine_byte_cpu):
+            last_cpu += w.r_last * mi.width * c.combine_byte_cpu * mi.combining_f
     last_cpu += w.u_last * mi.comp_ns
     if w.any_no_spill:
         last_io = np.where(spills > 0, last_io, 0.0)
