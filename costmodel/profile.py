@@ -151,6 +151,15 @@ class DataflowStats(BaseModel):
         description="input bytes per record of the profiled run's full splits (records of "
         "varying width: a split's mean differs from the file's); None: input_pair_width",
     )
+    input_record_bytes: float | None = Field(
+        None,
+        gt=0,
+        description="every input record is exactly this many bytes as stored (fixed-width "
+        "records, uncompressed), and a split reads the records that start in it: splits "
+        "0..j-1 of S bytes hold ceil(j·S / w) records, so the first split of a file holds "
+        "ceil(S/w) and the others floor(S/w) or one more (costmodel.map_groups); None: "
+        "records of varying width, rint(S / split_pair_width) per full split",
+    )
     map_size_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_BYTES / MAP_INPUT_BYTES")
     map_pairs_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     reduce_size_sel: float = Field(1.0, ge=0, description="reduce output / input bytes")
