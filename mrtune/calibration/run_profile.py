@@ -148,7 +148,7 @@ def profile_from_run(
         }
     )
     built = _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
-    unit = cost_unit_statement(rec, machine.source if machine is not None else None)
+    unit = cost_unit_statement(built, machine.source if machine is not None else None, rec)
     built = built.model_copy(update={"provenance": {**built.provenance, COST_UNIT_KEY: unit}})
     return with_job_overhead(built)
 

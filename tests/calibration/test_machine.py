@@ -180,3 +180,24 @@ def test_the_probes_codec_cpu_wins_over_the_machines() -> None:
     assert (d.compress_ns_per_byte, d.uncompress_ns_per_byte, d.ratio) == (49.6, 14.9, 0.4)
     assert "kept over the machine benchmark's (35 / 3.3 ns/B, bench)" in d.source
     assert (got["lz4"].compress_ns_per_byte, got["lz4"].ratio) == (0.9, 0.5)
+
+
+def test_per_byte_machine_fit_on_two_widths(machine_runs: list[RunRecord]) -> None:
+    """``--per-byte``: the narrow (21 B) and wide (413 B) runs separate the serializers'
+    per-byte CPU from their per-record CPU, so it is a column of the joint fit and says
+    where it was measured; per record only (the default) it stays 0 and says why."""
+    from mrtune.calibration.machine import fit_machine
+
+    recs = [r for r in machine_runs if r.label.startswith(("mach-narrow", "mach-wide"))]
+    assert len(recs) == 20
+    # serial phases: one ridge fit, no grid over the spill contention (a quick test)
+    runs = [(profile_from_run(r, calibrate=False), run_config(r)) for r in recs]
+    joint = fit_machine(runs, source="two widths", per_byte=True)
+    assert joint.costs.serde_byte_cpu > 0
+    assert joint.provenance["costs.serde_byte_cpu"].startswith(
+        "measured on the machine benchmark (two widths)"
+    )
+    assert joint.costs.combine_byte_cpu == 0.0  # no combiner in the benchmark
+    flat = fit_machine(runs, source="two widths")
+    assert flat.costs.serde_byte_cpu == 0.0
+    assert "CPU priced per record" in flat.provenance["costs.serde_byte_cpu"]
