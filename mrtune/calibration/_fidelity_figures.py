@@ -40,6 +40,7 @@ BYTE_COUNTERS: tuple[str, ...] = ("MAP_OUTPUT_MATERIALIZED_BYTES", "REDUCE_SHUFF
 INFO_COUNTERS: tuple[str, ...] = (
     "MAP_INPUT_RECORDS",
     "MAP_OUTPUT_RECORDS",
+    "MAP_OUTPUT_BYTES",
     "REDUCE_INPUT_RECORDS",
 )
 #: Summed phase times (ms) compared per run.
