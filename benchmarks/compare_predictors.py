@@ -102,8 +102,8 @@ def whitebox_run_times(
     fixed = c.task_overhead_ms + c.setup_ms + c.cleanup_ms
     sums = {p: 0.0 for p in RECORD_PHASES}
     n_maps = 0.0
-    for n, res in ((pred.num_full_maps[0], pred.map_full), (pred.num_tail_maps[0], pred.map_tail)):
-        n = float(n)
+    for g in pred.map_groups:  # full and tail splits (and fixed-width records' other full)
+        n, res = float(g.count[0]), g.result
         if n <= 0:
             continue
         ph = {k: float(v[0]) for k, v in res.phase_ms.items()}

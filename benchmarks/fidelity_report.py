@@ -21,6 +21,11 @@ The committed reports are made (from the repository root) by::
     # the list-building-combiner job (issue 20 item 7)
     python benchmarks/fidelity_report.py $R/runs-postings.jsonl $P \
         -o $R/fidelity-report-postings.json
+    # per-byte vs per-record CPU (issue 20 item 4): the machine fitted both ways, then any
+    # report above with --machine; the summary's by_map_output_width gives the errors by
+    # record width (benchmarks/per_byte_study.py leaves each width out of the fit instead)
+    mrtune calibrate-machine $R/runs-machine.jsonl -o per-record.json
+    mrtune calibrate-machine $R/runs-machine.jsonl --per-byte -o per-byte.json
 
 Each job's profile is calibrated on one run at Hadoop's defaults (``<job>-default``, the
 repeat with the median job time) and every other configuration is predicted

@@ -96,6 +96,12 @@ def map_merge(
         merge_cpu = merge_cpu + cmp * c.merge_cmp_cpu * merging_f
     if mi.any_combining:
         merge_cpu += final_in_recs * c.combine_cpu * comb_merge_f
+        if nonzero(c.combine_byte_cpu):
+            # the spilled records' key and value bytes (their IFile bytes less the per-record
+            # lengths and each spill's EOF markers) go through the merge's combiner
+            ovh = profile.stats.ifile_record_overhead
+            comb_bytes = w.spill_u_written - spills * mi.eof_parts - final_in_recs * ovh
+            merge_cpu += comb_bytes * c.combine_byte_cpu * comb_merge_f
     merge_cpu += merge_read * mi.uncomp_ns
     merge_cpu += merge_written_u * mi.comp_ns
     w.passes, w.final_recs, w.final_u, w.final_d = passes, final_recs, final_u, final_d

@@ -49,14 +49,16 @@ MAP_COLUMNS = (
 def both_map_tasks(
     profile: JobProfile,
     batch: ConfigBatch,
-    split_bytes: tuple[F64, F64],
-    records: tuple[F64, F64],
+    split_bytes: tuple[F64, ...],
+    records: tuple[F64, ...],
     cluster: ClusterSpec,
-) -> tuple[MapTaskResult, MapTaskResult, MapInputs]:
-    """The full and tail map tasks (``counters=False``) and the configurations' own
-    :class:`MapInputs` (``n`` rows), from one model call over ``2n`` rows."""
-    n = len(batch)
-    twice = replace(batch, **{c: np.concatenate((getattr(batch, c),) * 2) for c in MAP_COLUMNS})
+) -> tuple[MapTaskResult | MapInputs, ...]:
+    """The full and tail map tasks (``counters=False``; a third task of the other full
+    splits with fixed-width records, :func:`~mrtune.costmodel.map_groups.file_maps`), one
+    result each, and last the configurations' own :class:`MapInputs` (``n`` rows), from one
+    model call over ``k·n`` rows."""
+    n, k = len(batch), len(split_bytes)
+    twice = replace(batch, **{c: np.concatenate((getattr(batch, c),) * k) for c in MAP_COLUMNS})
     inputs = MapInputs.build(profile, twice)
     splits = np.concatenate(split_bytes)
     both = map_task(
@@ -70,8 +72,7 @@ def both_map_tasks(
         remote_bytes=cluster.remote_read_bytes(splits),
         local_mode=cluster.local_mode,
     )
-    full, tail = _halves(both, n)
-    return full, tail, _first_half(inputs, n)
+    return (*_blocks(both, n, k), _first_half(inputs, n, k))
 
 
 def _cut(v: object, part: slice, rows: int) -> object:
@@ -82,22 +83,24 @@ def _cut(v: object, part: slice, rows: int) -> object:
     return v
 
 
-def _halves(res: MapTaskResult, n: int) -> tuple[MapTaskResult, MapTaskResult]:
-    """Rows ``[:n]`` and ``[n:]`` of every field (views), the task time computed once."""
+def _blocks(res: MapTaskResult, n: int, k: int) -> list[MapTaskResult]:
+    """Rows ``[i·n, (i+1)·n)`` of every field (views) for each of the ``k`` tasks, the task
+    time computed once."""
     task_ms = res.task_ms
     out = []
-    for part in (slice(0, n), slice(n, 2 * n)):
-        half = MapTaskResult(
-            **{f.name: _cut(getattr(res, f.name), part, 2 * n) for f in fields(res)}
+    for i in range(k):
+        part = slice(i * n, (i + 1) * n)
+        block = MapTaskResult(
+            **{f.name: _cut(getattr(res, f.name), part, k * n) for f in fields(res)}
         )
-        half.__dict__["task_ms"] = task_ms[part]  # the cached_property, already computed
-        out.append(half)
-    return out[0], out[1]
+        block.__dict__["task_ms"] = task_ms[part]  # the cached_property, already computed
+        out.append(block)
+    return out
 
 
-def _first_half(inputs: MapInputs, n: int) -> MapInputs:
-    """The configurations' :class:`MapInputs` (rows ``[:n]``; the flags hold for both)."""
+def _first_half(inputs: MapInputs, n: int, k: int = 2) -> MapInputs:
+    """The configurations' :class:`MapInputs` (rows ``[:n]``; the flags hold for all)."""
     return replace(
         inputs,
-        **{f.name: _cut(getattr(inputs, f.name), slice(0, n), 2 * n) for f in fields(inputs)},
+        **{f.name: _cut(getattr(inputs, f.name), slice(0, n), k * n) for f in fields(inputs)},
     )

@@ -9,6 +9,8 @@ Vectorised over configurations; each step reads and writes a
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -162,6 +164,16 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     w.spill_u_written, w.cmp_last, w.sorted_cmp = spill_u_written, cmp_last, sorted_cmp
 
 
+def _combine_ns(recs: F64, c: Any, mi: MapInputs) -> F64:  # noqa: ANN401 - CostFactors or stacked
+    """The spill combiner's CPU over ``recs`` raw map output records, 0 where no combiner
+    runs (``× combining``): per record, and per byte where the profile prices it (the
+    combiner deserializes every byte of the records it is given)."""
+    ns = recs * c.combine_cpu
+    if nonzero(c.combine_byte_cpu):
+        ns = ns + recs * mi.width * c.combine_byte_cpu
+    return ns * mi.combining_f
+
+
 def spill_costs(
     w: MapWork,
     profile: JobProfile | StackedProfiles,
@@ -182,11 +194,14 @@ def spill_costs(
     c = profile.costs
     out_recs, spills = w.out_recs, w.spills
     collect_cpu = out_recs * (c.partition_cpu + c.serde_cpu)
+    if nonzero(c.serde_byte_cpu):
+        # the serializers' per-byte work (MapOutputBuffer.Buffer.write into kvbuffer)
+        collect_cpu = collect_cpu + w.out_bytes * c.serde_byte_cpu
     if mi.any_map_only:
         collect_cpu = np.where(mi.map_only, 0.0, collect_cpu)
     spill_cpu = w.sorted_cmp * c.sort_cpu
     if mi.any_combining:
-        spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
+        spill_cpu += _combine_ns(out_recs, c, mi)
     spill_cpu += w.spill_u_written * mi.comp_ns
     spill_io = w.spill_bytes_written * c.spill_write
     if nonzero(c.spill_file_ns):
@@ -195,7 +210,7 @@ def spill_costs(
     last_io = w.d_last * c.spill_write + c.spill_file_ns
     last_cpu = w.cmp_last * c.sort_cpu
     if mi.any_combining:
-        last_cpu += w.r_last * c.combine_cpu * mi.combining_f
+        last_cpu += _combine_ns(w.r_last, c, mi)
     last_cpu += w.u_last * mi.comp_ns
     if w.any_no_spill:
         last_io = np.where(spills > 0, last_io, 0.0)

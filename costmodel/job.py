@@ -97,7 +97,9 @@ def predict_job(
     has_red = R > 0
     all_red = bool(has_red.all())
     Rn = np.maximum(R, 1.0)
-    seg_recs, seg_raw, seg_width = _reduce_segments(groups, map_inputs, n_maps, Rn, n)
+    # several map classes: their final records may differ in width (MapClass.stats)
+    classes = isinstance(profile, JobProfile) and len(profile.map_classes) > 1
+    seg_recs, seg_raw, seg_width = _reduce_segments(groups, map_inputs, n_maps, Rn, n, classes)
     rd = reduce_task(
         profile,
         batch,
@@ -142,14 +144,19 @@ def _map_only_reducers(
 
 
 def _reduce_segments(
-    groups: tuple[MapGroup, ...], map_inputs: MapInputs, n_maps: F64, Rn: F64, n: int
+    groups: tuple[MapGroup, ...],
+    map_inputs: MapInputs,
+    n_maps: F64,
+    Rn: F64,
+    n: int,
+    classes: bool = False,
 ) -> tuple[F64, F64, F64]:
     """A reducer's input: one segment per map (uniform partitioning, reference §4.1), as
     ``(records, raw records, serialized width)`` of one segment.
 
-    ``Fetcher`` copies each map's partition for the reducer; with map classes or a combiner
-    the maps' final records differ in width, and a segment holds them in proportion to
-    their records.
+    ``Fetcher`` copies each map's partition for the reducer; with map classes (``classes``)
+    or a combiner the maps' final records differ in width, and a segment holds them in
+    proportion to their records (the groups of fixed-width splits differ only in records).
     """
     mf = groups[0].result
     tot_final = total(groups, "final_records")
@@ -158,14 +165,14 @@ def _reduce_segments(
     seg_recs = tot_final / segs_per_job
     seg_raw = tot_raw / segs_per_job
     seg_width = mf.final_pair_width
-    if map_inputs.any_combining or len(groups) > 2:
+    if map_inputs.any_combining or classes:
         # the groups' final records differ in width (merge factors, or each map class's own
         # statistics): a reducer's segments hold them in proportion to their records
         seg_bytes = groups[0].count * mf.final_records * mf.final_pair_width
         for g in groups[1:]:
             seg_bytes = seg_bytes + g.count * g.result.final_records * g.result.final_pair_width
         mixed = tot_final > 0
-        if len(groups) == 2:
+        if not classes:
             mixed = map_inputs.combining & mixed
         seg_width = np.where(
             mixed,

@@ -85,6 +85,37 @@ def _stacked_split_layout(profile: StackedProfiles, split_size: F64) -> tuple[F6
     return k, full, tail, files.copy()
 
 
+def _fixed_width(profile: JobProfile | StackedProfiles) -> F64 | float | None:
+    """``stats.input_record_bytes`` where it applies (uncompressed input): a float for one
+    job, an array with ``nan`` on the other rows for stacked jobs, ``None`` when no row has
+    fixed-width records."""
+    w = profile.stats.input_record_bytes
+    if isinstance(w, np.ndarray):
+        w = np.where(profile.input_compressed, np.nan, w)
+        return w if bool((~np.isnan(w)).any()) else None
+    return None if w is None or profile.input_compressed else float(w)
+
+
+def fixed_width_records(
+    file_recs: F64, k_full: F64, full_bytes: F64, width: F64 | float
+) -> tuple[F64, F64, F64]:
+    """Full splits of fixed-width records: ``(records of the first split, splits holding as
+    many, records of each other full split)``; the tail holds the rest of the file.
+
+    A record belongs to the split its first byte is in (``RecordInputFormat``; Hadoop's
+    ``LineRecordReader`` skips the partial first line of every split but the first), so the
+    first ``j`` splits of ``S`` bytes hold ``ceil(j·S/w)`` records: the first split
+    ``ceil(S/w)``, the others ``floor(S/w)`` or one more, ``ceil(k·S/w) − k·floor(S/w)`` of
+    the ``k`` holding one more (the first among them). With 100-byte records and 32 MiB
+    splits: 335,545 in the first split, 335,544 in the next.
+    """
+    per = full_bytes / width
+    lo = np.floor(per)
+    in_full = np.minimum(np.ceil(k_full * per), file_recs)  # records starting in full splits
+    n_hi = np.maximum(in_full - k_full * lo, 0.0)
+    return lo + 1.0, n_hi, lo
+
+
 def file_maps(
     profile: JobProfile | StackedProfiles,
     batch: ConfigBatch,
@@ -92,12 +123,15 @@ def file_maps(
     inputs: MapInputs,
     *,
     counters: bool,
-) -> tuple[MapGroup, MapGroup]:
+) -> tuple[MapGroup, ...]:
     """The full-split and tail-split maps of ``profile``'s ``input_files`` equal files.
 
     Records per split: full splits hold rint(split / width of the profiled run's full
     splits); the tail split holds what the file has left, so every file's records add up
-    exactly (Hadoop's record readers hand each record to the split where it starts).
+    exactly (Hadoop's record readers hand each record to the split where it starts). With
+    fixed-width records (``stats.input_record_bytes``) the full splits are exact
+    (:func:`fixed_width_records`): a third group holds those with one record fewer than the
+    first, so the groups are (first-sized full splits, tail, the other full splits).
     """
     k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
     stats = profile.stats
@@ -113,25 +147,31 @@ def file_maps(
     elif isinstance(split_w, np.ndarray):
         split_w = np.where(np.isnan(split_w), width, split_w)
     full_recs = np.rint(full_bytes / cmp_in / split_w)
-    tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
+    counts = [k_full * files, files.copy()]
+    records = [full_recs, np.maximum(file_recs - k_full * full_recs, 0.0)]
+    fixed = _fixed_width(profile)
+    if fixed is not None:
+        hi, n_hi, lo = fixed_width_records(file_recs, k_full, full_bytes, fixed)
+        exact = ~np.isnan(np.broadcast_to(fixed, np.shape(hi)))
+        records[0] = np.where(exact, hi, full_recs)
+        records[1] = np.where(exact, file_recs - (hi * n_hi + lo * (k_full - n_hi)), records[1])
+        records.append(np.where(exact, lo, full_recs))
+        counts = [np.where(exact, n_hi, k_full) * files, files.copy()]
+        counts.append(np.where(exact, k_full - n_hi, 0.0) * files)
+    splits = [full_bytes, tail_bytes, full_bytes][: len(records)]
     n = len(batch)
     if not counters and n <= PAIR_MAX_ROWS and not isinstance(profile, StackedProfiles):
-        # a search's call: both tasks as one call over twice the rows (the same numbers, half
-        # the map model's fixed cost; costmodel/_map_pair.py)
-        full, tail, _ = both_map_tasks(
+        # a search's call: the tasks as one call over 2 (or 3) times the rows (the same
+        # numbers, the map model's fixed cost paid once; costmodel/_map_pair.py)
+        results = both_map_tasks(
             profile,
             batch,
-            (_rows(full_bytes, n), _rows(tail_bytes, n)),
-            (_rows(full_recs, n), _rows(tail_recs, n)),
+            tuple(_rows(x, n) for x in splits),
+            tuple(_rows(x, n) for x in records),
             cluster,
-        )
-        return (
-            MapGroup(k_full * files, full_bytes, full),
-            MapGroup(files.copy(), tail_bytes, tail),
-        )
-    out = []
-    for split, recs in ((full_bytes, full_recs), (tail_bytes, tail_recs)):
-        out.append(
+        )[:-1]
+    else:
+        results = [
             map_task(
                 profile,
                 batch,
@@ -143,10 +183,10 @@ def file_maps(
                 remote_bytes=cluster.remote_read_bytes(split),
                 local_mode=cluster.local_mode,
             )
-        )
-    return (
-        MapGroup(k_full * files, full_bytes, out[0]),
-        MapGroup(files.copy(), tail_bytes, out[1]),
+            for split, recs in zip(splits, records, strict=True)
+        ]
+    return tuple(
+        MapGroup(c, split, res) for c, split, res in zip(counts, splits, results, strict=True)
     )
 
 

@@ -151,6 +151,15 @@ class DataflowStats(BaseModel):
         description="input bytes per record of the profiled run's full splits (records of "
         "varying width: a split's mean differs from the file's); None: input_pair_width",
     )
+    input_record_bytes: float | None = Field(
+        None,
+        gt=0,
+        description="every input record is exactly this many bytes as stored (fixed-width "
+        "records, uncompressed), and a split reads the records that start in it: splits "
+        "0..j-1 of S bytes hold ceil(j·S / w) records, so the first split of a file holds "
+        "ceil(S/w) and the others floor(S/w) or one more (costmodel.map_groups); None: "
+        "records of varying width, rint(S / split_pair_width) per full split",
+    )
     map_size_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_BYTES / MAP_INPUT_BYTES")
     map_pairs_sel: float = Field(1.0, ge=0, description="MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     reduce_size_sel: float = Field(1.0, ge=0, description="reduce output / input bytes")
@@ -258,6 +267,10 @@ REDUCE_SIDE_FACTORS = (
     "setup_ms",
     "cleanup_ms",
 )
+
+#: CPU factors priced per byte beside a per-record factor (``CostFactors.serde_byte_cpu``,
+#: ``combine_byte_cpu``): 0 unless a fit can tell them apart (mrtune.calibration.cost_units).
+PER_BYTE_FACTORS = ("serde_byte_cpu", "combine_byte_cpu")
 
 #: Default ``CostFactors.sort_cache_bytes``: the knee of the per-record spill time on local runs.
 SORT_CACHE_BYTES = 16 * 2**20
@@ -379,6 +392,24 @@ class CostFactors(BaseModel):
         description="fixed time of a reduce's shuffle, ms (Fetcher threads start, the "
         "EventFetcher's first poll for map completions, ShuffleSchedulerImpl's first copy "
         "assignment); YARN prior 600 ms (0.5–0.7 s floor on Ceesay et al.'s cluster, issue 20)",
+    )
+    # ---- per-byte CPU (issue 20 item 4): the share of a per-record CPU factor's work that
+    # scales with the record's bytes. 0 = CPU per record only (the reference's model), which
+    # every profile keeps unless its runs vary record widths enough to tell the two apart
+    # (mrtune.calibration.cost_units).
+    serde_byte_cpu: float = Field(
+        0.0,
+        ge=0,
+        description="ns per map output byte serialized into the sort buffer, beside "
+        "serde_cpu per record (MapTask.MapOutputBuffer.collect: the key and value "
+        "Serializers write every byte through MapOutputBuffer.Buffer.write into kvbuffer)",
+    )
+    combine_byte_cpu: float = Field(
+        0.0,
+        ge=0,
+        description="ns per combiner input byte, beside combine_cpu per record (the "
+        "combiner's ReduceContextImpl deserializes every key and value byte it is given; a "
+        "list-building combiner copies each value into its list)",
     )
     shapes_on_cluster: bool = Field(
         False,

@@ -238,6 +238,9 @@ def _reduce_costs(w: ReduceWork, profile: JobProfile | StackedProfiles) -> None:
     shuffle_cpu += w.n_inmem * w.mf_in * c.merge_cpu
     if w.any_combining:
         shuffle_cpu += w.comb_in * c.combine_cpu
+        if nonzero(c.combine_byte_cpu):
+            # the in-memory merges' combiner reads segments of the maps' width
+            shuffle_cpu += w.comb_in * w.w * c.combine_byte_cpu
     shuffle_cpu += w.n_inmem * w.mf_u * comp_ns
     shuffle_cpu += w.sh_units * file_r * c.merge_cpu
     shuffle_cpu += sh_merge_d * uncomp_ns

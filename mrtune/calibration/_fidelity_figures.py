@@ -40,6 +40,7 @@ BYTE_COUNTERS: tuple[str, ...] = ("MAP_OUTPUT_MATERIALIZED_BYTES", "REDUCE_SHUFF
 INFO_COUNTERS: tuple[str, ...] = (
     "MAP_INPUT_RECORDS",
     "MAP_OUTPUT_RECORDS",
+    "MAP_OUTPUT_BYTES",
     "REDUCE_INPUT_RECORDS",
 )
 #: Summed phase times (ms) compared per run.
@@ -92,29 +93,36 @@ def measured_phases(rec: RunRecord) -> dict[str, float]:
 # ------------------------------------------------------------------------------- predictions
 
 
-def _per_map(pred: JobPrediction, full: Any, tail: Any) -> list[float]:
-    n_full, n_tail = int(pred.num_full_maps[0]), int(pred.num_tail_maps[0])
-    return [float(full[0])] * n_full + [float(tail[0])] * n_tail
+def _map_groups(pred: JobPrediction) -> list[Any]:
+    """The prediction's groups of equal maps, full splits first and the tail split last
+    (fixed-width records add a third group of full splits, ``costmodel.map_groups``)."""
+    groups = list(pred.map_groups)
+    return [groups[0], groups[2], groups[1]] if len(groups) == 3 else groups
+
+
+def _per_map(pred: JobPrediction, attr: str) -> list[float]:
+    """``attr`` of each map task, in the order of :func:`_map_groups`."""
+    return [
+        float(getattr(g.result, attr)[0])
+        for g in _map_groups(pred)
+        for _ in range(int(g.count[0]))
+    ]
 
 
 def predicted_figures(pred: JobPrediction) -> dict[str, Any]:
     """The same figures as :func:`measured_figures`, from the model (one configuration)."""
     c = pred.counters
     R = float(pred.num_reducers[0])
-    mf, mt, rd = pred.map_full, pred.map_tail, pred.reduce
+    rd = pred.reduce
     fig: dict[str, Any] = {
-        "spills_per_map": [int(round(s)) for s in _per_map(pred, mf.spills, mt.spills)],
+        "spills_per_map": [int(round(s)) for s in _per_map(pred, "spills")],
         "MAP_SPILLED_RECORDS": float(c["MAP_SPILLED_RECORDS"][0]),
         "REDUCE_SPILLED_RECORDS": float(c["REDUCE_SPILLED_RECORDS"][0]),
         "COMBINE_INPUT_RECORDS": float(c["COMBINE_INPUT_RECORDS"][0]),
         "COMBINE_OUTPUT_RECORDS": float(c["COMBINE_OUTPUT_RECORDS"][0]),
         "map_merge_passes": [
             int(round(p)) if s > 1 else 0
-            for p, s in zip(
-                _per_map(pred, mf.merge_passes, mt.merge_passes),
-                _per_map(pred, mf.spills, mt.spills),
-                strict=True,
-            )
+            for p, s in zip(_per_map(pred, "merge_passes"), _per_map(pred, "spills"), strict=True)
         ],
         "fetches_to_memory": R * float(rd.fetches_to_memory[0]),
         "fetches_to_disk": R * float(rd.fetches_to_disk[0]),
@@ -134,7 +142,8 @@ def predicted_phases(pred: JobPrediction, profile: JobProfile) -> dict[str, floa
     """
     fixed = profile.costs.task_overhead_ms + profile.costs.setup_ms + profile.costs.cleanup_ms
     out = {k: 0.0 for k in PHASES}
-    for n, res in ((pred.num_full_maps[0], pred.map_full), (pred.num_tail_maps[0], pred.map_tail)):
+    for g in _map_groups(pred):
+        n, res = g.count[0], g.result
         ph = {k: float(v[0]) for k, v in res.phase_ms.items()}
         last = float(np.broadcast_to(res.last_spill_ms, res.spills.shape)[0])
         # the spill phase is net of the time hidden behind the map function (spill_overlap)

@@ -16,11 +16,12 @@ from typing import Any
 from mrtune.calibration._fidelity_runs import RunComparison, rel_error
 
 SPLIT_NOTE = (
-    "costmodel/job.py predict_job gives every full split rint(split bytes / width) records and "
-    "the tail split the rest of the file; the project's record readers (like "
-    "LineRecordReader) read every record that STARTS in the split, so with 100-byte records "
-    "and 32 MiB splits Hadoop's FIRST split reads 335,545 records and the others 335,544 "
-    "(ceil(end/w) − ceil(start/w)): per-map counts differ by a record, totals agree"
+    "costmodel/map_groups.py gives each split the records that START in it (the project's "
+    "record readers, like LineRecordReader): exactly for fixed-width records "
+    "(stats.input_record_bytes: with 100-byte records and 32 MiB splits 335,545 in the first "
+    "split and 335,544 in the next), and for records of varying width (text lines) "
+    "rint(split bytes / the profiled run's full-split width) per full split and the rest of "
+    "the file in the tail split: per-map counts may differ by a few records, totals agree"
 )
 SPILL_NOTE = (
     "costmodel/map_task.py records_per_spill gives floor(softLimit / (w + 16)) records per "

@@ -48,6 +48,7 @@ def summarize(runs: Sequence[RunComparison]) -> dict[str, Any]:
     _codec_figures(runs, out)
     _time_figures(runs, out)
     _phase_figures(runs, out)
+    _width_figures(runs, out)
     loads = [r.load_avg for r in runs]
     if len(set(loads)) > 1 and len(runs) >= 3:
         errs = [abs(r.job_time_error) for r in runs]
@@ -148,6 +149,44 @@ def _phase_figures(runs: Sequence[RunComparison], out: dict[str, Any]) -> None:
     out["phase_error_median_ms"] = {
         p: statistics.median(r.phase_errors_ms[p] for r in runs) for p in (*PHASES, "other")
     }
+
+
+def map_output_width(run: RunComparison) -> int | None:
+    """The run's measured map output bytes per record, rounded to a byte (None: unknown)."""
+    n, b = run.measured.get("MAP_OUTPUT_RECORDS", 0), run.measured.get("MAP_OUTPUT_BYTES", 0)
+    return round(b / n) if n and b else None
+
+
+def _width_figures(runs: Sequence[RunComparison], out: dict[str, Any]) -> None:
+    """Job-time and per-phase errors by map output record width (issue 20 item 4: whether
+    CPU priced per record or per byte misses more at some widths than at others). Each
+    phase's figure is the median of (predicted − measured) / measured over the runs."""
+    by: dict[int, list[RunComparison]] = defaultdict(list)
+    for r in runs:
+        if (w := map_output_width(r)) is not None:
+            by[w].append(r)
+    table: dict[str, Any] = {}
+    for w, sub in sorted(by.items()):
+        errs = [r.job_time_error for r in sub]
+        phases = {}
+        for p in PHASES:
+            rel = [
+                (r.predicted_times[p] - r.measured_times[p]) / r.measured_times[p]
+                for r in sub
+                if r.measured_times.get(p, 0.0) > 0
+            ]
+            if rel:
+                phases[p] = statistics.median(rel)
+        table[str(w)] = {
+            "runs": len(sub),
+            "jobs": sorted({r.job for r in sub}),
+            "job_time_median_abs_error": statistics.median(abs(e) for e in errs),
+            "job_time_p90_abs_error": _quantile([abs(e) for e in errs], 0.9),
+            "job_time_median_signed_error": statistics.median(errs),
+            "phase_median_rel_error": phases,
+        }
+    if table:
+        out["by_map_output_width"] = table
 
 
 def _goals_met(out: dict[str, Any]) -> dict[str, bool]:

@@ -56,6 +56,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.calibration.check import check_calibration
+from mrtune.calibration.cost_units import separable_terms, with_byte_starts
 from mrtune.calibration.fit_result import (
     CalibrationResult,
     SegmentFit,
@@ -73,6 +74,7 @@ from mrtune.calibration.rows import (
     _collect_reduce,
     _Obs,
     codec_column,
+    fit_columns,
 )
 from mrtune.calibration.segments import (
     SEGMENTS,
@@ -106,6 +108,7 @@ def fit_cost_factors(
     spill_overlap: bool = False,
     method: str = "nnls",
     warm_prior: dict[str, float] | None = None,
+    per_byte: bool = False,
 ) -> CalibrationResult:
     """Fit ``profile.costs`` to its observed attempts (see the module doc).
 
@@ -119,8 +122,18 @@ def fit_cost_factors(
     ``prior`` (strongly for factors outside ``refit``) (:func:`_solve_ridge`).
     ``warm_prior``: the cold-JVM extra time per segment (local mode) a machine benchmark
     measured; the run's own first attempts refine it (:func:`_solve_ridge`).
+    ``per_byte``: also fit the per-byte CPU factors this history can separate from the
+    per-record ones (:func:`~mrtune.calibration.cost_units.separable_terms`: its maps' widths
+    spread enough). Off by default: on the machine benchmark they did not improve held-out
+    predictions (:mod:`mrtune.calibration.cost_units`). A per-byte factor ``prior`` already
+    sets (a machine file fitted with them) is priced at it either way.
     """
     pr = prior or CostFactors()
+    terms = separable_terms([profile]) if per_byte else ()
+    if terms:
+        # this history's own to fit, from a weak start, whatever the prior's strength
+        pr = with_byte_starts(pr, terms)
+        refit = None if refit is None else {*refit, *terms}
     codecs = _fitted_codecs(profile, cfg)
     if method == "ridge" and spill_overlap:
         fit = solve_contention([(profile, cfg)], pr, refit, prior_source, codecs, warm_prior)
@@ -197,7 +210,9 @@ def solve_runs(
     each map attempt is re-decided at the fitted costs until it no longer changes.
     ``slowdown``: the ``sort_cache_slowdown`` the runs' volumes are computed with (default:
     the prior's)."""
-    theta = {f: float(getattr(prior, f)) for f in UNIT_FACTORS}
+    factors = fit_columns(prior)
+    byte_terms = factors[len(UNIT_FACTORS) :]  # the per-byte CPU columns the prior starts
+    theta = {f: float(getattr(prior, f)) for f in factors}
     slow = prior.sort_cache_slowdown if slowdown is None else slowdown
     shape = {"sort_cache_slowdown": slow, "sort_cache_bytes": prior.sort_cache_bytes}
     runs = [(p.model_copy(update={"costs": p.costs.model_copy(update=shape)}), c) for p, c in runs]
@@ -214,8 +229,9 @@ def solve_runs(
                 spill_overlap=spill_overlap,
                 theta=theta,
                 contention=contention,
+                byte_terms=byte_terms,
             )
-            _collect_reduce(profile, cfg, obs, codecs)
+            _collect_reduce(profile, cfg, obs, codecs, byte_terms)
         tied = tie_spill_write(obs)
         rows = obs["map.map"].rows if "map.map" in obs else []
         if (
@@ -231,7 +247,7 @@ def solve_runs(
                 [
                     c
                     for c in (
-                        *UNIT_FACTORS,
+                        *factors,
                         *(codec_column(c) for c in codecs),
                         "task_overhead_ms",
                     )

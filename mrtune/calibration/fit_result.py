@@ -15,7 +15,7 @@ import numpy as np
 
 from mrtune.calibration.rows import UNIT_FACTORS
 from mrtune.calibration.solve import _Fit
-from mrtune.costmodel.profile import CalibrationCheck, CostFactors, JobProfile
+from mrtune.costmodel.profile import PER_BYTE_FACTORS, CalibrationCheck, CostFactors, JobProfile
 
 
 @dataclass
@@ -89,7 +89,8 @@ def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
     """The fitted :class:`CostFactors` values and their provenance (codec columns excluded)."""
     defaults = CostFactors()
     prov = dict(fit.prov)
-    costs = {f: float(fit.theta[i]) for i, f in enumerate(fit.columns) if f in UNIT_FACTORS}
+    factors = (*UNIT_FACTORS, *PER_BYTE_FACTORS)
+    costs = {f: float(fit.theta[i]) for i, f in enumerate(fit.columns) if f in factors}
     costs["task_overhead_ms"] = fit.fixed
     costs["spill_contention"] = fit.contention
     costs["sort_cache_slowdown"] = fit.slowdown
@@ -124,6 +125,12 @@ def fit_costs_dict(fit: _Fit) -> tuple[dict[str, float], dict[str, str]]:
     )
     for f in UNIT_FACTORS:
         prov.setdefault(f"costs.{f}", "defaulted: its phase was not observed")
+    for f in PER_BYTE_FACTORS:
+        prov.setdefault(
+            f"costs.{f}",
+            "defaulted: 0, CPU priced per record (these phase times do not separate a "
+            "per-byte share; mrtune.calibration.cost_units)",
+        )
     return costs, prov
 
 

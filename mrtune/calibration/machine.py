@@ -28,6 +28,7 @@ from mrtune.calibration.cost_factors import (
     solve_contention,
     solve_runs,
 )
+from mrtune.calibration.cost_units import separable_terms, with_byte_starts
 from mrtune.calibration.machine_costs import CodecCpu, MachineCosts, SegmentQuality
 from mrtune.calibration.run_profile import profile_from_run, run_config
 from mrtune.calibration.unit_models import reuse_unit_models
@@ -37,7 +38,10 @@ from mrtune.errors import InputError
 
 
 def fit_machine(
-    runs: Sequence[tuple[JobProfile, HadoopConfig]], source: str = "", spill_overlap: bool = False
+    runs: Sequence[tuple[JobProfile, HadoopConfig]],
+    source: str = "",
+    spill_overlap: bool = False,
+    per_byte: bool = False,
 ) -> MachineCosts:
     """Fit every cost factor on the observed attempts of ``runs`` jointly.
 
@@ -45,18 +49,23 @@ def fit_machine(
     :func:`mrtune.calibration.run_profile.profile_from_run` with ``calibrate=False`` builds it) and the
     configuration it ran with. Codecs used by any run get a CPU scale column.
     ``spill_overlap``: the runs' map spills overlapped the map function (local mode).
+    ``per_byte``: also fit the per-byte CPU factors the runs' record widths separate from the
+    per-record ones (:func:`~mrtune.calibration.cost_units.separable_terms`), jointly with
+    them. Off by default: on this project's benchmark they did not improve the predictions
+    of a record width left out of the fit (``benchmarks/per_byte_study.py``).
     """
     if not runs:
         raise InputError("no runs to fit machine costs on", field="runs")
     profiles = [p for p, _ in runs]
     codecs = sorted({cfg.map_output_codec for _, cfg in runs if cfg.map_output_compress})
+    prior = with_byte_starts(CostFactors(), separable_terms(profiles) if per_byte else ())
     # the grid refits every run at a few shapes only: each run is modelled once per shape
     # (mrtune.calibration.unit_models)
     with reuse_unit_models():
         if spill_overlap:
-            fit = solve_contention(runs, CostFactors(), None, "", codecs)
+            fit = solve_contention(runs, prior, None, "", codecs)
         else:
-            fit = solve_runs(runs, CostFactors(), None, "", codecs, False, method="ridge")
+            fit = solve_runs(runs, prior, None, "", codecs, False, method="ridge")
     costs, prov = fit_costs_dict(fit)
     label = source or f"{len(profiles)} runs"
     prov = {
@@ -93,8 +102,10 @@ def fit_machine(
     )
 
 
-def fit_machine_from_runs(records: Iterable, source: str = "") -> MachineCosts:
+def fit_machine_from_runs(
+    records: Iterable, source: str = "", per_byte: bool = False
+) -> MachineCosts:
     """:func:`fit_machine` on harness run records (``mrtune.readers.run_records.RunRecord``)."""
     runs = [(profile_from_run(r, calibrate=False), run_config(r)) for r in records if r.success]
     # local-mode runs: one task at a time, the spill thread has a core (ClusterSpec.local)
-    return fit_machine(runs, source, spill_overlap=True)
+    return fit_machine(runs, source, spill_overlap=True, per_byte=per_byte)

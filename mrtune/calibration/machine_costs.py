@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mrtune.costmodel.profile import CostFactors, JobProfile
 from mrtune.errors import InputError
+from mrtune.profiling.codecs import MEASURED_BY_PROBE_CPU
 
 #: Costs of the job's own code: refitted on the job's calibration run (its map, reduce and
 #: combine functions, and its key comparator, which the sort's comparisons call). Everything
@@ -57,10 +58,25 @@ class MachineCosts(BaseModel):
     )
 
     def apply_codecs(self, profile: JobProfile) -> JobProfile:
-        """``profile`` with this machine's codec CPU costs (ratios stay the job's or the prior)."""
+        """``profile`` with this machine's codec CPU costs (ratios stay the job's or the prior).
+
+        A codec whose CPU the codec probe timed on this job's own map output (source
+        :data:`~mrtune.profiling.codecs.MEASURED_BY_PROBE_CPU`) keeps the probe's figures: a
+        per-job measurement on the job's data wins over the benchmark's generic one (issue
+        20). Its source then says so, naming the machine figure it was preferred to.
+        """
         codecs = dict(profile.codecs)
         for name, cpu in self.codecs.items():
             base = profile.codec(name)
+            if MEASURED_BY_PROBE_CPU in base.source:
+                codecs[name] = base.model_copy(
+                    update={
+                        "source": f"{base.source}; CPU: the probe's, kept over the machine "
+                        f"benchmark's ({cpu.compress_ns_per_byte:.3g} / "
+                        f"{cpu.uncompress_ns_per_byte:.3g} ns/B, {self.source})"
+                    }
+                )
+                continue
             # a copy: the job's ratios (combined and as emitted) stay, only the CPU changes
             codecs[name] = base.model_copy(
                 update={

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mrtune.calibration.cost_factors import fit_cost_factors
+from mrtune.calibration.cost_units import COST_UNIT_KEY, cost_unit_statement
 from mrtune.calibration.fit_setup import cluster_fit_setup
 from mrtune.calibration.job_overhead import with_job_overhead
 from mrtune.calibration.resample import with_bootstrap
@@ -45,7 +46,15 @@ def build_profile(
             prior_source="prior: YARN cluster (ClusterSpec.cost_priors)",
             spill_overlap=overlap,
         )
-        return with_bootstrap(with_self_check(with_job_overhead(fitted.profile), cfg), cfg)
+        stated = fitted.profile.model_copy(
+            update={
+                "provenance": {
+                    **fitted.profile.provenance,
+                    COST_UNIT_KEY: cost_unit_statement(fitted.profile),
+                }
+            }
+        )
+        return with_bootstrap(with_self_check(with_job_overhead(stated), cfg), cfg)
     prov = dict(profile.provenance)
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")

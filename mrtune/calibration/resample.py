@@ -25,12 +25,13 @@ from mrtune.calibration.cost_factors import (
     _fitted_codecs,
     fit_costs_dict,
 )
+from mrtune.calibration.cost_units import with_byte_starts
 from mrtune.calibration.fit_setup import cluster_fit_setup
 from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
-from mrtune.calibration.rows import _collect_map, _collect_reduce, _Obs
+from mrtune.calibration.rows import _collect_map, _collect_reduce, _Obs, fit_columns
 from mrtune.calibration.solve import _solve
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.profile import BootstrapRatios, CostFactors, JobProfile
+from mrtune.costmodel.profile import PER_BYTE_FACTORS, BootstrapRatios, CostFactors, JobProfile
 from mrtune.errors import MrtuneError
 
 Progress = Callable[[int, int], None]
@@ -84,12 +85,18 @@ class _Rows:
     """
 
     def __init__(self, profile: JobProfile, cfg: HadoopConfig) -> None:
-        self.prior, overlap = cluster_fit_setup(profile)
+        prior, overlap = cluster_fit_setup(profile)
+        # the per-byte CPU columns the calibration fitted (cost_units), if any
+        self.prior = with_byte_starts(
+            prior, [f for f in PER_BYTE_FACTORS if getattr(profile.costs, f) > 0]
+        )
         self.profile = profile
         self.codecs = _fitted_codecs(profile, cfg)
         shape = {f: getattr(self.prior, f) for f in ("sort_cache_slowdown", "sort_cache_bytes")}
         shaped = profile.model_copy(update={"costs": profile.costs.model_copy(update=shape)})
-        theta = {f: float(getattr(profile.costs, f)) for f in UNIT_FACTORS} if overlap else None
+        factors = fit_columns(self.prior)
+        byte_terms = factors[len(UNIT_FACTORS) :]
+        theta = {f: float(getattr(profile.costs, f)) for f in factors} if overlap else None
         self.obs: dict[str, _Obs] = {}
         _collect_map(
             shaped,
@@ -99,8 +106,9 @@ class _Rows:
             spill_overlap=overlap,
             theta=theta,
             contention=self.prior.spill_contention,
+            byte_terms=byte_terms,
         )
-        _collect_reduce(shaped, cfg, self.obs, self.codecs)
+        _collect_reduce(shaped, cfg, self.obs, self.codecs, byte_terms)
         self.where = {
             name: _positions(o.attempt) for name, o in self.obs.items()
         }  # segment → attempt → its row positions

@@ -28,6 +28,7 @@ from mrtune.calibration.unit_models import (
     SHAPE_FACTORS,
     UNIT_FACTORS,
     codec_column,
+    fit_columns,
     map_units,
     reduce_units,
 )
@@ -38,7 +39,7 @@ from mrtune.costmodel.profile import CostFactors, JobProfile, TaskTiming
 
 F64 = NDArray[np.float64]
 #: Re-exported: the fit modules import the column names from here.
-__all__ = ["CODEC_COLUMN_PREFIX", "SHAPE_FACTORS", "UNIT_FACTORS", "codec_column"]
+__all__ = ["CODEC_COLUMN_PREFIX", "SHAPE_FACTORS", "UNIT_FACTORS", "codec_column", "fit_columns"]
 
 
 @dataclass
@@ -193,13 +194,15 @@ def _collect_map(
     spill_overlap: bool = False,
     theta: dict[str, float] | None = None,
     contention: float = 0.0,
+    byte_terms: Sequence[str] = (),
 ) -> None:
     """Rows of the map attempts. ``theta`` (column → value) decides, with ``spill_overlap``,
-    which attempts were spill-bound (:func:`_map_segments`)."""
+    which attempts were spill-bound (:func:`_map_segments`). ``byte_terms``: the per-byte CPU
+    factors the fit prices (columns after :data:`UNIT_FACTORS`, before the codecs')."""
     maps = [t for t in profile.observed if t.kind == "map"]
     if not maps:
         return
-    r0, rk = map_units(profile, cfg, maps, codecs)
+    r0, rk = map_units(profile, cfg, maps, codecs, byte_terms)
     share = np.divide(
         r0.records_per_full_spill,
         r0.output_records,
@@ -274,12 +277,16 @@ def _add_spill_obs(
 
 
 def _collect_reduce(
-    profile: JobProfile, cfg: HadoopConfig, obs: dict[str, _Obs], codecs: Sequence[str] = ()
+    profile: JobProfile,
+    cfg: HadoopConfig,
+    obs: dict[str, _Obs],
+    codecs: Sequence[str] = (),
+    byte_terms: Sequence[str] = (),
 ) -> None:
     reds = [t for t in profile.observed if t.kind == "reduce"]
     if not reds or profile.map_only:
         return
-    r0, rk = reduce_units(profile, cfg, reds, codecs)
+    r0, rk = reduce_units(profile, cfg, reds, codecs, byte_terms)
     seg0 = _reduce_segments(r0.phase_ms)
     segk = {f: _reduce_segments(r.phase_ms) for f, r in rk.items()}
     warm = cold_attempt(profile, reds)

@@ -148,7 +148,7 @@ def profile_from_run(
         }
     )
     built = _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
-    unit = cost_unit_statement(rec, machine.source if machine is not None else None)
+    unit = cost_unit_statement(built, machine.source if machine is not None else None, rec)
     built = built.model_copy(update={"provenance": {**built.provenance, COST_UNIT_KEY: unit}})
     return with_job_overhead(built)
 
@@ -188,6 +188,34 @@ def _split_width(rec: RunRecord, st: Prov) -> None:
     )
 
 
+def _record_width(rec: RunRecord, width_in: float, st: Prov) -> None:
+    """``input_record_bytes``: the input's records are all ``w`` bytes, when the file holds a
+    whole number of them and every map read exactly the records that start in its split,
+    ``ceil(end / w) − ceil(start / w)`` (``RecordInputFormat``; issue 20: with 100-byte
+    records a 32 MiB split's first map reads 335,545, the next 335,544)."""
+    w = round(width_in)
+    maps = [a for a in rec.map_attempts if a.split_length and a.split_start is not None]
+    if abs(width_in - w) > 1e-9 * w or w <= 0 or not maps or len(maps) != len(rec.map_attempts):
+        st.defaulted("input_record_bytes", "records of varying width (or splits not logged)")
+        return
+    total = round(float(rec.input.bytes) / w)
+    for a in maps:
+        start, end = int(a.split_start or 0), int(a.split_start or 0) + int(a.split_length or 0)
+        owned = min(-(-end // w), total) - -(-start // w)
+        if counter_value(a.counters, "MAP_INPUT_RECORDS") != owned:
+            st.defaulted(
+                "input_record_bytes",
+                f"map {a.attempt_id} did not read ceil(end/w) − ceil(start/w)",
+            )
+            return
+    st.measured(
+        "input_record_bytes",
+        float(w),
+        f"input file bytes / MAP_INPUT_RECORDS = {w} B, and each of the {len(maps)} maps read "
+        "the records starting in its split (ceil(end/w) − ceil(start/w))",
+    )
+
+
 def _map_side_stats(
     rec: RunRecord, J: dict[str, float], stored: float, st: Prov
 ) -> tuple[float, float]:
@@ -202,6 +230,7 @@ def _map_side_stats(
     width_in = stored / mir
     st.measured("input_pair_width", width_in, "input file bytes / MAP_INPUT_RECORDS")
     _split_width(rec, st)
+    _record_width(rec, width_in, st)
     st.measured("map_size_sel", mob / stored, "MAP_OUTPUT_BYTES / input bytes")
     st.measured("map_pairs_sel", mor / mir, "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     st.defaulted("input_compress_ratio", "generated input is not compressed")

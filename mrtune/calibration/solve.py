@@ -22,7 +22,7 @@ from mrtune.calibration.fixed_costs import (
     LATE_COLUMNS,
     split_fixed,
 )
-from mrtune.calibration.rows import UNIT_FACTORS, _Obs, codec_column
+from mrtune.calibration.rows import _Obs, codec_column, fit_columns
 from mrtune.calibration.segments import FIRST_SEGMENTS, SEGMENT_LABEL, SEGMENTS
 from mrtune.calibration.solve_ridge import STRONG_PRIOR, WEAK_PRIOR, _solve_ridge
 from mrtune.calibration.stacking import (
@@ -61,12 +61,12 @@ def _solve(
 ) -> _Fit:
     """One weighted non-negative least squares over every observed phase time (module doc).
 
-    Columns are :data:`UNIT_FACTORS`, then one CPU scale per codec of ``codecs``.
+    Columns are :func:`~mrtune.calibration.rows.fit_columns` of ``prior``, then one CPU
+    scale per codec of ``codecs``.
     """
-    columns = [*UNIT_FACTORS, *(codec_column(c) for c in codecs)]
-    theta0 = np.array(
-        [getattr(prior, f) for f in UNIT_FACTORS] + [1.0] * len(codecs), dtype=np.float64
-    )
+    factors = fit_columns(prior)
+    columns = [*factors, *(codec_column(c) for c in codecs)]
+    theta0 = np.array([getattr(prior, f) for f in factors] + [1.0] * len(codecs), dtype=np.float64)
     fit_fixed = refit is None or "task_overhead_ms" in refit
     warnings: list[str] = []
     present = [s for s in SEGMENTS if s in obs and obs[s].y]
@@ -75,7 +75,14 @@ def _solve(
         return _Fit(theta0, columns, prior.task_overhead_ms, "", prov, warnings, obs, [])
 
     # ---- every observed phase time stacked: one row per (attempt, segment)
-    st = _stack(obs, present, theta0, warnings, 0.0 if fit_fixed else prior.task_overhead_ms)
+    st = _stack(
+        obs,
+        present,
+        theta0,
+        warnings,
+        0.0 if fit_fixed else prior.task_overhead_ms,
+        n_codecs=len(codecs),
+    )
     contrib, cand = _candidates(st, present, theta0, columns, refit, prov)
 
     # ---- greedy selection of identifiable columns, then one non-negative least squares

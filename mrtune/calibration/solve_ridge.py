@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import OptimizeResult, least_squares
 
-from mrtune.calibration.rows import UNIT_FACTORS, _Obs, codec_column
+from mrtune.calibration.rows import _Obs, codec_column, fit_columns
 from mrtune.calibration.segments import SEGMENT_LABEL, SEGMENTS
 from mrtune.calibration.stacking import F64, _Fit, _stack
 from mrtune.costmodel.profile import CostFactors
@@ -172,16 +172,15 @@ def _solve_ridge(
     prior's ratios, instead of moving one and leaving the others at values the observation
     already contradicts. The task's fixed time is a non-negative linear unknown.
     """
-    columns = [*UNIT_FACTORS, *(codec_column(c) for c in codecs)]
-    theta0 = np.array(
-        [getattr(prior, f) for f in UNIT_FACTORS] + [1.0] * len(codecs), dtype=np.float64
-    )
+    factors = fit_columns(prior)
+    columns = [*factors, *(codec_column(c) for c in codecs)]
+    theta0 = np.array([getattr(prior, f) for f in factors] + [1.0] * len(codecs), dtype=np.float64)
     prov: dict[str, str] = {}
     warnings: list[str] = []
     present = [s for s in SEGMENTS if s in obs and obs[s].y]
     if not present:
         return _Fit(theta0, columns, prior.task_overhead_ms, "", prov, warnings, obs, [])
-    st = _stack(obs, present, theta0, warnings)
+    st = _stack(obs, present, theta0, warnings, n_codecs=len(codecs))
     keep = st.keep
     rows = tuple(a[keep] for a in (st.V, st.y, st.off, st.fw, st.w, st.ww))
     V = rows[0]

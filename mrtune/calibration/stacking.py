@@ -73,11 +73,13 @@ def _stack(
     theta0: F64,
     warnings: list[str],
     fixed_offset: float = 0.0,
+    n_codecs: int = 0,
 ) -> _Stacked:
     """Stack the rows; weigh each segment alike (rows scaled by 1 / its mean time); find the
     segments that are fixed time (volume terms at the prior costs explain < FIXED_SHARE of
     them: their rows are kept only where they hold the task's fixed time, with a warning).
-    ``fixed_offset``: a known fixed time already charged to the first segments' rows."""
+    ``fixed_offset``: a known fixed time already charged to the first segments' rows.
+    ``n_codecs``: the last columns of ``V`` that are codec CPU scales."""
     y = np.concatenate([np.array(obs[s].y) for s in present])
     V = np.vstack([np.vstack(obs[s].rows) for s in present])
     off = np.concatenate([np.array(obs[s].offset) for s in present])
@@ -98,8 +100,8 @@ def _stack(
     }
     # a segment where a codec's CPU scale is fitted is never fixed time: the codec's prior can
     # be off by far more than 1/FIXED_SHARE (Hadoop's pure-Java bzip2 on incompressible data)
-    n_unit = len(UNIT_FACTORS)
-    coded = {s for s in present if V.shape[1] > n_unit and np.abs(V[seg == s, n_unit:]).sum() > 0}
+    n_plain = V.shape[1] - n_codecs
+    coded = {s for s in present if n_codecs and np.abs(V[seg == s, n_plain:]).sum() > 0}
     fixed_segs = {s for s in present if share[s] < FIXED_SHARE and s not in coded}
     keep = np.array([(s not in fixed_segs) or (s in FIRST_SEGMENTS) for s in seg])
     for s in sorted(fixed_segs - FIRST_SEGMENTS, key=SEGMENTS.index):

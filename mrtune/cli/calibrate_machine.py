@@ -34,6 +34,8 @@ _UNITS = {
     "segment_seek_ns": "ns/segment",
     "fetch_ns": "ns/fetch",
     "task_overhead_ms": "ms/task",
+    "serde_byte_cpu": "ns/byte",
+    "combine_byte_cpu": "ns/byte",
 }
 
 
@@ -52,6 +54,16 @@ def calibrate_machine(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Write the machine cost file here.")
     ] = Path("machine-costs.json"),
+    per_byte: Annotated[
+        bool,
+        typer.Option(
+            "--per-byte/--per-record",
+            help="Also fit the per-byte CPU factors (serde_byte_cpu, combine_byte_cpu) "
+            "jointly with the per-record ones, where the runs' record widths differ by "
+            "10% or more (off by default: on the project's benchmark they did not improve "
+            "held-out predictions).",
+        ),
+    ] = False,
     format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
 ) -> None:
     """Fit this machine's cost factors on a benchmark of real runs (all jointly)."""
@@ -61,7 +73,9 @@ def calibrate_machine(
 
     ok = [r for r in load_run_records(runs, need_success=True) if r.success]
     with working(f"fitting the machine's cost factors on {len(ok)} runs"):
-        machine = fit_machine_from_runs(ok, source=f"{runs.name}, {len(ok)} runs")
+        machine = fit_machine_from_runs(
+            ok, source=f"{runs.name}, {len(ok)} runs", per_byte=per_byte
+        )
     machine.save(output)
     if format == OutputFormat.json:
         emit_json(machine.model_dump(mode="json"))

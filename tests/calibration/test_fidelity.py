@@ -240,6 +240,23 @@ def test_summary_figures_on_a_hand_made_set() -> None:
     }
 
 
+def test_errors_by_map_output_width() -> None:
+    """The summary groups the runs by their measured map output bytes per record: job-time
+    and per-phase errors at each width (issue 20 item 4)."""
+    runs = [_cmp("a", 110.0, 100.0), _cmp("b", 180.0, 200.0), _cmp("c", 330.0, 300.0)]
+    for r, width in zip(runs, (21, 21, 413), strict=True):
+        r.measured["MAP_OUTPUT_BYTES"] = r.measured["MAP_OUTPUT_RECORDS"] * width
+    by = summarize(runs)["by_map_output_width"]
+    assert sorted(by) == ["21", "413"]
+    assert by["21"]["runs"] == 2 and by["21"]["jobs"] == ["sort"]
+    assert by["21"]["job_time_median_abs_error"] == pytest.approx(0.10)
+    assert by["21"]["job_time_median_signed_error"] == pytest.approx(0.0)
+    assert by["413"]["phase_median_rel_error"] == {"map.map": pytest.approx(0.10)}
+    # without the byte counter (older reports) there is nothing to group by
+    runs[0].measured.pop("MAP_OUTPUT_BYTES")
+    assert sorted(summarize(runs[:1]).get("by_map_output_width", {})) == []
+
+
 def test_spearman_of_a_swapped_order() -> None:
     # measured order 2,1,4,3 against predicted 1,2,3,4: 1 − 6·Σd²/(n(n²−1)) = 1 − 24/60
     runs = [_cmp("a", 100, 200), _cmp("b", 200, 100), _cmp("c", 300, 400), _cmp("d", 400, 300)]

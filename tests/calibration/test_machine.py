@@ -147,3 +147,57 @@ def test_profile_command_from_a_run_record(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "nope" in res.output
     res = CliRunner().invoke(app, ["profile", str(MATRIX_RUNS), "--machine", str(out)])
     assert res.exit_code == 2 and "--from run" in res.output
+
+
+def test_the_probes_codec_cpu_wins_over_the_machines() -> None:
+    """A codec whose CPU the codec probe timed on the job's own data keeps it when a machine
+    file is applied (its source says the machine figure was passed over); a codec the probe
+    did not time takes the machine's CPU, as before."""
+    from mrtune.costmodel.profile import CodecStats
+    from mrtune.profiling.codecs import MEASURED_BY_PROBE_CPU
+
+    timed = CodecStats(
+        ratio=0.4,
+        compress_ns_per_byte=49.6,
+        uncompress_ns_per_byte=14.9,
+        source=f"measured by probe: run p; {MEASURED_BY_PROBE_CPU} of DefaultCodec passes)",
+    )
+    ratio_only = CodecStats(
+        ratio=0.5, compress_ns_per_byte=1.0, uncompress_ns_per_byte=0.5, source="measured: r"
+    )
+    profile = JobProfile(input_bytes=1e6, codecs={"default": timed, "lz4": ratio_only})
+    machine = MachineCosts.model_validate(
+        {
+            "source": "bench",
+            "codecs": {
+                "default": {"compress_ns_per_byte": 35.0, "uncompress_ns_per_byte": 3.3},
+                "lz4": {"compress_ns_per_byte": 0.9, "uncompress_ns_per_byte": 0.15},
+            },
+        }
+    )
+    got = machine.apply_codecs(profile).codecs
+    d = got["default"]
+    assert (d.compress_ns_per_byte, d.uncompress_ns_per_byte, d.ratio) == (49.6, 14.9, 0.4)
+    assert "kept over the machine benchmark's (35 / 3.3 ns/B, bench)" in d.source
+    assert (got["lz4"].compress_ns_per_byte, got["lz4"].ratio) == (0.9, 0.5)
+
+
+def test_per_byte_machine_fit_on_two_widths(machine_runs: list[RunRecord]) -> None:
+    """``--per-byte``: the narrow (21 B) and wide (413 B) runs separate the serializers'
+    per-byte CPU from their per-record CPU, so it is a column of the joint fit and says
+    where it was measured; per record only (the default) it stays 0 and says why."""
+    from mrtune.calibration.machine import fit_machine
+
+    recs = [r for r in machine_runs if r.label.startswith(("mach-narrow", "mach-wide"))]
+    assert len(recs) == 20
+    # serial phases: one ridge fit, no grid over the spill contention (a quick test)
+    runs = [(profile_from_run(r, calibrate=False), run_config(r)) for r in recs]
+    joint = fit_machine(runs, source="two widths", per_byte=True)
+    assert joint.costs.serde_byte_cpu > 0
+    assert joint.provenance["costs.serde_byte_cpu"].startswith(
+        "measured on the machine benchmark (two widths)"
+    )
+    assert joint.costs.combine_byte_cpu == 0.0  # no combiner in the benchmark
+    flat = fit_machine(runs, source="two widths")
+    assert flat.costs.serde_byte_cpu == 0.0
+    assert "CPU priced per record" in flat.provenance["costs.serde_byte_cpu"]
