@@ -164,7 +164,7 @@ def far_option(chosen: Trusted, written: list[str], withheld: list[Any]) -> str 
     (``None`` when no far move was withheld): the low-confidence option's reason.
     ``written``: the names of the changes written; ``withheld``: the optimum's changes not
     written as they are in it (:class:`~mrtune.optimizer.explain.Change`, assessed)."""
-    far = [c.name for c in withheld if c.trust is not None and c.trust.far]
+    far = [f"{c.name} {c.current}→{c.recommended}" for c in withheld if getattr(c.trust, "far", 0)]
     if not chosen.far or not far:
         return None
     what = (

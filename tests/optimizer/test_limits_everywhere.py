@@ -66,3 +66,24 @@ def test_workflow_tuning_picks_only_configurations_within_the_limits() -> None:
         if props.get("mapreduce.map.output.compress") == "true":
             codec = props["mapreduce.map.output.compress.codec"].rsplit(".", 1)[-1].lower()
             assert not any(n in codec for n in NATIVE_BEFORE_331), (name, codec)
+
+
+def test_diagnose_prices_the_in_region_step_of_a_far_fix() -> None:
+    """A finding fixed by the split size, on the job whose optimum is a far split move
+    (tests/optimizer/test_trust_region.py): the price is that of the step inside the trust
+    region, the far value named in its note, as optimize would write it."""
+    from mrtune.diagnose._core import Finding, JobView, Severity
+    from mrtune.diagnose.price import price_findings
+    from tests.optimizer.test_trust_region import BASE, CLUSTER, MIB, REPROFILE, SPLIT, tiny_splits
+
+    view = JobView(
+        source="test", job_id="tiny-splits", profile=tiny_splits(), config=BASE, cluster=CLUSTER
+    )
+    f = Finding(
+        "map_time", "Mapper time", "map", Severity.SEVERE, "short maps", fix_knobs=(SPLIT,)
+    )
+    price_findings(view, [f], resamples=0)
+    assert f.price is not None and f.price.saving > 0
+    fixed = HadoopConfig.from_properties({**BASE.to_properties(), **f.price.settings})
+    assert 4 * MIB < fixed.split_size <= 16 * MIB  # not the far 24 MiB optimum
+    assert REPROFILE in f.price.note
