@@ -56,3 +56,9 @@ OUTPUT_COMPRESSION_OPT = typer.Option(
     help="Let the cluster-wide file change job-output compression (it changes the files "
     "every downstream reader gets; per-job recommendations offer it regardless).",
 )
+INCLUDE_LOW_OPT = typer.Option(
+    False,
+    "--include-low-confidence",
+    help="Let the cluster-wide file move a size or count beyond x4 of the catalog's current "
+    "value (optimize's far-move rule).",
+)

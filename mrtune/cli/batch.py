@@ -27,6 +27,7 @@ from mrtune.cli._batch_options import (
     FMT_OPT,
     HADOOP_VERSION_OPT,
     HTML_OPT,
+    INCLUDE_LOW_OPT,
     NODES_OPT,
     OBJECTIVE_OPT,
     OUTDIR_OPT,
@@ -192,6 +193,7 @@ def batch_cmd(
     allow_native_codecs: bool = ALLOW_NATIVE_CODECS_OPT,
     hadoop_version: str | None = HADOOP_VERSION_OPT,
     output_compression: bool = OUTPUT_COMPRESSION_OPT,
+    include_low_confidence: bool = INCLUDE_LOW_OPT,
     db: Path | None = DB_OPT,
     plots: bool = PLOTS_OPT,
     html: bool = HTML_OPT,
@@ -210,6 +212,7 @@ def batch_cmd(
         allow_native_codecs=allow_native_codecs,
         hadoop_version=_release(hadoop_version),
         cluster_output_compression=output_compression,
+        include_low_confidence=include_low_confidence,
     )
     settings.cluster_facts()  # an unknown --codecs entry is refused before any job is read
     try:

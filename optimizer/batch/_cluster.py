@@ -28,8 +28,9 @@ measured at the configuration before the last move (an extra pass over the catal
 on it).
 
 What the file may hold is :mod:`~mrtune.optimizer.batch._cluster_limits`'s: no job-output
-compression unless asked, only codecs every job and the cluster load, no combination that
-breaks a constraint as written, the names of the catalog's Hadoop line, and the lint pass.
+compression unless asked, only codecs every job and the cluster load, sizes and counts within
+×4 of the catalog's current values, no combination that breaks a constraint as written, the
+names of the catalog's Hadoop line, and the lint pass.
 
 A job reads only the knobs that apply to it (a map-only job ignores reduce-side settings).
 Values a job cannot take are repaired for that job (``io.sort.mb`` above its heap is capped),
@@ -169,7 +170,7 @@ def choose_cluster_config(
         ]
     )
     version, facts = catalog_version(tuned), settings.cluster_facts()
-    limits = (site_base(version, names, baseline), facts)
+    limits = (site_base(version, names, baseline), facts, not settings.include_low_confidence)
     cand, grids = _candidates(tuned, names, baseline, settings.objective, n_top, limits)
     items = [(refs[r["key"]], r["best_encoded"]) for r in tuned]
     totals = _Totals(executor, settings, names, items, chunk, progress, version)
@@ -205,7 +206,7 @@ def _candidates(
     baseline: np.ndarray,
     objective: str,
     n_top: int,
-    limits: tuple[Any, dict[str, Any]],
+    limits: tuple[Any, dict[str, Any], bool],
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The first pass's candidates (module docstring, step 1; unique rows) and every knob's
     grid, both within the heap caps the tuned jobs report and the codecs every job and the

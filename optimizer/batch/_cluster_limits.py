@@ -20,6 +20,10 @@ are rules about *what may be written*, not about how the search goes:
 * **Which combinations.** A candidate must satisfy the constraints between cluster-level knobs
   as written, without a repair (``MergeManagerImpl`` refuses a single-shuffle limit at or above
   the merge percent): a repaired value would be scored but not written.
+* **How far.** A size or count (a knob searched on a log scale) stays within ×1/4–×4 of the
+  catalog's current value, the trust region of ``optimize``'s far-move rule
+  (:mod:`mrtune.optimizer.trust`), unless ``--include-low-confidence``: the file applies to
+  every job, none of which ran near a value further off.
 * **Which names.** The catalog's Hadoop line decides the property names (Hadoop 1 reads only
   ``io.sort.mb``, ``mapred.*``; :data:`~mrtune.costmodel.properties.HADOOP1_NAMES`).
 
@@ -39,6 +43,7 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig, format_property_value
 from mrtune.costmodel.properties import CODEC_CODES
 from mrtune.optimizer.outputs import NameStyle, rename
+from mrtune.optimizer.trust import FAR
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.codecs import job_codec_verdicts
 from mrtune.search_spaces.constraints import CONSTRAINTS
@@ -122,28 +127,37 @@ def site_notes(version: int, names: list[str]) -> dict[str, Any]:
 
 
 def knob_grid(
-    n: str, tuned: Sequence[dict[str, Any]], now: float, base: HadoopConfig, facts: dict[str, Any]
+    n: str,
+    tuned: Sequence[dict[str, Any]],
+    now: float,
+    base: HadoopConfig,
+    facts: dict[str, Any],
+    region: bool = True,
 ) -> np.ndarray:
     """Knob ``n``'s grid with the catalog's value ``now``, below every job's cap of it (the
-    sort buffer's share of each heap); a codec knob's, the codecs every job and the cluster
-    load (:func:`codec_grid`)."""
-    if find_knob(n).role in CODEC_ROLES:
+    sort buffer's share of each heap) and, with ``region``, within the trust region of a
+    size or count (×1/FAR–×FAR of ``now``, module docstring); a codec knob's, the codecs
+    every job and the cluster load (:func:`codec_grid`)."""
+    k = find_knob(n)
+    if k.role in CODEC_ROLES:
         return codec_grid(n, tuned, now, base, facts)
     cap = min((r["limits"][n] for r in tuned if n in r.get("limits", {})), default=np.inf)
-    g = np.union1d(find_knob(n).grid_values(), [now])
+    g = np.union1d(k.grid_values(), [now])
+    if region and k.log and now > 0:
+        g = g[(g >= now / FAR) & (g <= now * FAR)]
     return g[g <= cap] if (g <= cap).any() else g[:1]
 
 
 def within_grids(
     cand: np.ndarray, grids: list[np.ndarray], names: list[str], baseline: np.ndarray
 ) -> np.ndarray:
-    """``cand`` with every value inside its knob's grid: above a cap, the cap; a codec some
-    job or the cluster cannot load, the catalog's current one."""
+    """``cand`` with every value inside its knob's grid: beyond its ends (a cap, the trust
+    region), the end; a codec some job or the cluster cannot load, the catalog's current one."""
     for j, g in enumerate(grids):
         if find_knob(names[j]).role in CODEC_ROLES:
             cand[~np.isin(cand[:, j], g), j] = baseline[j]
         else:
-            cand[cand[:, j] > g.max(), j] = g.max()
+            cand[:, j] = np.clip(cand[:, j], g.min(), g.max())
     return cand
 
 

@@ -52,6 +52,9 @@ class BatchSettings:
     #: The cluster-wide file may change job-output compression (``--output-compression``;
     #: :mod:`~mrtune.optimizer.batch._cluster` says why it does not by default).
     cluster_output_compression: bool = False
+    #: The cluster-wide file may move a size or count beyond ×4 of the catalog's current value
+    #: (``--include-low-confidence``; the far-move rule of :mod:`mrtune.optimizer.trust`).
+    include_low_confidence: bool = False
 
     def fingerprint(self) -> str:
         import hashlib
@@ -69,8 +72,9 @@ class BatchSettings:
         for name in ("codecs", "allow_native_codecs", "hadoop_version"):
             if getattr(self, name):  # stores of the defaults keep their key
                 data[name] = getattr(self, name)
-        if self.cluster_output_compression:
-            data["cluster_output_compression"] = True
+        for flag in ("cluster_output_compression", "include_low_confidence"):
+            if getattr(self, flag):
+                data[flag] = True
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

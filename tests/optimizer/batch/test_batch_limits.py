@@ -156,3 +156,18 @@ def test_written_equals_scored_per_job_and_cluster_wide(root: str, version: str 
         }
         checked += 1
     assert checked > 20
+
+
+def test_the_cluster_wide_file_stays_in_the_trust_region_unless_asked(root: str) -> None:
+    """Hadoop 1's catalog: the file moved io.sort.factor 10 -> 500 (x50) before; a size or
+    count now stays within x4 of the catalog's current value, as optimize's far-move rule
+    keeps each job, and --include-low-confidence lifts that."""
+
+    def ratios(rep) -> dict[str, float]:  # noqa: ANN001
+        c = rep.cluster
+        return {n: c.values[n] / c.baseline[n] for n in c.changed if find_knob(n).log}
+
+    rep, *_ = _batch(root, hadoop_version="1.2.1")
+    assert all(0.25 <= r <= 4 for r in ratios(rep).values()), ratios(rep)
+    far, *_ = _batch(root, hadoop_version="1.2.1", include_low_confidence=True)
+    assert any(not 0.25 <= r <= 4 for r in ratios(far).values()), ratios(far)
