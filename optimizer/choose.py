@@ -169,12 +169,12 @@ def far_option(chosen: Trusted, written: list[str], withheld: list[Any]) -> str 
         return None
     what = (
         f"the optimum moves {', '.join(far)} beyond the trust region (×1/{FAR:g}–×{FAR:g} "
-        "of the value profiled): low confidence, not written"
+        "of the value it starts from): low confidence, not written"
     )
     if chosen.in_region:
-        return f"{what}; the best configuration inside the region is; {REPROFILE}"
+        return f"{what}; written instead: the best configuration inside the region; {REPROFILE}"
     if written:
-        return f"{what}; its changes inside the region are; {REPROFILE}"
+        return f"{what}; written instead: its changes inside the region; {REPROFILE}"
     return (
         f"{what}; nothing inside the region gains enough to be written: profile a run with "
         "the setting moved towards the optimum, then optimize again"
