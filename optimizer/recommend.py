@@ -46,7 +46,7 @@ from mrtune.optimizer.objective import (
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.pareto import ParetoChoice
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.trust import HISTORY
+from mrtune.optimizer.trust import HISTORY, trust_region
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
@@ -250,6 +250,7 @@ def recommend(
     space = _space(
         space_kind, profile, base, cluster, allow_memory, only, exclude, local_mode_honoured
     )
+    space = _front_region(space, objective, include_low_confidence)
     kind = point_kind(objective)
     obj = Objective(
         space,
@@ -277,6 +278,15 @@ def recommend(
     rec = _explained(profile, space, cluster, base, cur_row, best, chosen, kind, front, ev)
     rec.update(job_id=profile.job_id, objective=str(objective), strategy=result.strategy)
     return Recommendation(**rec, search=result, strategy_chosen_by=chosen_by, pareto=front)
+
+
+def _front_region(space: SearchSpace, objective: ObjectiveKind, include_low: bool) -> SearchSpace:
+    """A Pareto front's point is written as it is (no per-change drops: it must stay on the
+    front shown, :mod:`mrtune.optimizer.pareto`), so unless ``include_low`` the front is
+    searched where the far-move rule trusts the model (:func:`~.trust.trust_region`)."""
+    if objective != ObjectiveKind.pareto or include_low:
+        return space
+    return trust_region(space, space_current(space))
 
 
 def _check_only(only: list[str] | None) -> None:

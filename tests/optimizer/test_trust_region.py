@@ -190,3 +190,23 @@ def _written_split(path) -> int:  # noqa: ANN001
 
     props = {**BASE.to_properties(), **parse_conf_text(path.read_text(), "x").properties}
     return HadoopConfig.from_properties(props).split_size
+
+
+def test_a_pareto_front_is_searched_inside_the_region_unless_asked() -> None:
+    """The front's chosen point is written as it is (no per-change drops), so the front
+    itself lies in the trust region by default; --include-low-confidence opens the space."""
+
+    def splits(include: bool) -> list[float]:
+        rec = recommend(
+            tiny_splits(),
+            BASE,
+            CLUSTER,
+            only=[SPLIT],
+            objective=ObjectiveKind.pareto,
+            n_trials=60,
+            include_low_confidence=include,
+        )
+        return [float(find_knob(SPLIT).decode(p.values[SPLIT])) for p in rec.pareto.front]
+
+    assert max(splits(False)) <= FAR * 4 * MIB
+    assert max(splits(True)) > FAR * 4 * MIB
