@@ -22,9 +22,10 @@ Rules (each finding names the property, its value, the rule, its threshold and t
   (``num_tasks_severity`` 50, 101, 500, 1000): a few small tasks cost nothing.
 * ``sort-buffer-heap``: ``io.sort.mb`` against the map heap. At or above the heap, or above
   2047, is an error (``MapTask.MapOutputBuffer`` throws "Invalid mapreduce.task.io.sort.mb" or
-  the JVM runs out of heap allocating ``kvbuffer``); the search leaves
-  :data:`~mrtune.search_spaces.constraints.SORT_BUFFER_HEAP_SHARE` of the heap at most, so a
-  share of 0.7, 0.75, 0.8 is low, moderate, severe (less room for the map function).
+  the JVM runs out of heap allocating ``kvbuffer``); the search offers
+  :data:`~mrtune.search_spaces.constraints.SORT_BUFFER_HEAP_SHARE` of the heap at most (half:
+  Hadoop's ClusterSetup guidance, 512 MB for -Xmx1024M), so a share above it, from 0.75 and
+  above 0.8 is low, moderate, severe (a fifth of the heap or less for the map function).
 * ``heap-container``: ``-Xmx`` against ``mapreduce.{map,reduce}.memory.mb`` (Hadoop 2/3). Above
   the container is an error (YARN's ``ContainersMonitorImpl`` kills the task, "running beyond
   physical memory limits"); 0.85, 0.9, 0.95, 1.0 of it leave the JVM's non-heap memory
@@ -67,7 +68,9 @@ TIME_TASK_LIMITS = (50.0, 101.0, 500.0, 1000.0)
 MAP_BLOCK_SHARE_LIMITS = tuple(MIN_SPLIT_BLOCK_SHARE / 4**i for i in range(4))
 #: Reducers as a multiple of those the map output fills: just over, then ×4, ×16, ×64.
 REDUCER_EXCESS_LIMITS = (1.0 + 1e-9, 4.0, 16.0, 64.0)
-SORT_SHARE_LIMITS = (0.7, 0.75, SORT_BUFFER_HEAP_SHARE + 1e-9)
+#: Above the documented share (Hadoop's guidance: half the heap), from three quarters, and
+#: above four fifths (a fifth of the heap or less left to the map function).
+SORT_SHARE_LIMITS = (SORT_BUFFER_HEAP_SHARE + 1e-9, 0.75, 0.8 + 1e-9)
 HEAP_SHARE_LIMITS = (0.85, 0.9, 0.95, 1.0)
 SORT_MB_MAX = 2047
 
@@ -158,15 +161,26 @@ def lint_config(
     return report
 
 
-def lint_settings(config: HadoopConfig, cluster: ClusterSpec) -> LintReport:
+def lint_settings(
+    config: HadoopConfig,
+    cluster: ClusterSpec,
+    facts: JobProfile | None = None,
+    base: HadoopConfig | None = None,
+) -> LintReport:
     """The rules that need no job: memory headroom (sort buffer, heap, container, node), for
-    a cluster-wide ``mapred-site.xml`` that every job reads (``mrtune batch``)."""
+    a cluster-wide ``mapred-site.xml`` that every job reads (``mrtune batch``); with
+    ``facts`` (a profile carrying only the cluster's facts: release, listed codecs, native
+    library) codec availability too, ``base`` being what the cluster's jobs run with now."""
     report = LintReport()
-    for name, rule in (
+    rules = [
         ("sort-buffer-heap", lambda: _sort_buffer(config)),
         ("heap-container", lambda: _heap_container(config, cluster)),
         ("container-node", lambda: _container_node(config, cluster)),
-    ):
+    ]
+    if facts is not None:
+        cur = base or HadoopConfig(hadoop_version=config.hadoop_version)
+        rules.append(("codec-availability", lambda: _codecs(facts, config, cur)))
+    for name, rule in rules:
         report.checked.append(name)
         report.findings.extend(f for f in rule() if f.severity > Severity.NONE)
     report.findings.sort(key=lambda f: -f.severity)
@@ -255,8 +269,9 @@ def _sort_buffer(cfg: HadoopConfig) -> list[Finding]:
             "mapreduce.task.io.sort.mb",
             str(cfg.io_sort_mb),
             sev,
-            f"{share:.0%} of the {heap_mb:,.0f} MB map heap; limits 70%, 75%, "
-            f"{SORT_BUFFER_HEAP_SHARE:.0%}; error at the heap or above {SORT_MB_MAX}",
+            f"{share:.0%} of the {heap_mb:,.0f} MB map heap; limits above "
+            f"{SORT_BUFFER_HEAP_SHARE:.0%}, 75%, above 80%; error at the heap or above "
+            f"{SORT_MB_MAX}",
             msg,
             "hadoop MapTask.MapOutputBuffer.init",
         )

@@ -16,9 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
-from mrtune.optimizer.choose import best_row, space_current, trusted_row
+from mrtune.optimizer.choose import (
+    Trusted,
+    best_row,
+    far_option,
+    option_trust,
+    region_search,
+    space_current,
+    trusted_row,
+)
 from mrtune.optimizer.confidence import (
     SAMPLES,
     Interval,
@@ -36,7 +46,7 @@ from mrtune.optimizer.objective import (
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.pareto import ParetoChoice
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.trust import HISTORY
+from mrtune.optimizer.trust import HISTORY, trust_region
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
 MIN_GAIN = 0.01
@@ -69,6 +79,10 @@ class Recommendation:
     intervals: dict[str, Interval] = field(default_factory=dict)
     #: ``--objective pareto``: the front and the point recommended on it (optimizer.pareto).
     pareto: ParetoChoice | None = None
+    #: why the search's optimum (``full``, the withheld changes) is shown as a low-confidence
+    #: option instead of written: it moves a size or count beyond the trust region
+    #: (:mod:`mrtune.optimizer.trust`); ``None`` when it does not
+    far_option: str | None = None
 
     @property
     def gain_vs_current(self) -> float:
@@ -119,6 +133,7 @@ class Recommendation:
                 "intervals": {k: v.to_json() for k, v in self.intervals.items()},
                 "predicted_ms_with_withheld": None if self.full is None else self.full["job_ms"],
             },
+            "low_confidence_option": _option_json_of(self),
             "properties": self.properties,
             "search": {
                 "best_cost": self.search.best_cost,
@@ -135,6 +150,21 @@ class Recommendation:
             "hadoop_defaults": self.defaults,
             "pareto_front": self.pareto.to_json() if self.pareto is not None else None,
         }
+
+
+def _option_json_of(rec: Recommendation) -> dict[str, Any] | None:
+    """The search's optimum when it is shown beside the row written (a far move)."""
+    if rec.far_option is None or rec.full is None:
+        return None
+    iv = rec.intervals.get("speedup_with_withheld")
+    return {
+        "reason": rec.far_option,
+        "predicted_ms": rec.full["job_ms"],
+        "container_gb_s": rec.full["container_gb_s"],
+        "speedup": iv.to_json() if iv is not None else None,
+        "changes": [c.name for c in rec.withheld],
+        "written_with": "--include-low-confidence",
+    }
 
 
 def _change_json(c: Change, written: bool) -> dict[str, Any]:
@@ -220,6 +250,7 @@ def recommend(
     space = _space(
         space_kind, profile, base, cluster, allow_memory, only, exclude, local_mode_honoured
     )
+    space = _front_region(space, objective, include_low_confidence)
     kind = point_kind(objective)
     obj = Objective(
         space,
@@ -227,7 +258,8 @@ def recommend(
         on_evaluate=progress,
     )
     strat = get_strategy(strategy, storage=storage, study_name=study_name, resume=resume)
-    result = strat.optimize(space, obj, n_trials=n_trials or strat.default_trials, seed=seed)
+    n_trials = n_trials or strat.default_trials
+    result = strat.optimize(space, obj, n_trials=n_trials, seed=seed)
     use_conf = bool(confidence) or objective == ObjectiveKind.robust  # robust needs samples
     kw = {"samples": samples, "seed": seed or 0}  # refits at the attempts' configuration
     ev = gather_evidence(profile, ran_with or base, **kw) if use_conf else None
@@ -239,10 +271,22 @@ def recommend(
     metric = "container_gb_s" if kind == ObjectiveKind.resources else "job_ms"
     origin = HISTORY if start_label is None else f"its value in {start_label}"
     keep = (cost_of, min_gain, include_low_confidence, origin)
-    row, trust = trusted_row(ev, space, cluster, cur_row, best, metric, *keep)
-    rec = _explained(profile, space, cluster, base, cur_row, best, row, kind, front, trust, ev)
+    again = (strategy, n_trials, seed, kind, cost_of, cur_row, min_gain, limits)
+    # pareto: the row stays on the front shown
+    region = None if objective == ObjectiveKind.pareto else region_search(space, *again)
+    chosen = trusted_row(ev, space, cluster, cur_row, best, metric, *keep, search_region=region)
+    rec = _explained(profile, space, cluster, base, cur_row, best, chosen, kind, front, ev)
     rec.update(job_id=profile.job_id, objective=str(objective), strategy=result.strategy)
     return Recommendation(**rec, search=result, strategy_chosen_by=chosen_by, pareto=front)
+
+
+def _front_region(space: SearchSpace, objective: ObjectiveKind, include_low: bool) -> SearchSpace:
+    """A Pareto front's point is written as it is (no per-change drops: it must stay on the
+    front shown, :mod:`mrtune.optimizer.pareto`), so unless ``include_low`` the front is
+    searched where the far-move rule trusts the model (:func:`~.trust.trust_region`)."""
+    if objective != ObjectiveKind.pareto or include_low:
+        return space
+    return trust_region(space, space_current(space))
 
 
 def _check_only(only: list[str] | None) -> None:
@@ -264,15 +308,16 @@ def _explained(
     base: HadoopConfig,
     cur_row: dict[str, float],
     best: dict[str, float],
-    row: dict[str, float],
+    chosen: Trusted,
     kind: ObjectiveKind,
     front: ParetoChoice | None,
-    trust: dict[str, Any],
     ev: Any,
 ) -> dict[str, Any]:
     """The row written, explained change by change against the current configuration and
-    Hadoop's defaults; the changes withheld (low confidence) explained against ``best``;
+    Hadoop's defaults; the changes of ``best`` not written as they are in it (low
+    confidence, or a far move replaced by its in-region step) explained against ``best``;
     the intervals; the properties (raises rather than write ≠ scored)."""
+    row = chosen.row
     config = space.values_to_config(row)
     defaults_cfg = hadoop_defaults(base)
     cur_s, rec_s, def_s, changes = explain_row(
@@ -282,10 +327,10 @@ def _explained(
     full_s = None
     if row != best:
         _, full_s, _, all_changes = explain_row(profile, space, cluster, base, cur_row, best, kind)
-        kept = {c.name for c in changes}
-        withheld = [c for c in all_changes if c.name not in kept]
-    for c in changes + withheld:
-        c.trust = trust.get(c.name)
+        withheld = [c for c in all_changes if not np.isclose(row[c.name], best[c.name])]
+    for c in changes:
+        c.trust = chosen.trust.get(c.name)
+    option_trust(chosen, withheld)
     intervals = (
         prediction_intervals(ev, cluster, base, config, space.values_to_config(best))
         if ev is not None
@@ -304,6 +349,7 @@ def _explained(
         "full": full_s,
         "evidence": ev.to_json() if ev is not None else None,
         "intervals": intervals,
+        "far_option": far_option(chosen, [c.name for c in changes], withheld),
     }
 
 

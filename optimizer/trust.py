@@ -27,10 +27,21 @@ For every change ``k`` of a recommendation ``R`` (encoded knob rows, as the sear
     history ran with: the profile's rates were measured at that value, and the model's
     extrapolation across more than a factor of 4 (two doublings) is the part least checked
     against real runs (spill counts and merge passes change regime in between).
+
+**The trust region.** A far move is not written by default, but it is no reason to write
+nothing: the default recommendation is the best configuration *inside* the region the rule
+trusts, every log-scale knob within ×1/FAR–×FAR of the history's value
+(:func:`trust_region`: the space the search runs a second time in, so that the other knobs
+are chosen for the step actually written, not for the far value), re-assessed by the same
+rule (:func:`mrtune.optimizer.choose.trusted_row`). The far optimum stays on show as a
+low-confidence option (:data:`REPROFILE`): applying the in-region step and profiling again
+puts the history's measurements next to the far value, where the rule then trusts it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +57,11 @@ from mrtune.search_spaces import SearchSpace, find_knob
 REST_SHARE = 0.10
 DEFAULTED_SHARE = 0.5
 FAR = 4.0
+#: What to do about a far optimum once the in-region step is written (module doc).
+REPROFILE = (
+    "re-profile after applying the in-region step, then optimize again: the new history "
+    "measures the job next to the far value"
+)
 
 Row = dict[str, float]
 
@@ -62,6 +78,8 @@ class ChangeTrust:
     reasons: list[str] = field(default_factory=list)
     #: the gain interval widened by the noise band of a measured speedup (log half-width)
     noise_band: float = 0.0
+    #: the change moves a size or count beyond ×FAR of its origin (one of the ``reasons``)
+    far: bool = False
 
     @property
     def low(self) -> bool:
@@ -122,6 +140,29 @@ def _far(k: str, cur: Row, best: Row, origin: str = HISTORY) -> str | None:
     if r > FAR or r < 1 / FAR:
         return f"moves the setting ×{r:.3g} from {origin} (beyond ×{1 / FAR:g}–×{FAR:g})"
     return None
+
+
+def trust_region(space: SearchSpace, cur: Row) -> SearchSpace:
+    """``space`` with every log-scale knob searched only where the far-move rule trusts it:
+    within ×1/:data:`FAR`–×FAR of its value in ``cur`` (integers rounded inwards), cut to the
+    knob's own search range; the region's ends are grid points, so grid searches reach the
+    largest trusted step. A knob whose search range lies wholly outside the region (a split
+    floor above ×FAR of a tiny history split) stays at its value in ``cur``."""
+    knobs = []
+    for k in space.knobs:
+        a = float(k.decode(cur[k.name])) if k.log else 0.0
+        if a <= 0:
+            knobs.append(k)
+            continue
+        lo, hi = a / FAR, a * FAR
+        if k.kind == "int":
+            lo, hi = float(math.ceil(lo)), float(math.floor(hi))
+        lo, hi = max(float(k.low), lo), min(float(k.high), hi)  # type: ignore[arg-type]
+        if lo > hi:
+            lo = hi = a
+        grid = sorted({g for g in k.grid if lo <= g <= hi} | {lo, hi})
+        knobs.append(dataclasses.replace(k, low=lo, high=hi, grid=tuple(grid)))
+    return dataclasses.replace(space, knobs=knobs)
 
 
 def assess_changes(
@@ -186,6 +227,7 @@ def assess_changes(
         far = _far(k, cur, best, origin)
         if far:
             t.reasons.append(far)
+            t.far = True
         out[k] = t
     return out
 

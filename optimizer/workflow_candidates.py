@@ -15,6 +15,7 @@ import math
 import numpy as np
 from pydantic import ValidationError
 
+from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig
 from mrtune.costmodel.profile import JobProfile
@@ -36,7 +37,11 @@ TUNED_PROPERTIES: tuple[str, ...] = (
 
 
 def candidate_configs(
-    base: HadoopConfig, *, reduce_capacity: int, map_only: bool
+    base: HadoopConfig,
+    *,
+    reduce_capacity: int,
+    map_only: bool,
+    space: SearchSpace | None = None,
 ) -> list[HadoopConfig]:
     """A grid of the settings that move a job's map and reduce stage durations.
 
@@ -44,7 +49,10 @@ def candidate_configs(
     reference §6.1); split size around the block size (fewer, longer map tasks or more, shorter
     ones); the sort buffer and merge factor (spills and merge passes, reference §2.3-2.4); and
     map-output compression (shuffle bytes vs CPU). Combinations Hadoop would reject (a sort
-    buffer not below the heap) are dropped by :class:`HadoopConfig`'s own validation.
+    buffer not below the heap) are dropped by :class:`HadoopConfig`'s own validation; with the
+    job's ``space`` (:meth:`SearchSpace.for_job`), so is every candidate that breaks a limit
+    ``optimize`` keeps (:func:`within_limits`), and the compression candidate uses a codec the
+    cluster loads (:func:`fast_codec`; none when only the current one does).
     """
     k = max(1, reduce_capacity)
     reducers = sorted(
@@ -61,7 +69,8 @@ def candidate_configs(
     splits_mb = sorted(
         {base.split_size // MB, block_mb // 2, block_mb, block_mb * 2, block_mb * 4}
     )
-    compress = [(False, base.map_output_codec), (True, "snappy")]
+    codec = "snappy" if space is None else fast_codec(space)
+    compress = [(False, base.map_output_codec)] + ([(True, codec)] if codec else [])
     factors = sorted({base.io_sort_factor, 10, 50, 100})
     out: list[HadoopConfig] = []
     for r, mb, split, (comp, codec), factor in itertools.product(
@@ -86,7 +95,41 @@ def candidate_configs(
             out.append(base.with_changes(changes))
         except (ValidationError, ValueError):
             continue
-    return out
+    return out if space is None else within_limits(space, out)
+
+
+#: Map-output codecs tried for the workflow's compression candidate, cheapest CPU first.
+_FAST_CODECS = ("snappy", "lz4", "default")
+
+
+def fast_codec(space: SearchSpace) -> str | None:
+    """The first of :data:`_FAST_CODECS` the job's cluster loads (its space offers it)."""
+    knob = next((k for k in space.knobs if k.name == "mapreduce.map.output.compress.codec"), None)
+    offered = knob.choices if knob is not None else ()
+    return next((c for c in _FAST_CODECS if c in offered), None)
+
+
+def within_limits(space: SearchSpace, configs: list[HadoopConfig]) -> list[HadoopConfig]:
+    """The ``configs`` that keep the job's limits as its search space states them (the ones
+    ``optimize`` keeps, issue 14): every searched setting inside its range (the task-granularity
+    caps on reducers and splits) or at the job's own value, codecs the cluster loads, and the
+    constraints between settings (the sort buffer within its share of the heap)."""
+    if not configs or not space.knobs:
+        return configs
+    cur = space.base_row()
+    rows = [ConfigBatch._columns_of(c) for c in configs]
+    vals = {k.name: np.array([float(r[k.column]) for r in rows]) for k in space.knobs}
+    ok = space.feasible(vals)
+    for k in space.knobs:
+        v, now = vals[k.name], float(cur[k.column])
+        if k.kind == "categorical":
+            inside = np.isin(v, [k.encode(c) for c in k.choices])
+        elif k.kind in {"int", "float"}:
+            inside = (v >= float(k.low)) & (v <= float(k.high))  # type: ignore[arg-type]
+        else:
+            continue
+        ok &= inside | (v == now)
+    return [c for c, keep in zip(configs, ok, strict=True) if keep]
 
 
 #: The strategy that finds each job's own optimum over the workflow settings.

@@ -56,6 +56,7 @@ from mrtune.optimizer.workflow_eval import (
     job_task_arrays,
 )
 from mrtune.readers.workflow_file import WorkflowJob, WorkflowSpec
+from mrtune.search_spaces import SearchSpace
 
 #: Up to this many combinations a stage is tuned exhaustively (vectorised, in chunks).
 EXHAUSTIVE_COMBINATIONS = 200_000
@@ -260,7 +261,10 @@ def _job_choice(
             cap = red_cap
             if cap is None:  # the cost model's own capacity for the base configuration
                 cap = int(job_task_arrays(spec, job.name, [base]).reduce_slots[0])
-            grid = candidate_configs(base, reduce_capacity=cap, map_only=job.profile.map_only)
+            space = SearchSpace.for_job(job.profile, base, spec.cluster)  # optimize's limits
+            grid = candidate_configs(
+                base, reduce_capacity=cap, map_only=job.profile.map_only, space=space
+            )
             found: list[HadoopConfig] = []
             if strategy is not None:
                 found, notes[job.name] = strategy_candidate(

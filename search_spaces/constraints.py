@@ -9,22 +9,38 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
-from mrtune.costmodel.properties import codec_name
-from mrtune.search_spaces.knobs import CODEC_AVAILABILITY, CodecAvailability, Knob
+from mrtune.search_spaces.codecs import (  # noqa: F401 - re-exported (split by what they hold)
+    EARLIEST_RELEASE,
+    FACT_CODECS,
+    FACT_NATIVE_CODECS,
+    CodecVerdict,
+    Release,
+    codec_facts,
+    codec_names,
+    codec_verdicts,
+    job_codec_verdicts,
+    parse_release,
+)
+from mrtune.search_spaces.knobs import Knob
 
 Values = dict[str, np.ndarray]
 
-#: Share of the map heap the sort buffer may take: Hadoop itself only requires io.sort.mb to fit
-#: in the heap (``MapOutputBuffer`` fails otherwise), but the map function needs room too.
-SORT_BUFFER_HEAP_SHARE = 0.8
+#: Share of the map heap the sort buffer may take; the rest is left for the map function (user
+#: code, its objects and the record being serialized). Hadoop itself only requires io.sort.mb
+#: to fit in the heap (``MapTask.MapOutputBuffer`` allocates ``kvbuffer`` as one byte array
+#: and fails otherwise), but its own guidance sizes the buffer at half the heap: the
+#: ``mapred-site.xml`` table of "Configuring the Hadoop Daemons" (hadoop-common
+#: ``ClusterSetup.md``, Hadoop 2.x and 3.x) gives ``mapreduce.task.io.sort.mb`` 512 for
+#: ``mapreduce.map.java.opts`` -Xmx1024M, and the MapReduce tutorial warns that "a larger
+#: buffer also decreases the memory available to the mapper". Issue 14: the batch's 600 MB
+#: in an 819 MB heap (the old share, 0.8) left ~200 MB for user code.
+SORT_BUFFER_HEAP_SHARE = 0.5
 #: Smallest gap kept between the single-shuffle limit and the merge percent when repairing.
 SHUFFLE_PERCENT_GAP = 0.01
 
@@ -73,17 +89,28 @@ def followed_heap_mb(
     return np.where(mb == current_mb, current_heap_mb, np.maximum(np.floor(mb * ratio), 1.0))
 
 
+def sort_buffer_cap(heap_mb: np.ndarray, ctx: dict[str, float]) -> np.ndarray:
+    """The largest ``io.sort.mb`` (MB) offered with a map heap of ``heap_mb``:
+    :data:`SORT_BUFFER_HEAP_SHARE` of it, but never below the value the job already runs with
+    while its heap stays the same (``ctx["current_sort_mb"]``): that one is proven on the
+    job's own data, as a codec the job uses is (it stays scorable and kept)."""
+    cap = np.maximum(np.floor(SORT_BUFFER_HEAP_SHARE * heap_mb), 1.0)
+    now = ctx.get("current_sort_mb")
+    if now is None:
+        return cap
+    same_heap = np.asarray(heap_mb) == ctx["map_heap_mb"]
+    return np.where(same_heap & (now < heap_mb), np.maximum(cap, now), cap)
+
+
 def _sort_check(v: Values, ctx: dict[str, float]) -> np.ndarray:
     if "mapreduce.task.io.sort.mb" not in v:
         return np.ones_like(next(iter(v.values())), dtype=bool)
-    return v["mapreduce.task.io.sort.mb"] <= np.floor(
-        SORT_BUFFER_HEAP_SHARE * _map_heap_mb(v, ctx)
-    )
+    return v["mapreduce.task.io.sort.mb"] <= sort_buffer_cap(_map_heap_mb(v, ctx), ctx)
 
 
 def _sort_repair(v: Values, ctx: dict[str, float]) -> Values:
     if "mapreduce.task.io.sort.mb" in v:
-        cap = np.maximum(np.floor(SORT_BUFFER_HEAP_SHARE * _map_heap_mb(v, ctx)), 1.0)
+        cap = sort_buffer_cap(_map_heap_mb(v, ctx), ctx)
         v["mapreduce.task.io.sort.mb"] = np.minimum(v["mapreduce.task.io.sort.mb"], cap)
     return v
 
@@ -140,7 +167,8 @@ CONSTRAINTS: tuple[Constraint, ...] = (
     ),
     Constraint(
         "sort-buffer-fits-heap",
-        f"mapreduce.task.io.sort.mb <= 2047 and <= {SORT_BUFFER_HEAP_SHARE:.0%} of the map heap",
+        f"mapreduce.task.io.sort.mb <= 2047 and <= {SORT_BUFFER_HEAP_SHARE:.0%} of the map heap "
+        "(or the value the job runs with, in its own heap)",
         _sort_check,
         _sort_repair,
     ),
@@ -180,148 +208,6 @@ def max_reducers_for(shuffle_bytes: float) -> int:
 def min_split_for(block_bytes: float) -> float:
     """Smallest split the search offers: :data:`MIN_SPLIT_BLOCK_SHARE` of the DFS block."""
     return MIN_SPLIT_BLOCK_SHARE * float(block_bytes)
-
-
-# ---------------------------------------------------------------- codecs the cluster can load
-Release = tuple[int, int, int]
-
-#: The release assumed when only the major version is known: the earliest of the line, so that
-#: no codec is offered that an older cluster of that line lacks (0.20 has no SnappyCodec, 2.0-2.8
-#: no ZStandardCodec, 3.0-3.3.0 need libhadoop for Snappy and Lz4).
-EARLIEST_RELEASE: dict[int, Release] = {1: (0, 20, 0), 2: (2, 0, 0), 3: (3, 0, 0)}
-
-
-def parse_release(raw: object, major: int) -> Release:
-    """``"2.7.3"`` → (2, 7, 3); the major's earliest release when ``raw`` gives no minor, or
-    names another major (a profile of one line read as another)."""
-    nums = [int(p) for p in re.findall(r"\d+", str(raw or ""))[:3]]
-    if len(nums) >= 2 and (nums[0] == major or (major == 1 and nums[0] == 0)):
-        padded = (nums + [0, 0])[:3]
-        return (padded[0], padded[1], padded[2])
-    return EARLIEST_RELEASE.get(major, (major, 0, 0))
-
-
-@dataclass(frozen=True)
-class CodecVerdict:
-    """Whether a codec may be offered, and why not (one line for the explanation)."""
-
-    codec: str
-    offered: bool
-    reason: str
-
-
-def codec_verdicts(
-    release: Release,
-    availability: dict[str, CodecAvailability],
-    *,
-    listed: set[str] | None,
-    in_use: set[str],
-    allow_native: bool,
-) -> list[CodecVerdict]:
-    """Each known codec's verdict for a cluster of ``release``.
-
-    A codec the job already runs with is offered (it loads there). Otherwise it must ship in
-    ``release``, appear in the cluster's ``io.compression.codecs`` when that list is known
-    (``listed``), and, when it needs ``libhadoop`` at that release, ``allow_native`` must be
-    given: the job would otherwise fail at its first spill (``ClassNotFoundException`` or
-    "native … library not available").
-    """
-    key = (release, id(availability), None if listed is None else frozenset(listed))
-    key += (frozenset(in_use), allow_native)  # type: ignore[assignment]
-    hit = _VERDICTS.get(key)
-    if hit is not None and hit[0] is availability:
-        return list(hit[1])
-    out = _codec_verdicts(release, availability, listed, in_use, allow_native)
-    if len(_VERDICTS) < _MEMO_SIZE:
-        _VERDICTS[key] = (availability, tuple(out))
-    return out
-
-
-_VERDICTS: dict[tuple[object, ...], tuple[object, tuple[CodecVerdict, ...]]] = {}
-
-
-def _codec_verdicts(
-    release: Release,
-    availability: dict[str, CodecAvailability],
-    listed: set[str] | None,
-    in_use: set[str],
-    allow_native: bool,
-) -> list[CodecVerdict]:
-    major = 1 if release[0] == 0 else release[0]
-    out = []
-    for name, av in availability.items():
-        since = av.since.get(major)
-        if name in in_use:
-            out.append(CodecVerdict(name, True, "the job already uses it"))
-        elif not av.bundled and (listed is None or name not in listed):
-            out.append(CodecVerdict(name, False, f"not listed by the cluster ({av.jira})"))
-        elif since is None:
-            line = f"Hadoop {major}.x"
-            out.append(CodecVerdict(name, False, f"no {line} release ships it ({av.jira})"))
-        elif release < since:
-            first = ".".join(map(str, since))
-            out.append(CodecVerdict(name, False, f"not shipped before {first} ({av.jira})"))
-        elif listed is not None and av.bundled and name not in listed and name not in _CORE:
-            out.append(CodecVerdict(name, False, "not in the cluster's io.compression.codecs"))
-        elif (av.pure_java_since is None or release < av.pure_java_since) and not allow_native:
-            out.append(
-                CodecVerdict(
-                    name,
-                    False,
-                    f"needs the native library ({av.jira}); --allow-native-codecs offers it",
-                )
-            )
-        else:
-            out.append(CodecVerdict(name, True, "available"))
-    return out
-
-
-#: Codecs every Hadoop has in its core jar, with pure-Java streams: always offered.
-_CORE = frozenset({"default", "gzip", "bzip2"})
-
-
-#: ``profile.cluster_facts`` keys the CLI sets from ``--codecs`` / ``--allow-native-codecs``
-#: (they override the job conf's ``io.compression.codecs``).
-FACT_CODECS = "io.compression.codecs"
-FACT_NATIVE_CODECS = "native_codecs"
-
-
-def job_codec_verdicts(
-    profile: JobProfile,
-    base: HadoopConfig,
-    codecs: Iterable[str] | None,
-    allow_native: bool | None,
-) -> list[CodecVerdict]:
-    """:func:`codec_verdicts` for one job: its release (``cluster_facts["hadoop_version"]``),
-    the cluster's list (``codecs``, else the ``--codecs`` fact, else the job conf's
-    ``io.compression.codecs``, else unknown) and the codecs its configuration already uses."""
-    raw = (
-        ",".join(codecs)
-        if codecs is not None
-        else profile.cluster_facts.get(FACT_CODECS) or profile.source_properties.get(FACT_CODECS)
-    )
-    listed = None if raw is None else codec_names(str(raw))
-    if allow_native is None:
-        allow_native = bool(float(profile.cluster_facts.get(FACT_NATIVE_CODECS, 0) or 0))
-    in_use = {base.map_output_codec} if base.map_output_compress else set()
-    in_use |= {base.output_codec} if base.output_compress else set()
-    release = parse_release(profile.cluster_facts.get("hadoop_version"), base.hadoop_version)
-    return codec_verdicts(
-        release, CODEC_AVAILABILITY, listed=listed, in_use=in_use, allow_native=allow_native
-    )
-
-
-def codec_names(raw: str) -> set[str]:
-    """``io.compression.codecs`` (class names, commas) → short names; unknown classes dropped."""
-    out = set()
-    for part in (p.strip() for p in raw.split(",")):
-        if not part:
-            continue
-        try:
-            out.add(codec_name(part))
-        except ValueError:
-            continue  # a codec class mrtune does not model: never offered anyway
-    return out
 
 
 def map_output_bytes(profile: JobProfile) -> float:

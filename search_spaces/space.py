@@ -23,7 +23,6 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
 from mrtune.search_spaces.constraints import (
-    SORT_BUFFER_HEAP_SHARE,
     CodecVerdict,
     followed_heap_mb,
     job_codec_verdicts,
@@ -31,6 +30,7 @@ from mrtune.search_spaces.constraints import (
     max_reducers_for,
     min_split_for,
     narrowed,
+    sort_buffer_cap,
 )
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 from mrtune.search_spaces.properties import (  # noqa: F401 - re-exported
@@ -198,6 +198,7 @@ class SearchSpace:
             "shuffle_limit": b.shuffle_memory_limit_percent,
             "shuffle_merge": b.shuffle_merge_percent,
             "node_memory_mb": float(self.cluster.node_memory_mb),
+            "current_sort_mb": float(b.io_sort_mb),
             "hadoop1": float(b.hadoop_version == 1),
         }
 
@@ -223,7 +224,8 @@ class SearchSpace:
         container is not searched), else ``None`` (the cap then moves with the container)."""
         if self.with_role(Role.sort_buffer) is None or self.with_role(Role.map_memory):
             return None
-        return float(np.floor(SORT_BUFFER_HEAP_SHARE * self.context()["map_heap_mb"]))
+        ctx = self.context()
+        return float(sort_buffer_cap(np.array([ctx["map_heap_mb"]]), ctx)[0])
 
     def to_batch(self, values: Values, *, repair: bool = True) -> ConfigBatch:
         """Knob values (encoded, arrays of equal length) → a ConfigBatch on top of ``base``."""

@@ -386,6 +386,9 @@ def _job_summary(
         ),
         "run_noise": (rec.evidence or {}).get("run_noise"),
         "withheld_low_confidence": [c.name for c in rec.withheld],
+        # a far optimum withheld (the in-region step written instead): its reason,
+        # prediction and interval; what --include-low-confidence runs
+        "low_confidence_option": rec.to_json()["low_confidence_option"],
         "changes": change_entries(rec),
     }
 

@@ -13,7 +13,10 @@ WordCount with its summing combiner, postings with its list-building one):
    reduce ramp measured on the same timeline). The spread of the repeats is the run-to-run
    noise the intervals carry (:func:`mrtune.optimizer.noise.repeat_facts`).
 2. **Recommend** with the CLI's defaults (robust p90 objective, low-confidence changes
-   withheld), on the mini-cluster's :class:`~mrtune.costmodel.ClusterSpec`. Codec ratios come
+   withheld; a far optimum, such as the split 4 MiB → 128 MiB, is replaced by the best
+   configuration inside the trust region, :mod:`mrtune.optimizer.trust`, and recorded as
+   ``low_confidence_option``), through :func:`~mrtune.optimizer.recommend.recommend`, the
+   path ``mrtune optimize`` takes, on the mini-cluster's :class:`~mrtune.costmodel.ClusterSpec`. Codec ratios come
    from recorded runs of the same job and record generator (``--codec-runs``,
    :mod:`mrtune.harness.yarn_codecs`); ZStandard is marked unusable (no native libhadoop here).
 3. **Run pairs.** The defaults (``<job>-hadoop-defaults``) and the recommendation
@@ -182,6 +185,9 @@ def recommend_for(
         "predicted_speedup_interval": speedup.to_json() if speedup else None,
         "run_noise": (rec.evidence or {}).get("run_noise"),
         "withheld_low_confidence": [c.name for c in rec.withheld],
+        # a far optimum withheld (the in-region step written instead): its reason,
+        # prediction and interval; what --include-low-confidence runs
+        "low_confidence_option": rec.to_json()["low_confidence_option"],
         "changes": change_entries(rec),
     }
 

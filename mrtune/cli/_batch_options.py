@@ -44,3 +44,21 @@ DB_OPT = typer.Option(None, "--db", help="SQLite results file (default OUTDIR/ba
 PLOTS_OPT = typer.Option(True, "--plots/--no-plots", help="Write the PNG plots.")
 HTML_OPT = typer.Option(False, "--report", help="Also write OUTDIR/report.html.")
 FMT_OPT = typer.Option(OutputFormat.text, "--format", help="text or json")
+HADOOP_VERSION_OPT = typer.Option(
+    None,
+    "--hadoop-version",
+    help="The cluster's Hadoop release (e.g. 2.7.3, 3.3.6): the codecs it ships and the "
+    "property names written; default: each job's history (SWIM rows: Hadoop 3).",
+)
+OUTPUT_COMPRESSION_OPT = typer.Option(
+    False,
+    "--output-compression",
+    help="Let the cluster-wide file change job-output compression (it changes the files "
+    "every downstream reader gets; per-job recommendations offer it regardless).",
+)
+INCLUDE_LOW_OPT = typer.Option(
+    False,
+    "--include-low-confidence",
+    help="Let the cluster-wide file move a size or count beyond x4 of the catalog's current "
+    "value (optimize's far-move rule).",
+)

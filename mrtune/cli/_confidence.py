@@ -151,6 +151,13 @@ def render_change_table(data: dict[str, Any], include_low: bool) -> None:
             "prediction is re-scored without them; --include-low-confidence writes them",
             highlight=False,
         )
+    option = data.get("low_confidence_option")
+    if option and not include_low:
+        console.print(
+            f"[yellow]low-confidence option[/]: {escape(option['reason'])}; "
+            "--include-low-confidence writes it",
+            highlight=False,
+        )
 
 
 def _indented(text: str, style: str | None = None) -> None:

@@ -25,16 +25,20 @@ from mrtune.cli._batch_options import (
     CATALOG_ARG,
     DB_OPT,
     FMT_OPT,
+    HADOOP_VERSION_OPT,
     HTML_OPT,
+    INCLUDE_LOW_OPT,
     NODES_OPT,
     OBJECTIVE_OPT,
     OUTDIR_OPT,
+    OUTPUT_COMPRESSION_OPT,
     OVERWRITE_OPT,
     PLOTS_OPT,
     RESUME_OPT,
     SCHEDULER_OPT,
     WORKERS_OPT,
 )
+from mrtune.cli._optimize_options import ALLOW_NATIVE_CODECS_OPT, CODECS_OPT
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
 from mrtune.cli.whatif import short_value
 from mrtune.errors import InputError
@@ -185,6 +189,11 @@ def batch_cmd(
     overwrite: bool = OVERWRITE_OPT,
     base_profile: Path | None = BASE_PROFILE_OPT,
     nodes: int = NODES_OPT,
+    codecs: str | None = CODECS_OPT,
+    allow_native_codecs: bool = ALLOW_NATIVE_CODECS_OPT,
+    hadoop_version: str | None = HADOOP_VERSION_OPT,
+    output_compression: bool = OUTPUT_COMPRESSION_OPT,
+    include_low_confidence: bool = INCLUDE_LOW_OPT,
     db: Path | None = DB_OPT,
     plots: bool = PLOTS_OPT,
     html: bool = HTML_OPT,
@@ -199,7 +208,13 @@ def batch_cmd(
         cluster=ClusterSpec(num_nodes=nodes),
         objective=objective,
         base_profile_json=_load_base_profile(base_profile),
+        codecs=codecs,
+        allow_native_codecs=allow_native_codecs,
+        hadoop_version=_release(hadoop_version),
+        cluster_output_compression=output_compression,
+        include_low_confidence=include_low_confidence,
     )
+    settings.cluster_facts()  # an unknown --codecs entry is refused before any job is read
     try:
         with _Bar(enabled=fmt == OutputFormat.text) as bar:
             report = run_batch(
@@ -262,6 +277,23 @@ def _check_options(
             field="-o/--outdir",
             allowed="a directory (created if it does not exist)",
         )
+
+
+def _release(raw: str | None) -> str | None:
+    """``--hadoop-version``: a release of Hadoop 1, 2 or 3 (``major.minor[.patch]``)."""
+    if raw is None:
+        return None
+    import re
+
+    text = raw.strip()
+    if not re.fullmatch(r"[123]\.\d+(\.\d+)?", text):
+        raise InputError(
+            "not a Hadoop release",
+            field="--hadoop-version",
+            value=raw,
+            allowed="major.minor[.patch] of Hadoop 1, 2 or 3, e.g. 1.2.1, 2.7.3, 3.3.6",
+        )
+    return text
 
 
 def _emit_report_json(report: Any) -> None:

@@ -239,25 +239,9 @@ def _withheld_codecs(
 def _with_codec_facts(prof: JobProfile, codecs: str | None, allow_native: bool) -> JobProfile:
     """The profile with ``--codecs`` / ``--allow-native-codecs`` stated as cluster facts, which
     :meth:`SearchSpace.for_job` reads before the job conf's ``io.compression.codecs``."""
-    from mrtune.costmodel.properties import CODEC_CLASSES, codec_name
-    from mrtune.search_spaces.constraints import FACT_CODECS, FACT_NATIVE_CODECS
+    from mrtune.search_spaces.codecs import codec_facts
 
-    facts = dict(prof.cluster_facts)
-    if codecs is not None:
-        names = []
-        for part in (p.strip() for p in codecs.split(",")):
-            if not part:
-                continue
-            try:
-                names.append(CODEC_CLASSES[codec_name(part)])
-            except ValueError:
-                raise InputError(
-                    "unknown compression codec",
-                    field="--codecs",
-                    value=part,
-                    allowed=", ".join(c for c in CODEC_CLASSES if c != "unknown"),
-                ) from None
-        facts[FACT_CODECS] = ",".join(names)
-    if allow_native:
-        facts[FACT_NATIVE_CODECS] = 1.0
-    return prof.model_copy(update={"cluster_facts": facts})
+    facts = codec_facts(codecs, allow_native)
+    if not facts:
+        return prof
+    return prof.model_copy(update={"cluster_facts": {**prof.cluster_facts, **facts}})

@@ -48,10 +48,27 @@ _METRIC = {"time": "job_ms", "resources": "container_gb_s"}
 class _Fix:
     finding: Finding
     config: HadoopConfig
+    #: what the trust rule left out of the fix, and why ('' when nothing)
+    withheld: str = ""
 
 
-def _search_fix(view: JobView, f: Finding) -> tuple[dict[str, str], HadoopConfig] | str:
-    """Best values of the finding's knobs alone, or why there is none."""
+def _withheld_note(rec: object) -> str:
+    """The fix's changes the trust rule left out, and why (``mrtune optimize``'s rule): a
+    far move's in-region step is priced instead, the far value named as the option."""
+    option = getattr(rec, "far_option", None)
+    if option:
+        return option
+    parts = []
+    for c in getattr(rec, "withheld", []):
+        why = "; ".join(c.trust.reasons) if c.trust is not None else "low confidence"
+        parts.append(f"{c.name} → {c.recommended} left out ({why})")
+    return "; ".join(parts)
+
+
+def _search_fix(view: JobView, f: Finding) -> tuple[dict[str, str], HadoopConfig, str] | str:
+    """Best values of the finding's knobs alone, as ``optimize`` would write them (the trust
+    rule: a far move replaced by the best step inside the trust region, low-confidence
+    changes left out and named), or why there is none."""
     from mrtune.optimizer.objective import ObjectiveKind
     from mrtune.optimizer.recommend import recommend
     from mrtune.optimizer.whatif import apply_changes
@@ -65,7 +82,7 @@ def _search_fix(view: JobView, f: Finding) -> tuple[dict[str, str], HadoopConfig
             cfg = apply_changes(view.config, f.fix_settings, view.profile)
         except (ValueError, MrtuneError) as exc:
             return f"the fix is not a valid configuration: {exc}"
-        return dict(f.fix_settings), cfg
+        return dict(f.fix_settings), cfg, ""
     try:
         rec = recommend(
             view.profile,
@@ -76,10 +93,11 @@ def _search_fix(view: JobView, f: Finding) -> tuple[dict[str, str], HadoopConfig
             only=list(f.fix_knobs),
             allow_memory=False,
             local_mode_honoured=local,
+            confidence=True,  # the trust rule and its region, as optimize applies them
         )
     except (KeyError, ValueError, MrtuneError) as exc:
         return f"its settings do not apply to this job ({exc})"
-    return dict(rec.properties), rec.config
+    return dict(rec.properties), rec.config, _withheld_note(rec)
 
 
 def bootstrap_savings(
@@ -208,7 +226,7 @@ def price_findings(
             f.price = _no_price(f, found)
             continue
         settings[f.key] = found[0]
-        fixes.append(_Fix(f, found[1]))
+        fixes.append(_Fix(f, found[1], found[2]))
     if not fixes:
         return
     assert view.profile is not None and view.config is not None and view.cluster is not None
@@ -238,10 +256,13 @@ def price_findings(
             else (
                 "no setting to change" if not settings[f.key] else "no observed tasks to resample"
             ),
-            note=""
-            if settings[f.key]
-            else "the model finds no change of "
-            f"{', '.join(f.fix_knobs) or 'these settings'} that gains 1% or more",
+            note=fx.withheld
+            or (
+                ""
+                if settings[f.key]
+                else "the model finds no change of "
+                f"{', '.join(f.fix_knobs) or 'these settings'} that gains 1% or more"
+            ),
         )
         if f.observed_bound_ms is not None:
             f.evidence.setdefault("observed bound", f"{f.observed_bound_ms:,.0f} ms")

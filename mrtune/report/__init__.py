@@ -48,6 +48,29 @@ def recommendation_xml(rec: Any, hadoop_version: int) -> tuple[dict[str, str], s
     return props, xml
 
 
+def written(rec: Any, v: Any) -> dict[str, Any]:
+    """What the report gives to copy, as ``mrtune optimize -o`` writes it: the properties and
+    the ``mapred-site.xml`` of the recommendation (low-confidence changes withheld, a far
+    optimum shown as an option), after the same lint pass; a lint error leaves nothing to
+    copy (issue 14, items 4 and 7)."""
+    from mrtune.optimizer.lint import lint_config
+
+    props, xml = recommendation_xml(rec, v.config.hadoop_version)
+    lint = lint_config(
+        v.profile, rec.config, v.cluster, base=v.config, emitted=set(rec.properties)
+    )
+    if lint.errors:
+        props, xml = {}, ""
+    return {
+        "properties": props,
+        "xml": xml,
+        "lint": [f.line() for f in lint.findings if f.emitted],
+        "lint_errors": [f.line() for f in lint.errors],
+        "withheld": rec.withheld,
+        "far_option": rec.far_option,
+    }
+
+
 def job_context(
     diag: Diagnosis,
     *,
@@ -56,6 +79,7 @@ def job_context(
     resamples: int = CONFIDENCE_RESAMPLES,
 ) -> dict[str, Any]:
     """Everything the job template shows (the recommendation is searched here)."""
+    from mrtune.optimizer.objective import ObjectiveKind
     from mrtune.optimizer.recommend import recommend
     from mrtune.optimizer.units import format_ms
     from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES
@@ -80,8 +104,9 @@ def job_context(
         n_trials=trials,
         seed=seed,
         local_mode_honoured=bool(v.cluster.local_mode),
+        objective=ObjectiveKind.robust,  # optimize's default: the trust rule, the region
     )
-    props, xml = recommendation_xml(rec, v.config.hadoop_version)
+    ctx.update(written(rec, v))
     from mrtune.costmodel.scheduler import simulate_schedule
 
     schedule = simulate_schedule(v.profile, rec.config, v.cluster)
@@ -103,8 +128,6 @@ def job_context(
             )
         ],
         changes=rec.changes,
-        properties=props,
-        xml=xml,
         confidence=job.confidence(diag, rec, resamples, seed),
         breakdown_svg=plots.breakdown(rec.current, rec.recommended, MAP_PHASES, REDUCE_PHASES),
         phase_rows=job.phase_table(rec.current, rec.recommended),

@@ -27,6 +27,11 @@ when the descent's last pass was around the final configuration (``marginal_exac
 measured at the configuration before the last move (an extra pass over the catalog is not spent
 on it).
 
+What the file may hold is :mod:`~mrtune.optimizer.batch._cluster_limits`'s: no job-output
+compression unless asked, only codecs every job and the cluster load, sizes and counts within
+×4 of the catalog's current values, no combination that breaks a constraint as written, the
+names of the catalog's Hadoop line, and the lint pass.
+
 A job reads only the knobs that apply to it (a map-only job ignores reduce-side settings).
 Values a job cannot take are repaired for that job (``io.sort.mb`` above its heap is capped),
 as its own configuration would have to override them.
@@ -42,16 +47,24 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel.cluster import ClusterSpec
-from mrtune.costmodel.config import HadoopConfig, format_property_value
 from mrtune.optimizer.batch._catalog import JobRef
+from mrtune.optimizer.batch._cluster_limits import (
+    catalog_version,
+    excluded_knobs,
+    feasible_rows,
+    knob_grid,
+    site_base,
+    site_lint,
+    site_properties,
+    within_grids,
+)
 from mrtune.optimizer.batch._executors import Executor
 from mrtune.optimizer.batch._score import score_chunk
 from mrtune.optimizer.batch._tune import MIN_GAIN, PER_JOB_KNOBS
 from mrtune.optimizer.batch._worker import BatchSettings
-from mrtune.search_spaces import KNOBS, find_knob, knob_to_properties
+from mrtune.search_spaces import KNOBS, find_knob
 
 ProgressFn = Callable[[str, int, int], None]
-_FIELD_OF_ALIAS = {f.alias: n for n, f in HadoopConfig.model_fields.items() if f.alias}
 
 
 @dataclass
@@ -68,6 +81,10 @@ class ClusterChoice:
     passes: int = 0
     candidates_evaluated: int = 0
     jobs: int = 0
+    #: the catalog's Hadoop line (names the properties) and the cluster's stated facts (the
+    #: codec verdicts): :mod:`~mrtune.optimizer.batch._cluster_limits`
+    hadoop_version: int = 3
+    facts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def changed(self) -> list[str]:
@@ -77,39 +94,19 @@ class ClusterChoice:
         return {n: find_knob(n).decode(self.values[n]) for n in self.names}
 
     def properties(self) -> dict[str, str]:
-        """Hadoop properties for the settings that differ from the catalog's current ones."""
-        from mrtune.costmodel import JobProfile
-
-        base = HadoopConfig()
-        dummy = JobProfile(input_bytes=1.0)
-        out: dict[str, str] = {}
-        for n in self.changed:
-            knob = find_knob(n)
-            for prop, value in knob_to_properties(
-                knob, knob.decode(self.values[n]), base, dummy
-            ).items():
-                out[prop] = format_property_value(_FIELD_OF_ALIAS.get(prop, prop), value)
-        return out
+        """Hadoop properties for the settings that differ from the catalog's current ones,
+        under the names the catalog's Hadoop line reads."""
+        return site_properties(self.hadoop_version, {n: self.values[n] for n in self.changed})
 
     def lint(self, cluster: ClusterSpec) -> Any:
-        """The job-independent lint rules (:func:`mrtune.optimizer.lint.lint_settings`) on
-        Hadoop's defaults with the chosen settings: the file every job of the cluster reads.
-        Values Hadoop's own validation refuses are linted unvalidated, to be reported."""
-        from mrtune.costmodel import JobProfile
-        from mrtune.optimizer.lint import lint_settings
-
-        base = HadoopConfig()
-        changes: dict[str, Any] = {}
-        for n in self.changed:
-            knob = find_knob(n)
-            value = knob.decode(self.values[n])
-            changes.update(knob_to_properties(knob, value, base, JobProfile(input_bytes=1.0)))
-        try:
-            config = base.with_changes(changes)
-        except ValueError:
-            fields = {_FIELD_OF_ALIAS[k]: v for k, v in changes.items() if k in _FIELD_OF_ALIAS}
-            config = base.model_copy(update=fields)
-        return lint_settings(config, cluster)
+        """The job-independent lint rules (:func:`mrtune.optimizer.lint.lint_settings`, codec
+        availability included) on the line's defaults with the chosen settings: the file
+        every job of the cluster reads."""
+        now = site_base(
+            self.hadoop_version, list(self.baseline), np.array([*self.baseline.values()])
+        )
+        changed = {n: self.values[n] for n in self.changed}
+        return site_lint(self.hadoop_version, changed, cluster, self.facts, now)
 
     def reasons(self, objective: str) -> dict[str, str]:
         """Property → why: what reverting that setting alone costs the catalog."""
@@ -160,7 +157,8 @@ def choose_cluster_config(
     tuned = [r for r in results if r.get("status") == "tuned"]
     if not tuned:
         return None
-    order = [k.name for k in KNOBS if k.name not in PER_JOB_KNOBS]
+    skip = PER_JOB_KNOBS | excluded_knobs(settings.cluster_output_compression)
+    order = [k.name for k in KNOBS if k.name not in skip]
     present = {n for r in tuned for n in r["best_encoded"]}
     names = [n for n in order if n in present]
     if not names:
@@ -171,9 +169,11 @@ def choose_cluster_config(
             for n in names
         ]
     )
-    cand, grids = _candidates(tuned, names, baseline, settings.objective, n_top)
+    version, facts = catalog_version(tuned), settings.cluster_facts()
+    limits = (site_base(version, names, baseline), facts, not settings.include_low_confidence)
+    cand, grids = _candidates(tuned, names, baseline, settings.objective, n_top, limits)
     items = [(refs[r["key"]], r["best_encoded"]) for r in tuned]
-    totals = _Totals(executor, settings, names, items, chunk, progress)
+    totals = _Totals(executor, settings, names, items, chunk, progress, version)
     tot = totals(cand, "cluster-wide config: candidates")
     base_idx = np.nonzero((cand == baseline).all(axis=1))[0]
     total_baseline = float(tot[base_idx[0]])
@@ -195,6 +195,8 @@ def choose_cluster_config(
         passes=totals.passes,
         candidates_evaluated=totals.evaluated,
         jobs=len(items),
+        hadoop_version=version,
+        facts=facts,
     )
 
 
@@ -204,9 +206,12 @@ def _candidates(
     baseline: np.ndarray,
     objective: str,
     n_top: int,
+    limits: tuple[Any, dict[str, Any], bool],
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The first pass's candidates (module docstring, step 1; unique rows) and every knob's
-    grid, both within the heap caps the tuned jobs report."""
+    grid, both within the heap caps the tuned jobs report and the codecs every job and the
+    cluster load (``limits``: the catalog's current configuration and the cluster's facts,
+    :func:`~mrtune.optimizer.batch._cluster_limits.codec_grid`)."""
     obj = "current_gb_s" if objective == "resources" else "current_ms"
 
     def vector(enc: dict[str, float]) -> np.ndarray:
@@ -233,20 +238,8 @@ def _candidates(
         cands.append(np.array(vec))
     # A site file applies to every job: a value some job's heap cannot hold (io.sort.mb above
     # its cap, search_spaces.constraints) is never proposed.
-    caps = {
-        n: min((r["limits"][n] for r in tuned if n in r.get("limits", {})), default=np.inf)
-        for n in names
-    }
-    grids = []
-    for j, n in enumerate(names):
-        g = np.union1d(find_knob(n).grid_values(), [baseline[j]])
-        g = g[g <= caps[n]] if (g <= caps[n]).any() else g[:1]
-        grids.append(g)
-    cand = np.array(cands)
-    for j, g in enumerate(grids):
-        over = cand[:, j] > g.max()
-        cand[over, j] = g.max()
-    return np.unique(cand, axis=0), grids
+    grids = [knob_grid(n, tuned, float(baseline[j]), *limits) for j, n in enumerate(names)]
+    return np.unique(within_grids(np.array(cands), grids, names, baseline), axis=0), grids
 
 
 class _Totals:
@@ -261,8 +254,10 @@ class _Totals:
         items: list[tuple[JobRef, dict[str, float]]],
         chunk: int,
         progress: ProgressFn | None,
+        version: int = 3,
     ) -> None:
         self.executor, self.settings, self.names, self.items = executor, settings, names, items
+        self.version = version
         self.chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
         self.keys = [ref.key for ref, _ in items]
         self.progress = progress
@@ -283,7 +278,9 @@ class _Totals:
             if self.progress is not None:
                 self.progress(label, done, len(self.items))
         mat = np.stack([got[k] for k in self.keys])
-        return np.nansum(mat, axis=0)
+        # a row that breaks a constraint as written would be scored repaired but written as
+        # it is: never chosen (_cluster_limits.feasible_rows)
+        return np.where(feasible_rows(c, self.names, self.version), np.nansum(mat, axis=0), np.inf)
 
 
 def _single_moves(

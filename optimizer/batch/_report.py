@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from mrtune.optimizer.batch._cluster import ClusterChoice
+from mrtune.optimizer.batch._cluster_limits import site_notes
 from mrtune.optimizer.outputs import mapred_site_xml
 
 MS_PER_HOUR = 3_600_000.0
@@ -149,6 +150,7 @@ def summarize(
             "marginal_exact": choice.marginal_exact,
             "note": "per-job settings (mapreduce.job.reduces, split size, combiner) at each "
             "job's recommended value in both totals",
+            **site_notes(choice.hadoop_version, choice.names),
             "passes": choice.passes,
             "configurations_evaluated": choice.candidates_evaluated,
         }

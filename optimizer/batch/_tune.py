@@ -70,6 +70,9 @@ class JobTuning:
     evaluations: int = 0
     rounds: int = 0
     limits: dict[str, float] = field(default_factory=dict)
+    #: each codec knob's offered codes for this job (its cluster's capabilities), which bound
+    #: the cluster-wide file too
+    choices: dict[str, list[float]] = field(default_factory=dict)
 
     @property
     def changed(self) -> list[str]:
@@ -272,6 +275,7 @@ def _tune_steps(
         evaluations=ev.evaluations,
         limits=({SORT_MB: float(grids[names.index(SORT_MB)].max())} if SORT_MB in names else {}),
         rounds=found.rounds,
+        choices={k.name: [float(c) for c in k.grid_values()] for k in space.knobs if k.choices},
     )
 
 

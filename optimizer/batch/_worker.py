@@ -24,6 +24,7 @@ from mrtune.optimizer.batch._tune import (
     changed_properties,
     tune_jobs,
 )
+from mrtune.optimizer.outputs import NameStyle, rename
 from mrtune.profiling.swim import swim_profile
 from mrtune.readers.swim import parse_swim_line
 from mrtune.search_spaces import find_knob
@@ -40,6 +41,20 @@ class BatchSettings:
     min_gain: float = MIN_GAIN
     #: The registry strategy that searches each job (:func:`~mrtune.optimizer.strategies.get_strategy`).
     strategy: str = DEFAULT_BATCH_STRATEGY
+    #: The cluster's capabilities, stated for every job as ``mrtune optimize`` states them for
+    #: one (profile cluster facts, :func:`cluster_facts`): the codecs it loads (``--codecs``),
+    #: its native library (``--allow-native-codecs``) and its Hadoop release
+    #: (``--hadoop-version``, which also names the properties written). ``None``/``False``:
+    #: each job's own facts (its conf's ``io.compression.codecs``, its history's version).
+    codecs: str | None = None
+    allow_native_codecs: bool = False
+    hadoop_version: str | None = None
+    #: The cluster-wide file may change job-output compression (``--output-compression``;
+    #: :mod:`~mrtune.optimizer.batch._cluster` says why it does not by default).
+    cluster_output_compression: bool = False
+    #: The cluster-wide file may move a size or count beyond ×4 of the catalog's current value
+    #: (``--include-low-confidence``; the far-move rule of :mod:`mrtune.optimizer.trust`).
+    include_low_confidence: bool = False
 
     def fingerprint(self) -> str:
         import hashlib
@@ -54,8 +69,23 @@ class BatchSettings:
         }
         if self.strategy != DEFAULT_BATCH_STRATEGY:  # stores of the default keep their key
             data["strategy"] = self.strategy
+        for name in ("codecs", "allow_native_codecs", "hadoop_version"):
+            if getattr(self, name):  # stores of the defaults keep their key
+                data[name] = getattr(self, name)
+        for flag in ("cluster_output_compression", "include_low_confidence"):
+            if getattr(self, flag):
+                data[flag] = True
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def cluster_facts(self) -> dict[str, str | float]:
+        """The stated capabilities as profile cluster facts (empty: each job's own)."""
+        from mrtune.search_spaces.codecs import codec_facts
+
+        facts = codec_facts(self.codecs, self.allow_native_codecs)
+        if self.hadoop_version:
+            facts["hadoop_version"] = self.hadoop_version
+        return facts
 
     def base_profile(self) -> JobProfile | None:
         if self.base_profile_json is None:
@@ -64,7 +94,8 @@ class BatchSettings:
 
 
 #: Bumped when the tuner's results change, so stored results of an older tuner are not reused.
-TUNER_VERSION = 2
+#: 3: the sort buffer's share of the heap, stated capabilities, Hadoop 1 property names.
+TUNER_VERSION = 3
 _BASE_CACHE: dict[str, JobProfile] = {}
 
 
@@ -109,6 +140,9 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
         profile = JobProfile.model_validate_json(ref.payload)
     else:  # pragma: no cover - discover() only makes the kinds above
         raise ValueError(f"unknown job kind {ref.kind!r}")
+    facts = settings.cluster_facts()
+    if facts:  # the cluster's stated capabilities over the job's own (as optimize's options)
+        profile = profile.model_copy(update={"cluster_facts": {**profile.cluster_facts, **facts}})
     return profile, profile_config(profile)
 
 
@@ -214,6 +248,8 @@ def _record_tuning(
     settings: BatchSettings,
 ) -> None:
     props, cur_vals, rec_vals = changed_properties(t, profile, base)
+    if base.hadoop_version == 1:  # each property under the name the job's Hadoop reads
+        props = rename(props, NameStyle.hadoop1)
     if not all(map(math.isfinite, (t.current_ms, t.current_gb_s, t.best_ms, t.best_gb_s))):
         raise ValueError("the cost model predicts a non-finite time for this profile")
     obj_cur = t.current_gb_s if settings.objective == "resources" else t.current_ms
@@ -222,6 +258,7 @@ def _record_tuning(
         status="tuned",
         reason="",
         map_only=bool(profile.map_only or base.num_reducers == 0),
+        hadoop_version=base.hadoop_version,
         input_bytes=float(profile.input_bytes),
         current_ms=t.current_ms,
         current_gb_s=t.current_gb_s,
@@ -244,4 +281,5 @@ def _record_tuning(
         current_encoded=t.current,
         evaluations=t.evaluations,
         limits=t.limits,
+        choices=t.choices,
     )

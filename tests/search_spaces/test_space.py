@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from mrtune.costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_to_properties
+from mrtune.search_spaces.constraints import SORT_BUFFER_HEAP_SHARE
 from mrtune.search_spaces.knobs import Role
 
 GB = 2**30
@@ -90,7 +91,7 @@ def test_repair_caps_the_sort_buffer_and_keeps_shuffle_limit_below_merge() -> No
     s = space()
     heap_mb = HadoopConfig().map_heap_bytes / MB
     v = s.repair({SORT_MB: np.array([2047.0, 50.0]), LIMIT: np.array([0.9, 0.1])})
-    assert v[SORT_MB][0] == np.floor(0.8 * heap_mb) and v[SORT_MB][1] == 50
+    assert v[SORT_MB][0] == np.floor(SORT_BUFFER_HEAP_SHARE * heap_mb) and v[SORT_MB][1] == 50
     assert v[LIMIT][0] < HadoopConfig().shuffle_merge_percent
     assert s.feasible(v).all()
     assert not s.feasible({SORT_MB: np.array([2047.0])})[0]
@@ -174,7 +175,9 @@ def test_job_aware_grids() -> None:
 
 
 def test_sort_buffer_cap_only_when_the_map_heap_is_fixed() -> None:
-    assert space().sort_buffer_cap_mb() == np.floor(0.8 * HadoopConfig().map_heap_bytes / MB)
+    assert space().sort_buffer_cap_mb() == np.floor(
+        SORT_BUFFER_HEAP_SHARE * HadoopConfig().map_heap_bytes / MB
+    )
     assert space(allow_memory=True).sort_buffer_cap_mb() is None
 
 
