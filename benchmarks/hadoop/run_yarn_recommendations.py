@@ -216,12 +216,16 @@ def measured_pairs(runs: list[HistoryRun], repeats: dict[str, int]) -> dict[str,
 
 
 def _repeats(index: Path) -> dict[str, int]:
-    """jhist path → the round it ran in, from the index."""
+    """jhist path → the round it ran in, from the index (a packed round's paths are relative
+    to its index, :mod:`mrtune.harness.yarn_pack`; they resolve as
+    :func:`~mrtune.harness.yarn_fidelity.load_history_runs` resolves them)."""
     out = {}
     for line in index.read_text(encoding="utf-8").splitlines():
         e = json.loads(line) if line.strip() else {}
         if e.get("jhist"):
-            out[e["jhist"]] = int(e.get("repeat", 0))
+            jhist = Path(e["jhist"])
+            jhist = jhist if jhist.is_absolute() else index.parent / jhist
+            out[str(jhist)] = int(e.get("repeat", 0))
     return out
 
 
