@@ -196,17 +196,27 @@ def _runner(out: Path):
 
 def calibrate_here(jobs: list[str], repeats: int, out: Path) -> list[RunRecord]:
     """Run each job at Hadoop's defaults ``repeats`` times, now, on this machine (labels
-    ``<job>-calibration``, rounds interleaved across the jobs), and return those runs.
+    ``<job>-calibration``), after one untimed warm-up run of it (``<job>-warmup``, never
+    used), and return those runs.
 
     The matrix's calibration runs were recorded on another day, and this VM's speed drifts
     between days (the sort job's defaults took 5.2 s when the matrix was recorded and 9.4 s on
     2026-12-01 at the same load): a profile calibrated then misjudges how the time splits
     between CPU and disk now, and the noise band of its repeats is not today's. A user
     profiles a recent run of the job on the cluster it will run on; so does this protocol. The
-    calibration runs are never among the scored pairs."""
+    calibration runs are never among the scored pairs.
+
+    A job's repeats run back to back, as the two runs of a scored pair do (:func:`run_all`):
+    their spread is then the noise at the pairs' time scale. Rounds over the jobs (the
+    protocol until 2026-12-02) put ~30 s of the host's drift between two repeats, which a pair
+    cancels: on 2026-12-02 (load 1.3-2.3) sort's three round-robin repeats spread 10% (log
+    sd) while its five scored pairs' ratios spread 2.6%, and every job's first round ran
+    18-30% faster than its later ones (the host's speed right after idling), which the warm-up
+    run now absorbs."""
     run = _runner(out)
-    for rep in range(repeats):
-        for job in jobs:
+    for job in jobs:
+        run(job, f"{job}-warmup", {}, 0)
+        for rep in range(repeats):
             run(job, f"{job}-calibration", {}, rep)
     wanted = {f"{job}-calibration" for job in jobs}
     return [r for r in read_jsonl(out) if r.label in wanted]
