@@ -46,10 +46,8 @@ from mrtune.optimizer.objective import (
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.pareto import ParetoChoice
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.trust import HISTORY, trust_region
+from mrtune.optimizer.trust import HISTORY, MIN_GAIN, trust_region
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
-
-MIN_GAIN = 0.01
 
 
 @dataclass

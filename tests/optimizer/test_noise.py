@@ -22,6 +22,7 @@ from mrtune.optimizer.noise import (
     task_dispersion,
     widen,
 )
+from mrtune.optimizer.trust import MIN_GAIN
 from tests.optimizer.test_confidence import BASE, CLUSTER, SORT_MB, _sort_mb_rec, spilly
 
 
@@ -162,3 +163,23 @@ def test_the_recommendation_runs_take_the_noise_from_the_calibration_repeats() -
     assert prof.cluster_facts["repeat_runs"] == len(times) >= MIN_REPEATS
     assert n.sigma == pytest.approx(np.std(np.log(times), ddof=1))
     assert n.source.startswith("measured: spread of")
+
+
+def _cv_for_low_end(gain: Interval, low: float) -> float:
+    """The repeat spread whose measurement band widens ``gain`` to a low end of ``low``."""
+    band = math.sqrt(math.log(gain.point / low) ** 2 - math.log(gain.point / gain.low) ** 2)
+    return band / RunNoise(1.0, "unit").band(PAIRS)
+
+
+def test_a_gain_whose_measured_low_end_misses_the_minimum_gain_is_withheld() -> None:
+    """The noise rule asks the widened low end to clear the 1% a change must bring (the
+    pruning's threshold), not merely to stay above no gain."""
+    gain = _sort_mb_rec(_noisy_history(0.002)).changes[0].trust.gain
+    assert gain.low > 1.0 + 2 * MIN_GAIN  # room for both cases below
+    under = _sort_mb_rec(_noisy_history(_cv_for_low_end(gain, 1.0 + MIN_GAIN / 2)))
+    assert not under.changes and [c.name for c in under.withheld] == [SORT_MB]
+    low = widen(under.withheld[0].trust.gain, under.withheld[0].trust.noise_band).low
+    assert 1.0 < low < 1.0 + MIN_GAIN
+    assert any("a change must bring" in r for r in under.withheld[0].trust.reasons)
+    over = _sort_mb_rec(_noisy_history(_cv_for_low_end(gain, 1.0 + 2 * MIN_GAIN)))
+    assert [c.name for c in over.changes] == [SORT_MB]
