@@ -82,7 +82,8 @@ def catalog(cluster: ClusterSpec, space: SearchSpace, rng: np.random.Generator) 
     )
 
 
-def main() -> None:
+def bench_case() -> tuple[JobProfile, ClusterSpec, SearchSpace]:
+    """The benchmark's job (a combiner with a Heaps key law), cluster and search space."""
     profile = JobProfile(
         input_bytes=50e9,
         input_files=20,
@@ -99,6 +100,11 @@ def main() -> None:
     )
     cluster = ClusterSpec(num_nodes=20)
     space = SearchSpace.for_job(profile, HadoopConfig(combine_class="Combiner"), cluster)
+    return profile, cluster, space
+
+
+def main() -> None:
+    profile, cluster, space = bench_case()
     rng = np.random.default_rng(0)
     for n in SIZES:
         values = space.repair(space.from_unit(rng.random((n, len(space.knobs)))))

@@ -13,7 +13,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.costmodel._ifile import METADATA_BYTES, fma
-from mrtune.costmodel._map_inputs import MapInputs, MapWork, combine_keys, combine_width
+from mrtune.costmodel._map_inputs import (
+    MapInputs,
+    MapWork,
+    combine_keys,
+    combine_width,
+    if_combining,
+)
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.stacked import StackedProfiles, nonzero
@@ -40,17 +46,28 @@ def _cache_factor(working_set: F64, cache_bytes: float, slowdown: float) -> F64:
 
 
 def overlap_coefficients(
-    n_full: F64, r_full: F64, r_last: F64, out_recs: F64, spill_percent: F64
+    n_full: F64,
+    r_full: F64,
+    r_last: F64,
+    out_recs: F64,
+    spill_percent: F64,
+    headroom: F64 | None = None,
 ) -> tuple[F64, F64, F64, F64]:
     """Cost-independent coefficients of :func:`hidden_spill_ns`: the numbers of middle and
     last background spills, and the headroom records (during a middle spill, and during the
-    last one) as shares of the map's output records."""
+    last one) as shares of the map's output records. ``headroom`` is ``1 − spill%`` when the
+    caller has it (:class:`~mrtune.costmodel._map_inputs.MapInputs`)."""
     p = np.asarray(spill_percent, dtype=np.float64)
-    head = r_full * (1.0 - p) / p
+    head = r_full * (1.0 - p if headroom is None else headroom)
+    head /= p
     inv = np.divide(1.0, out_recs, out=np.zeros_like(out_recs), where=out_recs > 0)
-    mid = np.maximum(n_full - 1.0, 0.0)
+    mid = n_full - 1.0
+    np.maximum(mid, 0.0, out=mid)
     end = (n_full >= 1.0).astype(np.float64)
-    return mid, end, head * inv, np.minimum(head, r_last) * inv
+    last = np.minimum(head, r_last)
+    last *= inv
+    head *= inv
+    return mid, end, head, last
 
 
 def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
@@ -62,8 +79,14 @@ def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
     1: no gain, as if serial; above 1, running both at once is slower than one after the
     other). The map thread waits for what is left after its own work.
     """
-    overlap = np.minimum(s_full, overlap_work)
-    return np.maximum(s_full + contention * overlap - overlap_work, 0.0)
+    if not nonzero(contention):
+        # s_full + 0·overlap is s_full (the overlap is finite): the free-core case, one pass
+        waited = s_full - overlap_work
+    else:
+        overlap = np.minimum(s_full, overlap_work)
+        waited = s_full + contention * overlap
+        waited -= overlap_work
+    return np.maximum(waited, 0.0, out=waited)
 
 
 def hidden_spill_ns(
@@ -76,6 +99,7 @@ def hidden_spill_ns(
     out_recs: F64,
     spill_percent: F64,
     contention: float | F64 = 0.0,
+    headroom: F64 | None = None,
 ) -> F64:
     """Spill time hidden behind the map function when the spill thread has a core.
 
@@ -94,17 +118,30 @@ def hidden_spill_ns(
     1.86 s, leaving 0.24 s (0.74 M records of headroom) hidden.
     """
     mid, end, head_share, last_share = overlap_coefficients(
-        n_full, r_full, r_last, out_recs, spill_percent
+        n_full, r_full, r_last, out_recs, spill_percent, headroom
     )
     s_full = np.divide(spill_ns - last_ns, n_full, out=np.zeros_like(work), where=n_full > 0)
-    blocked = mid * blocked_ns(s_full, head_share * work, contention) + end * blocked_ns(
-        s_full, last_share * work, contention
-    )
-    hidden = n_full * s_full - blocked
+    head_share *= work
+    last_share *= work
+    blocked = mid * blocked_ns(s_full, head_share, contention)
+    blocked += end * blocked_ns(s_full, last_share, contention)
+    hidden = n_full * s_full
+    hidden -= blocked
     # With contention ≤ 1 the map thread never waits longer than the spills took, so a
     # negative here is only the rounding of n_full·S − (mid + end)·S (mid + end = n_full, e.g.
     # −4.8e-13 ns): it is 0. Above 1 a negative is real (the overlap is slower than serial).
-    return np.where(np.asarray(contention) <= 1.0, np.maximum(hidden, 0.0), hidden)
+    if isinstance(contention, np.ndarray):
+        return np.where(contention <= 1.0, np.maximum(hidden, 0.0), hidden)
+    return np.maximum(hidden, 0.0, out=hidden) if contention <= 1.0 else hidden
+
+
+def _combining(x: F64, mi: MapInputs) -> F64:
+    """``np.where(mi.combining, x, 0.0)`` as ``x · combining`` for a finite ``x`` (``x`` itself
+    when every row combines: ``x · 1.0`` is ``x``)."""
+    if mi.all_combining:
+        return x
+    x *= mi.combining_f
+    return x
 
 
 def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> None:
@@ -124,8 +161,8 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     if any_no_spill:
         r_last = np.where(spills > 0, r_last, 0.0)
     if mi.any_combining:
-        c_full = np.where(mi.combining, combine_keys(r_full, r_full, profile), r_full)
-        c_last = np.where(mi.combining, combine_keys(r_last, r_last, profile), r_last)
+        c_full = if_combining(mi, combine_keys(r_full, r_full, profile), r_full)
+        c_last = if_combining(mi, combine_keys(r_last, r_last, profile), r_last)
     else:
         c_full, c_last = r_full, r_last
     w_rec, eof_parts, chk_parts, ratio = mi.w_rec, mi.eof_parts, mi.chk_parts, mi.ratio
@@ -133,8 +170,8 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     if mi.any_combining:
         # a combined record's width follows how many raw records it merged (its merge factor)
         ovh = profile.stats.ifile_record_overhead
-        wr_full = np.where(mi.combining, combine_width(r_full, c_full, profile, mi) + ovh, w_rec)
-        wr_last = np.where(mi.combining, combine_width(r_last, c_last, profile, mi) + ovh, w_rec)
+        wr_full = if_combining(mi, combine_width(r_full, c_full, profile, mi) + ovh, w_rec)
+        wr_last = if_combining(mi, combine_width(r_last, c_last, profile, mi) + ovh, w_rec)
     # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
     w.u_full = u_full = fma(c_full, wr_full, eof_parts)
     w.u_last = u_last = fma(c_last, wr_last, eof_parts)
@@ -186,7 +223,7 @@ def spill_costs(
         collect_cpu = np.where(mi.map_only, 0.0, collect_cpu)
     spill_cpu = w.sorted_cmp * c.sort_cpu
     if mi.any_combining:
-        spill_cpu += out_recs * c.combine_cpu * mi.combining_f  # where(combining, ·, 0)
+        spill_cpu += _combining(out_recs * c.combine_cpu, mi)  # where(combining, ·, 0)
     spill_cpu += w.spill_u_written * mi.comp_ns
     spill_io = w.spill_bytes_written * c.spill_write
     if nonzero(c.spill_file_ns):
@@ -195,7 +232,7 @@ def spill_costs(
     last_io = w.d_last * c.spill_write + c.spill_file_ns
     last_cpu = w.cmp_last * c.sort_cpu
     if mi.any_combining:
-        last_cpu += w.r_last * c.combine_cpu * mi.combining_f
+        last_cpu += _combining(w.r_last * c.combine_cpu, mi)
     last_cpu += w.u_last * mi.comp_ns
     if w.any_no_spill:
         last_io = np.where(spills > 0, last_io, 0.0)
@@ -218,6 +255,7 @@ def spill_costs(
             out_recs,
             batch.spill_percent,
             w.contention,
+            mi.headroom,
         )
         # the background spills' time the map thread waited for, split into the spills'
         # I/O and CPU pro rata, moves to collect; the spill phase keeps the final spill

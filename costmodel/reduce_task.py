@@ -295,11 +295,12 @@ def _reduce_result(
 ) -> ReduceTaskResult:
     """The task's counters and phase times (ns → ms); counters left out are ``None``."""
     c = reduce_side_costs(profile)
-    zero = np.zeros(n)
+    zero = np.zeros(n)  # every part that is zero in all rows (read-only, shared)
+    zero.setflags(write=False)
     comb_in = w.comb_in if w.comb_in is not None else zero
     comb_out = w.comb_out if w.comb_out is not None else zero
     in_records = w.in_records
-    return ReduceTaskResult(
+    res = ReduceTaskResult(
         shuffle_bytes=w.fetched,
         shuffled_maps=w.m.copy() if counters else w.m,
         fetches_to_memory=np.where(w.to_mem, w.m, 0.0) if counters else None,
@@ -337,3 +338,15 @@ def _reduce_result(
         phase_net_ms={"shuffle": _ms(w.shuffle_net), "merge": zero, "reduce": zero, "write": zero},
         fixed_ms=c.setup_ms + c.cleanup_ms + c.task_overhead_ms,
     )
+    # task_total_ms without adding the network parts that are zero (x + 0.0 is x): the same
+    # numbers as the task_ms property, with three passes fewer
+    phases = {}
+    for k, io in res.phase_io_ms.items():
+        t = io + res.phase_cpu_ms[k]
+        net = res.phase_net_ms[k]
+        if net is not zero:
+            t += net
+        phases[k] = t
+    res.__dict__["phase_ms"] = phases
+    res.__dict__["task_ms"] = task_total_ms(res.fixed_ms, phases)
+    return res
