@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_groups import MapGroup
@@ -101,7 +102,7 @@ def map_stage_times(j: JobShape, t: TaskTimes) -> tuple[F64, F64, F64]:
     batch, cluster, n_maps, map_slots = j.batch, j.cluster, j.n_maps, j.map_slots
     t_map_avg = t.t_map_avg
     map_waves = np.ceil(n_maps / map_slots)
-    slow_k = np.maximum(1.0, np.ceil(batch.slowstart * n_maps))
+    slow_k = at_least(np.ceil(batch.slowstart * n_maps), 1.0)
     reduce_start = np.ceil(slow_k / map_slots) * t_map_avg
     shared = (~batch.hadoop1) & j.has_red & (not cluster.local_mode)
     early_reds = np.minimum(
@@ -110,22 +111,20 @@ def map_stage_times(j: JobShape, t: TaskTimes) -> tuple[F64, F64, F64]:
             REDUCE_RAMPUP_LIMIT
             * map_slots
             * batch.map_container_mb
-            / np.maximum(batch.reduce_container_mb, 1.0)
+            / at_least(batch.reduce_container_mb, 1.0)
         ),
     )
-    lost = np.ceil(
-        early_reds * batch.reduce_container_mb / np.maximum(batch.map_container_mb, 1.0)
-    )
+    lost = np.ceil(early_reds * batch.reduce_container_mb / at_least(batch.map_container_mb, 1.0))
     if not shared.all():
         lost = np.where(shared, lost, 0.0)
     done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
-    slots_after = np.maximum(map_slots - lost, 1.0)
+    slots_after = at_least(map_slots - lost, 1.0)
     map_stage_plain = map_waves * t_map_avg
     t_after = t_map_avg
     if cluster.node_cores is not None:
         # fewer maps at once once the reducers hold containers (a reducer waiting on its
         # shuffle takes little CPU): each of those maps shares the cores with fewer others
-        left = np.maximum(n_maps - done_before, 1.0)
+        left = at_least(n_maps - done_before, 1.0)
         t_after = t_map_avg * cluster.cpu_stretch(np.minimum(left, slots_after)) / t.s_map
     map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_after
     map_stage = np.where(

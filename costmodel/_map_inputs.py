@@ -21,6 +21,7 @@ from mrtune.costmodel._ifile import (
     INDEX_CHECKSUM_BYTES,
     MB,
     METADATA_BYTES,
+    at_least,
 )
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.codecs import map_output_codec_arrays
@@ -49,7 +50,7 @@ def records_per_spill(batch: ConfigBatch, pair_width: F64 | float) -> F64:
         (np.floor(buf * batch.spill_percent) - METADATA_BYTES) / (pair_width + METADATA_BYTES)
     )
     if not batch.hadoop1.any():
-        return np.maximum(h2, 1.0)
+        return at_least(h2, 1.0, out=h2)
     rec_cap = np.floor(np.floor(mb_bytes * batch.record_percent) / METADATA_BYTES)
     soft_rec = np.floor(rec_cap * batch.spill_percent)
     soft_buf = np.floor((mb_bytes - rec_cap * METADATA_BYTES) * batch.spill_percent)
@@ -99,7 +100,7 @@ class MapInputs:
         st = profile.stats
         map_only = batch.num_reducers == 0
         any_map_only = bool(map_only.any())
-        parts = np.maximum(batch.num_reducers.astype(np.float64), 1.0)
+        parts = at_least(batch.num_reducers.astype(np.float64), 1.0)
         width = st.map_output_pair_width
         combining = batch.use_combiner & profile.has_combiner
         if any_map_only:
@@ -114,7 +115,7 @@ class MapInputs:
         if any_map_only:
             index_bytes = np.where(map_only, 0.0, index_bytes)
         # io.sort.factor >= 2 (HadoopConfig); a merge cannot progress with fewer
-        sort_factor = np.maximum(batch.sort_factor.astype(np.float64), 2.0)
+        sort_factor = at_least(batch.sort_factor.astype(np.float64), 2.0)
         return cls(
             map_only=map_only,
             any_map_only=any_map_only,

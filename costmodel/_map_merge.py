@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import fma
+from mrtune.costmodel._ifile import fma, quotient
 from mrtune.costmodel._map_inputs import (
     MapInputs,
     MapWork,
@@ -140,8 +140,5 @@ def final_pair_width(
     if not mi.any_combining:
         return mi.w_spill.copy() if counters else mi.w_spill
     recs = w.final_recs
-    per_rec = (
-        np.divide(w.final_u - mi.eof_parts, recs, out=np.zeros_like(recs), where=recs > 0)
-        - profile.stats.ifile_record_overhead
-    )
+    per_rec = quotient(w.final_u - mi.eof_parts, recs) - profile.stats.ifile_record_overhead
     return np.where(mi.combining & (recs > 0), per_rec, mi.w_spill)

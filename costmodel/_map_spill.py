@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import METADATA_BYTES, fma
+from mrtune.costmodel._ifile import METADATA_BYTES, at_least, fma, quotient
 from mrtune.costmodel._map_inputs import (
     MapInputs,
     MapWork,
@@ -30,7 +30,7 @@ F64 = NDArray[np.float64]
 def _comparisons(recs: F64, parts: F64) -> F64:
     """DESIGN decision 3: ``n·log2(max(2, n/R))`` sort comparisons, as when profiling."""
     t = recs / parts
-    np.maximum(t, 2.0, out=t)
+    at_least(t, 2.0, out=t)
     np.log2(t, out=t)
     t *= recs
     return t
@@ -60,9 +60,9 @@ def overlap_coefficients(
     p = np.asarray(spill_percent, dtype=np.float64)
     head = r_full * (1.0 - p if headroom is None else headroom)
     head /= p
-    inv = np.divide(1.0, out_recs, out=np.zeros_like(out_recs), where=out_recs > 0)
+    inv = quotient(1.0, out_recs)
     mid = n_full - 1.0
-    np.maximum(mid, 0.0, out=mid)
+    at_least(mid, 0.0, out=mid)
     end = (n_full >= 1.0).astype(np.float64)
     last = np.minimum(head, r_last)
     last *= inv
@@ -86,7 +86,7 @@ def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
         overlap = np.minimum(s_full, overlap_work)
         waited = s_full + contention * overlap
         waited -= overlap_work
-    return np.maximum(waited, 0.0, out=waited)
+    return at_least(waited, 0.0, out=waited)
 
 
 def hidden_spill_ns(
@@ -120,7 +120,7 @@ def hidden_spill_ns(
     mid, end, head_share, last_share = overlap_coefficients(
         n_full, r_full, r_last, out_recs, spill_percent, headroom
     )
-    s_full = np.divide(spill_ns - last_ns, n_full, out=np.zeros_like(work), where=n_full > 0)
+    s_full = quotient(spill_ns - last_ns, n_full)
     head_share *= work
     last_share *= work
     blocked = mid * blocked_ns(s_full, head_share, contention)
@@ -132,7 +132,7 @@ def hidden_spill_ns(
     # −4.8e-13 ns): it is 0. Above 1 a negative is real (the overlap is slower than serial).
     if isinstance(contention, np.ndarray):
         return np.where(contention <= 1.0, np.maximum(hidden, 0.0), hidden)
-    return np.maximum(hidden, 0.0, out=hidden) if contention <= 1.0 else hidden
+    return at_least(hidden, 0.0, out=hidden) if contention <= 1.0 else hidden
 
 
 def _combining(x: F64, mi: MapInputs) -> F64:
@@ -177,7 +177,7 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     w.u_last = u_last = fma(c_last, wr_last, eof_parts)
     w.d_full = d_full = fma(u_full, ratio, chk_parts)
     w.d_last = d_last = fma(u_last, ratio, chk_parts)
-    w.n_full = n_full = np.maximum(spills - 1, 0.0)
+    w.n_full = n_full = at_least(spills - 1, 0.0)
     spill_recs_written = fma(n_full, c_full, c_last)
     spill_bytes_written = fma(n_full, d_full, d_last)
     spill_u_written = fma(n_full, u_full, u_last)
@@ -263,7 +263,7 @@ def spill_costs(
         bg_io = spill_io - last_io
         bg = bg_cpu + bg_io
         blocked = bg - hidden_ns
-        share = np.divide(blocked, bg, out=np.zeros(len(batch)), where=bg > 0)
+        share = quotient(blocked, bg)
         collect_cpu = collect_cpu + bg_cpu * share
         collect_io = bg_io * share
         spill_cpu, spill_io = last_cpu, last_io

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least, quotient
 from mrtune.costmodel._job_stages import (
     REDUCE_RAMPUP_LIMIT,
     JobShape,
@@ -62,7 +63,7 @@ def container_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.
         np.floor(cluster.node_memory_mb / alloc), np.floor(cluster.node_vcores / vcores)
     )
     am = np.ceil(cluster.am_memory_mb / alloc) if cluster.am_memory_mb > 0 else 0.0
-    return np.maximum(per_node * cluster.num_nodes - am, 1.0)
+    return at_least(per_node * cluster.num_nodes - am, 1.0)
 
 
 def predict_job(
@@ -96,7 +97,7 @@ def predict_job(
     R = batch.num_reducers.astype(np.float64)
     has_red = R > 0
     all_red = bool(has_red.all())
-    Rn = np.maximum(R, 1.0)
+    Rn = at_least(R, 1.0)
     seg_recs, seg_raw, seg_width = _reduce_segments(groups, map_inputs, n_maps, Rn, n)
     rd = reduce_task(
         profile,
@@ -169,7 +170,7 @@ def _reduce_segments(
             mixed = map_inputs.combining & mixed
         seg_width = np.where(
             mixed,
-            np.divide(seg_bytes, tot_final, out=np.zeros(n), where=tot_final > 0),
+            quotient(seg_bytes, tot_final),
             mf.final_pair_width,
         )
     return seg_recs, seg_raw, seg_width

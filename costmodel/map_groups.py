@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least
 from mrtune.costmodel._map_pair import both_map_tasks
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
@@ -65,7 +66,7 @@ def split_layout(
             np.full_like(split_size, file_size),
             np.full_like(split_size, files),
         )
-    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
+    k = at_least(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
     tail = file_size - k * split_size
     return k, np.minimum(split_size, file_size), tail, np.full_like(split_size, files)
 
@@ -113,7 +114,7 @@ def file_maps(
     elif isinstance(split_w, np.ndarray):
         split_w = np.where(np.isnan(split_w), width, split_w)
     full_recs = np.rint(full_bytes / cmp_in / split_w)
-    tail_recs = np.maximum(file_recs - k_full * full_recs, 0.0)
+    tail_recs = at_least(file_recs - k_full * full_recs, 0.0)
     n = len(batch)
     if not counters and n <= PAIR_MAX_ROWS and not isinstance(profile, StackedProfiles):
         # a search's call: both tasks as one call over twice the rows (the same numbers, half

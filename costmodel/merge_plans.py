@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least
+
 
 # ---------------------------------------------------------------------- map merge
 def _spill_plan_float(
@@ -48,7 +50,7 @@ def _spill_plan_float(
     np.subtract(nm1, rem, out=rem)  # (N − 1) mod (F − 1)
     d = (fm1 - rem) * (rem > 0.0)  # dummies the first pass leaves out
     leaves = n + d
-    np.maximum(leaves, 1.0, out=leaves)
+    at_least(leaves, 1.0, out=leaves)
     depth = np.log(leaves)
     depth /= log_f
     np.floor(depth, out=depth)
