@@ -36,6 +36,27 @@ _STATS = [name for name in DataflowStats.model_fields if name != "key_law_knots"
 _COSTS = [name for name in CostFactors.model_fields if name != "reduce_side"]
 #: Optional statistics: ``None`` becomes ``nan`` (no calibration point) or ``inf`` (no bound).
 _NONE_AS = {"combine_profiled_input_records": np.nan, "max_distinct_keys": np.inf}
+#: Statistics held as one number when every job of a table has the same value: the model
+#: reads them only in arithmetic (the optional ones, read through ``None`` / ``nan`` checks,
+#: and the per-job dataflow stay arrays).
+_SHARED_STATS = (
+    "reduce_size_sel",
+    "reduce_pairs_sel",
+    "reduce_pairs_per_group",
+    "combine_pairs_sel",
+    "combine_size_sel",
+    "combine_profiled_merge_factor",
+    "combine_width_growth",
+    "combiner_heaps_beta",
+    "key_law_scale",
+    "key_groups_scale",
+    "input_compress_ratio",
+    "ifile_record_overhead",
+)
+#: Cost factors that are flags (a number per job is 0.0 or 1.0; one shared is a bool).
+_FLAG_COSTS = {
+    n for n, f in CostFactors.model_fields.items() if f.annotation is bool and n in _COSTS
+}
 
 
 @dataclass(frozen=True)
@@ -109,20 +130,20 @@ class StackedProfiles:
         sliced = {k: (v if k.startswith("codec_") else v[index]) for k, v in data.items()}
         return StackedProfiles(
             **sliced,
-            stats=SimpleNamespace(**{k: v[index] for k, v in vars(self.stats).items()}),
-            costs=SimpleNamespace(**{k: v[index] for k, v in vars(self.costs).items()}),
+            stats=SimpleNamespace(**_rows(vars(self.stats), index)),  # type: ignore[arg-type]
+            costs=SimpleNamespace(**_rows(vars(self.costs), index)),  # type: ignore[arg-type]
             key_laws=tuple(laws),
             reduce_costs=None
             if self.reduce_costs is None
-            else SimpleNamespace(**{k: v[index] for k, v in vars(self.reduce_costs).items()}),
+            else SimpleNamespace(**_rows(vars(self.reduce_costs), index)),  # type: ignore[arg-type]
         )
 
     def codec_arrays(self, codes: NDArray[np.int64]) -> tuple[F64, F64, F64]:
         """:func:`~mrtune.costmodel.codecs.codec_arrays` row by row (each row's own job)."""
         return (
-            self.codec_ratio[self.job, codes],
-            self.codec_comp[self.job, codes],
-            self.codec_uncomp[self.job, codes],
+            _at(self.codec_ratio, self.job, codes),
+            _at(self.codec_comp, self.job, codes),
+            _at(self.codec_uncomp, self.job, codes),
         )
 
     def uncombined_ratio(self, codes: NDArray[np.int64]) -> F64:
@@ -132,7 +153,7 @@ class StackedProfiles:
             if self.codec_ratio_uncombined is None
             else (self.codec_ratio_uncombined)
         )
-        return table[self.job, codes]
+        return _at(table, self.job, codes)
 
 
 class ProfileTable:
@@ -191,6 +212,15 @@ class ProfileTable:
             "map_only": flag([p.map_only for p in profiles]),
         }
         self.laws, self.all_combine = _law_groups(profiles)
+        _shared_as_numbers(self.stats, _SHARED_STATS)
+        _shared_as_numbers(self.costs, [*_COSTS, "reduce_includes_final_merge"])
+        if self.reduce_costs is not None:
+            _shared_as_numbers(self.reduce_costs, list(self.reduce_costs))
+        self.codecs = tuple(_shared_table(t) for t in self.codecs)  # type: ignore[assignment]
+        if self.uncombined is not None:
+            self.uncombined = _shared_table(self.uncombined)
+        if self.reduce_codecs is not None:
+            self.reduce_codecs = tuple(_shared_table(t) for t in self.reduce_codecs)  # type: ignore[assignment]
 
     def rows(self, job: NDArray[np.int64]) -> StackedProfiles:
         """Rows ``job[i]`` of the table's jobs."""
@@ -198,15 +228,13 @@ class ProfileTable:
         ratio, comp, uncomp = self.codecs
         red_comp, red_uncomp = self.reduce_codecs or (None, None)
         reduce_costs = (
-            None
-            if self.reduce_costs is None
-            else SimpleNamespace(**{k: v[job] for k, v in self.reduce_costs.items()})
+            None if self.reduce_costs is None else SimpleNamespace(**_rows(self.reduce_costs, job))
         )
         return StackedProfiles(
             job=job,
             **{k: v[job] for k, v in self.columns.items()},
-            stats=SimpleNamespace(**{k: v[job] for k, v in self.stats.items()}),
-            costs=SimpleNamespace(**{k: v[job] for k, v in self.costs.items()}),
+            stats=SimpleNamespace(**_rows(self.stats, job)),
+            costs=SimpleNamespace(**_rows(self.costs, job)),
             codec_ratio=ratio,
             codec_comp=comp,
             codec_uncomp=uncomp,
@@ -216,6 +244,36 @@ class ProfileTable:
             codec_reduce_uncomp=red_uncomp,
             codec_ratio_uncombined=self.uncombined,
         )
+
+
+def _shared_as_numbers(table: dict[str, object], names: Sequence[str]) -> None:
+    """Replace each named column whose jobs all hold the same value by that value (a flag
+    by a bool). A row of a stacked call then computes ``x · c`` with the number ``c`` where it
+    computed ``x · c_row``: the same numbers, without gathering the column for every call
+    (:meth:`ProfileTable.rows`) and with numpy's faster scalar loops; a term that is zero for
+    every job is then skipped as it is for one job (:func:`nonzero`)."""
+    for name in names:
+        v = table[name]
+        if not isinstance(v, np.ndarray) or not len(v) or not bool((v == v[0]).all()):
+            continue  # (nan is never equal: an optional statistic stays an array)
+        flag = v.dtype == np.bool_ or name in _FLAG_COSTS
+        table[name] = bool(v[0]) if flag else float(v[0])
+
+
+def _shared_table(t: F64) -> F64:
+    """A (jobs, codes) codec table as one row (codes,) when every job has the same one:
+    :meth:`StackedProfiles.codec_arrays` then indexes by code alone."""
+    return t[0].copy() if bool((t == t[0]).all()) else t
+
+
+def _rows(table: dict[str, object], job: NDArray[np.int64]) -> dict[str, object]:
+    """The table's columns at ``job`` (a shared number stays one number)."""
+    return {k: v[job] if isinstance(v, np.ndarray) else v for k, v in table.items()}
+
+
+def _at(table: F64, job: NDArray[np.int64], codes: NDArray[np.int64]) -> F64:
+    """``table[job, codes]`` of a (jobs, codes) table, or ``table[codes]`` of a shared row."""
+    return table[codes] if table.ndim == 1 else table[job, codes]
 
 
 def _codec_tables(profiles: Sequence[JobProfile], *, reduce: bool = False) -> tuple[F64, F64, F64]:
@@ -354,8 +412,8 @@ def reduce_side_codec_costs(
         if profile.codec_reduce_comp is None or profile.codec_reduce_uncomp is None:
             return comp, uncomp
         return (
-            profile.codec_reduce_comp[profile.job, codes],
-            profile.codec_reduce_uncomp[profile.job, codes],
+            _at(profile.codec_reduce_comp, profile.job, codes),
+            _at(profile.codec_reduce_uncomp, profile.job, codes),
         )
     if not any(c.reduce_side for c in profile.codecs.values()):
         return comp, uncomp
