@@ -259,7 +259,8 @@ class SearchSpace:
         The registry grid is generic; the best values often sit where a wave fills up or a
         map's output just fits one spill. So the grid adds reducer counts that are whole
         multiples of the reduce slots, split sizes that make the maps whole waves, and the
-        smallest sort buffer that holds one map's output in a single spill.
+        smallest sort buffer that holds one map's output in a single spill. The array is
+        read-only (a knob without job-aware values returns the registry's own grid).
         """
         extra: list[float] = []
         b, prof = self.base, self.profile
@@ -281,10 +282,15 @@ class SearchSpace:
             extra = [np.ceil(need) + 1]
         base = _registry_grid(knob)
         if not extra:
-            return base.copy()
+            return base
         lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
         vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
-        return np.unique(np.concatenate([base, vals[np.isfinite(vals)]]))
+        # np.unique(np.concatenate([base, finite vals])), as Python's set and sort: the grid
+        # has a few dozen values, where np.unique's fixed cost is most of a job's grids
+        merged = set(base.tolist()).union(v for v in vals.tolist() if math.isfinite(v))
+        out = np.array(sorted(merged), dtype=np.float64)
+        out.setflags(write=False)
+        return out
 
     def _slots(self, container_mb: int, vcores: int, *, reduce: bool) -> float:
         cl = self.cluster

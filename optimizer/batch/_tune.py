@@ -202,6 +202,7 @@ def tune_jobs(
     min_gain: float = MIN_GAIN,
     max_rounds: int | None = None,
     strategy: str = DEFAULT_BATCH_STRATEGY,
+    spaces: Sequence[SearchSpace | Exception] | None = None,
 ) -> list[JobTuning | Exception]:
     """:func:`tune_job` for many jobs at once: the same steps for every job, each round's
     candidates of all the jobs still descending costed in **one** stacked model call
@@ -210,7 +211,8 @@ def tune_jobs(
     gives (the model's rows do not depend on what they are stacked with); a job whose
     tuning raises gets its exception in its place. A strategy that is not stepwise searches
     each job through its own ``optimize`` as the job starts; the pruning rounds are still
-    stacked.
+    stacked. ``spaces`` are the jobs' :meth:`SearchSpace.for_job` (or the exception it raised)
+    when the caller built them already.
     """
     strat = get_strategy(strategy)
     budget = max_rounds or strat.default_trials
@@ -219,7 +221,11 @@ def tune_jobs(
     evaluators: dict[int, _Evaluator] = {}
     for i, (profile, base) in enumerate(jobs):
         try:
-            space = SearchSpace.for_job(profile, base, cluster)
+            space = spaces[i] if spaces is not None else None
+            if isinstance(space, Exception):
+                raise space
+            if space is None:
+                space = SearchSpace.for_job(profile, base, cluster)
             ev = _Evaluator(space, objective)
             evaluators[i] = ev
             steps = _tune_steps(space, ev, strat, min_gain, budget)

@@ -102,8 +102,8 @@ def _with_value(grid: np.ndarray, value: float, kind: str) -> np.ndarray:
         return np.union1d(grid, [value])
     i = int(np.searchsorted(grid, value))
     if i < len(grid) and grid[i] == value:
-        return grid.astype(np.float64)
-    return np.insert(grid.astype(np.float64), i, value)
+        return grid if grid.dtype == np.float64 else grid.astype(np.float64)
+    return np.insert(grid.astype(np.float64, copy=False), i, value)
 
 
 def _product(arrays: list[np.ndarray]) -> list[np.ndarray]:
