@@ -41,9 +41,38 @@ def _spill_plan_float(
     division. ``F^L`` is ``rint(exp(L·ln F))`` (relative error below 1e-14, so the rounding is
     exact while ``N + d`` < 2^45; tests go to 2^42), and the float ``floor(log N / log F)`` is
     corrected by one integer check each way, so ``L`` and ``F^L`` are exact.
+
+    Rows with at most F spills (often most of them) merge in one pass or none, with
+    ``a = b = 0``: the closed form runs on the other rows only (its values there are the
+    same, row by row).
     """
     if fm1 is None:
         fm1 = f - 1.0
+    merging = n > f
+    deep = np.flatnonzero(merging)
+    if len(deep) == np.size(n):
+        return _spill_plan_rows(n, f, log_f, fm1, True)
+    if np.ndim(n) != 1:
+        return _spill_plan_rows(n, f, log_f, fm1, merging)
+    passes = (n > 1.0).astype(np.float64)
+    a = np.zeros(len(n))
+    b = np.zeros(len(n))
+    if len(deep):
+        pick = (deep if np.ndim(v) else slice(None) for v in (f, log_f, fm1))
+        fd, ld, md = (np.asarray(v)[k] for v, k in zip((f, log_f, fm1), pick, strict=True))
+        passes[deep], a[deep], b[deep] = _spill_plan_rows(n[deep], fd, ld, md, True)
+    return passes, a, b
+
+
+def _spill_plan_rows(
+    n: NDArray[np.float64],
+    f: NDArray[np.float64],
+    log_f: NDArray[np.float64],
+    fm1: NDArray[np.float64],
+    merging: NDArray[np.bool_] | bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The closed form of :func:`_spill_plan_float` on rows that may merge in several passes
+    (``merging``: where ``N > F``, or ``True`` for every row)."""
     nm1 = n - 1.0
     rem = np.floor(nm1 / fm1)
     rem *= fm1
@@ -68,12 +97,8 @@ def _spill_plan_float(
     x = leaves - pw
     x /= fm1  # merges at depth L (exact quotient)
     deep = x > 0.0
-    merging = n > f
-    merging_f = merging.astype(np.float64)
     leaves -= 1.0
     leaves /= fm1
-    passes = np.where(merging, leaves, n > 1.0)
-    # np.where(mask, v, 0.0) as v · mask: every v here is a finite integer
     depth -= 1.0
     x *= f
     x -= d
@@ -81,8 +106,13 @@ def _spill_plan_float(
     x *= deep
     a = nm1 * depth
     a += x
-    a *= merging_f
     b = depth + deep
+    if merging is True:
+        return leaves, a, b
+    passes = np.where(merging, leaves, n > 1.0)
+    # np.where(mask, v, 0.0) as v · mask: every v here is a finite integer
+    merging_f = merging.astype(np.float64)
+    a *= merging_f
     b *= merging_f
     return passes, a, b
 
