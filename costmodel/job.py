@@ -33,7 +33,7 @@ from mrtune.costmodel._job_stages import (
     stages,
     task_times,
 )
-from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.batch import ConfigBatch, shared_value
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_groups import SPLIT_SLOP, MapGroup, map_groups, split_layout, total
 from mrtune.costmodel.map_task import MapInputs
@@ -109,7 +109,7 @@ def predict_job(
         map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
         counters=counters,
     )
-    map_slots, red_slots = _slots(cluster, batch, n)
+    map_slots, red_slots, slots_shared = _slots(cluster, batch, n)
     shape = JobShape(
         batch=batch,
         cluster=cluster,
@@ -122,6 +122,7 @@ def predict_job(
         startup=cluster.task_startup_ms + cluster.heartbeat_ms,
         map_slots=map_slots,
         red_slots=red_slots,
+        slots_shared=slots_shared,
     )
     times = task_times(shape, rd)
     return _prediction(profile, shape, times, rd, stages(shape, times, rd))
@@ -176,24 +177,44 @@ def _reduce_segments(
     return seg_recs, seg_raw, seg_width
 
 
-def _slots(cluster: ClusterSpec, batch: ConfigBatch, n: int) -> tuple[F64, F64]:
+def _slots(cluster: ClusterSpec, batch: ConfigBatch, n: int) -> tuple[F64, F64, bool]:
     """Map and reduce tasks that run at once: ``LocalJobRunner``'s thread pools, YARN's
-    container packing (:func:`container_slots`), or Hadoop 1's TaskTracker slots."""
+    container packing (:func:`container_slots`), or Hadoop 1's TaskTracker slots; and
+    whether every configuration has the same map slots."""
     if cluster.local_mode:
         map_slots = np.full(n, float(cluster.max_concurrent_maps or 1))
         red_slots = np.full(n, float(cluster.max_concurrent_reduces or 1))
-        return map_slots, red_slots
-    yarn_map = container_slots(cluster, batch.map_container_mb, batch.map_vcores)
-    yarn_red = container_slots(cluster, batch.reduce_container_mb, batch.reduce_vcores)
+        return map_slots, red_slots, True
+    yarn_map = _side_slots(cluster, batch.map_container_mb, batch.map_vcores, n)
+    yarn_red = _side_slots(cluster, batch.reduce_container_mb, batch.reduce_vcores, n)
     map_slots, red_slots = yarn_map, yarn_red
-    if batch.hadoop1.any():
+    h1 = shared_value(batch.hadoop1)
+    if h1 is None and batch.hadoop1.any():
         map_slots = np.where(
             batch.hadoop1, float(cluster.num_nodes * cluster.map_slots_per_node), yarn_map
         )
         red_slots = np.where(
             batch.hadoop1, float(cluster.num_nodes * cluster.reduce_slots_per_node), yarn_red
         )
-    return map_slots, red_slots
+        return map_slots, red_slots, False
+    if h1:  # every configuration is Hadoop 1
+        map_slots = np.full(n, float(cluster.num_nodes * cluster.map_slots_per_node))
+        red_slots = np.full(n, float(cluster.num_nodes * cluster.reduce_slots_per_node))
+        return map_slots, red_slots, True
+    return (
+        map_slots,
+        red_slots,
+        shared_value(batch.map_container_mb) is not None
+        and (shared_value(batch.map_vcores) is not None),
+    )
+
+
+def _side_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.int64], n: int) -> F64:
+    """:func:`container_slots` of one side's containers, computed once when every
+    configuration shares their size (:func:`~mrtune.costmodel.batch.shared_value`)."""
+    if shared_value(container_mb) is None or shared_value(vcores) is None:
+        return container_slots(cluster, container_mb, vcores)
+    return np.full(n, container_slots(cluster, container_mb[:1], vcores[:1])[0])
 
 
 def _prediction(

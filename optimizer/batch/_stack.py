@@ -49,6 +49,9 @@ class ChunkJobs:
         self.profiles = ProfileTable([s.profile for s in spaces])
         rows = [s.base_row() for s in spaces]
         self.base = {f: np.array([r[f] for r in rows], dtype=dt) for f, dt in _DTYPES.items()}
+        #: base columns every job of the chunk shares: broadcast, not gathered, per batch
+        #: (the model then computes what depends only on them once: costmodel.batch.shared_value)
+        self.shared = {f for f, v in self.base.items() if bool((v == v[0]).all())}
         ctxs = [s.context() for s in spaces]
         self.ctx = {k: np.array([c[k] for c in ctxs], dtype=np.float64) for k in ctxs[0]}
         self.keys: list[GroupKey] = [
@@ -95,7 +98,11 @@ class ChunkJobs:
     def batch(self, rows: np.ndarray, values: dict[str, np.ndarray]) -> ConfigBatch:
         """Each row's job's base configuration with the knob ``values`` set (what
         ``BatchBuilder`` builds job by job, for rows of many jobs)."""
-        cols = {name: v[rows] for name, v in self.base.items()}
+        n = len(rows)
+        cols = {
+            name: np.broadcast_to(v[:1], (n,)) if name in self.shared else v[rows]
+            for name, v in self.base.items()
+        }
         for knob, arr in values.items():
             col = self.columns[knob]
             cols[col] = np.asarray(arr, dtype=_DTYPES[col])
