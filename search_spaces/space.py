@@ -271,23 +271,23 @@ class SearchSpace:
             slots = self._slots(b.map_container_mb, b.map_vcores, reduce=False)
             file_size = prof.input_bytes / prof.input_files
             for waves in (1, 2, 3, 4, 6, 8):
-                per_file = max(1.0, np.ceil(waves * slots / prof.input_files))
-                extra.append(np.ceil(file_size / per_file))
+                per_file = max(1.0, _ceil(waves * slots / prof.input_files))
+                extra.append(_ceil(file_size / per_file))
         elif knob.role == Role.sort_buffer:
             st = prof.stats
             split = b.split_size * (1 / st.input_compress_ratio if prof.input_compressed else 1)
             recs = split / st.input_pair_width * st.map_pairs_sel
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
-            extra = [np.ceil(need) + 1]
+            extra = [_ceil(need) + 1]
         base = _registry_grid(knob)
         if not extra:
             return base
         lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
-        vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
+        vals = [_clip_round(float(v), lo, hi) for v in extra]
         # np.unique(np.concatenate([base, finite vals])), as Python's set and sort: the grid
         # has a few dozen values, where np.unique's fixed cost is most of a job's grids
-        merged = set(base.tolist()).union(v for v in vals.tolist() if math.isfinite(v))
+        merged = set(base.tolist()).union(v for v in vals if math.isfinite(v))
         out = np.array(sorted(merged), dtype=np.float64)
         out.setflags(write=False)
         return out
@@ -366,6 +366,20 @@ class SearchSpace:
                 continue  # unchanged: keep the base's own properties as they are
             changes.update(knob_to_properties(k, value, self.base, self.profile))
         return self.base.with_changes(changes)
+
+
+def _ceil(x: float) -> float:
+    """``np.ceil`` of one number, in Python (a job's grid computes a dozen of them)."""
+    return float(math.ceil(x)) if math.isfinite(x) else x
+
+
+def _clip_round(x: float, lo: float, hi: float) -> float:
+    """``np.clip(np.round(x), lo, hi)`` of one number (round half to even, as numpy)."""
+    if math.isnan(x):
+        return x
+    if math.isinf(x):
+        return hi if x > 0 else lo
+    return min(max(float(round(x)), lo), hi)
 
 
 _GRIDS: dict[int, tuple[Knob, np.ndarray]] = {}

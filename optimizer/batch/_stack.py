@@ -113,6 +113,24 @@ class ChunkJobs:
         return self.profiles.rows(rows)
 
 
+def stash_current_vectors(chunk: ChunkJobs) -> None:
+    """Every job's current configuration as :func:`~mrtune.optimizer.strategies._descent.
+    current_vector` gives it (encoded, repaired), for all the chunk's jobs of a group in one
+    repair (per-row contexts, the values each job's own repair gives) instead of a one-row
+    repair per job; kept on each space, where ``current_vector`` finds it."""
+    for key, jobs in chunk.groups(range(len(chunk.spaces))).items():
+        names = key[0]
+        if not names or not chunk.stackable(key):
+            continue
+        spaces = [chunk.spaces[j] for j in jobs]
+        encoded = [[k.encode(s.current_values()[k.name]) for k in s.knobs] for s in spaces]
+        vals = {n: np.array([float(e[c]) for e in encoded]) for c, n in enumerate(names)}
+        rep = chunk.repair(key, vals, np.array(jobs, dtype=np.int64))
+        for t, space in enumerate(spaces):
+            x0 = np.array([float(rep[n][t]) for n in names])
+            space.__dict__["_current_vector"] = (space.base, x0)
+
+
 #: The chunk's jobs as arrays (:class:`ChunkJobs`) and each job's number in it.
 _Table = tuple[ChunkJobs, dict[int, int]] | None
 

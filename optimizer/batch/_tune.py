@@ -34,7 +34,7 @@ import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
 from mrtune.costmodel.config import field_versions, format_property_value
-from mrtune.optimizer.batch._stack import chunk_table, stacked_round
+from mrtune.optimizer.batch._stack import chunk_table, stacked_round, stash_current_vectors
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.strategies import BaseStrategy, get_strategy
 from mrtune.optimizer.strategies._descent import (
@@ -226,15 +226,20 @@ def tune_jobs(
                 raise space
             if space is None:
                 space = SearchSpace.for_job(profile, base, cluster)
-            ev = _Evaluator(space, objective)
-            evaluators[i] = ev
-            steps = _tune_steps(space, ev, strat, min_gain, budget)
-            active[i] = (ev, steps, next(steps))
-        except StopIteration as done:
-            out[i] = done.value
+            evaluators[i] = _Evaluator(space, objective)
         except Exception as exc:  # noqa: BLE001 - this job's failure, the others go on
             out[i] = exc
     table = chunk_table(evaluators)
+    if table is not None:
+        stash_current_vectors(table[0])
+    for i, ev in evaluators.items():
+        try:
+            steps = _tune_steps(ev.space, ev, strat, min_gain, budget)
+            active[i] = (ev, steps, next(steps))
+        except StopIteration as done:
+            out[i] = done.value
+        except Exception as exc:  # noqa: BLE001
+            out[i] = exc
     while active:
         answers = stacked_round(active, cluster, table)
         for i, costs in answers.items():
