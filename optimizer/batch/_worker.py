@@ -116,8 +116,11 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
 #: filled where a job is tuned and read by the cluster-wide stage's passes over the catalog
 #: (:mod:`mrtune.optimizer.batch._score`), which would otherwise re-read and re-derive every
 #: job on every pass. Bounded, without eviction: a pass reads the jobs in catalog order,
-#: which would evict every entry of a smaller LRU before its next use.
-SCORING_CACHE_JOBS = 16384
+#: which would evict every entry of a smaller LRU before its next use. A pass sends each
+#: chunk to whichever worker is free, so every worker meets every job: the bound holds a
+#: whole FB-2010 catalog (24,442 jobs, ~200 MiB a worker; at 16,384 a third of each pass
+#: re-read its jobs).
+SCORING_CACHE_JOBS = 32768
 JOB_CACHE: dict[tuple[str, str, str], tuple[JobProfile, HadoopConfig, SearchSpace]] = {}
 
 
