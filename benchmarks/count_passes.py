@@ -12,8 +12,10 @@ reduce), every array function (``np.where``, ``np.concatenate`` …) and every n
 by a copy (``astype``, fancy indexing, ``np.zeros``: ``__array_finalize__`` of an array that
 is not a view); the model modules' ``np`` is wrapped so that ``np.asarray`` keeps the
 subclass. A *pass* is one such operation whose result has at least the call's row count of
-elements; a *temporary* is a pass that allocated its result (no ``out=``); *bytes* adds the
-full-size operands and result of each pass (8 bytes an element for float64). The counts are
+elements (an operation on a subset of the rows, such as the merge plan of the rows that merge
+in several passes, is counted apart); a *temporary* is a pass that allocated its result (no
+``out=``); *bytes* adds the full-size operands and result of each pass (8 bytes an element
+for float64). The counts are
 of the numpy operations the model asks for, not of CPU time (a ``log`` costs more than a
 ``+``); ``bench_costmodel.py`` measures the time.
 
@@ -42,6 +44,7 @@ class Tally:
         self.rows = 1
         self.calls = 0
         self.passes = 0
+        self.partial = 0
         self.temps = 0
         self.bytes = 0
         self.by_name: Counter[str] = Counter()
@@ -53,6 +56,8 @@ class Tally:
         self.by_name[name] += 1
         size = getattr(result, "size", 0)
         if size < self.rows:
+            # a pass over some of the rows (a subset the model computes alone)
+            self.partial += int(self.rows >= 64 and size >= self.rows // 64)
             return
         self.passes += 1
         self.by_site[_site()] += 1
@@ -210,8 +215,9 @@ def main() -> None:
         t = count(profile, batch, cluster)
         per = t.bytes / rows
         print(
-            f"rows={rows}: {t.calls} numpy calls, {t.passes} full-array passes, "
-            f"{t.temps} temporaries, {per:,.0f} bytes touched per configuration"
+            f"rows={rows}: {t.calls} numpy calls, {t.passes} full-array passes "
+            f"(+{t.partial} over a subset of the rows), {t.temps} temporaries, "
+            f"{per:,.0f} bytes touched per configuration"
         )
         for name, k in t.by_name.most_common(args.top):
             print(f"    {name}: {k}")

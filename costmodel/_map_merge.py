@@ -103,14 +103,7 @@ def map_merge(
     merged_recs *= merging_f
     merge_io = fma(merge_read, c.local_read, merge_written * c.local_write)
     if nonzero(c.segment_seek_ns):
-        # Each pass reads one segment per partition from each of its inputs: N spills, plus the
-        # runs the intermediate passes wrote (passes - 1 of them).
-        segments = spills + passes
-        segments -= 1.0
-        segments *= mi.parts
-        segments *= c.segment_seek_ns
-        segments *= merging_f
-        merge_io += segments
+        merge_io += _segment_seeks(spills, passes, mi.parts, c.segment_seek_ns, merging_f)
     merge_cpu = merged_recs * c.merge_cpu
     if nonzero(c.merge_cmp_cpu):
         # the merge heap's comparisons over the spills' runs (merge_comparisons)
@@ -130,6 +123,19 @@ def map_merge(
         else:
             w.comb_in = w.comb_out = np.zeros(len(spills))
         w.file_written = w.spill_bytes_written + merge_written + mi.index_bytes
+
+
+def _segment_seeks(
+    spills: F64, passes: F64, parts: F64, seek_ns: F64 | float, merging_f: F64
+) -> F64:
+    """The merge's segment opens in ns: each pass reads one segment per partition from each
+    of its inputs, the N spills plus the runs the intermediate passes wrote (passes − 1)."""
+    segments = spills + passes
+    segments -= 1.0
+    segments *= parts
+    segments *= seek_ns
+    segments *= merging_f
+    return segments
 
 
 def final_pair_width(

@@ -289,12 +289,15 @@ def _prediction(
     )
 
 
-#: Configurations per model call in :func:`evaluate`. One call makes ~860 numpy calls whatever
-#: its size, ~2 ms of fixed cost on a loaded core (0.4 ms quiet): at 4,096 rows that was 40% of
-#: the chunk's time. Measured at n = 10^6 on 2 shared cores (load ~9.5, CPU time): 4,096 rows
-#: 0.44-0.53 M configs/s, 16,384 rows 0.55-0.74 M (+26-40%) for 26 MB more peak memory, 32,768
-#: and 65,536 no better than 16,384 for 60-125 MB more. The working set is beyond the caches
-#: at any of these sizes (~15 KB touched per configuration).
+#: Configurations per model call in :func:`evaluate`. One call of the lean path makes ~980
+#: numpy calls (776 passes over the rows, 652 temporaries, ~15 KB touched per configuration:
+#: ``benchmarks/count_passes.py``), ~0.6-0.8 ms of fixed cost on this EPYC (L1d 48 KiB, L2
+#: 2 MiB, L3 32 MiB per core complex). At 16,384 rows the arrays are 128 KiB, so the few
+#: dozen alive at once spill from L2 to L3; smaller chunks fit L2 but pay the fixed cost more
+#: often, larger ones spill further. Measured at n = 10^6 (CPU time, min of 5, load 2.6-2.7,
+#: code of this commit): 4,096 rows 1.46 M configs/s, 8,192 rows 2.14 M, 16,384 rows 2.73 M,
+#: 32,768 rows 2.26 M; one call costs 2.75 ms at 8,192 rows and 5.37 ms at 16,384 (0.33 µs a
+#: row either way).
 EVALUATE_CHUNK = 16384
 
 

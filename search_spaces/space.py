@@ -32,6 +32,7 @@ from mrtune.search_spaces.constraints import (
     min_split_for,
     narrowed,
 )
+from mrtune.search_spaces.grids import _GRIDS, _ceil, _clip_round, _registry_grid  # noqa: F401
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 from mrtune.search_spaces.properties import (  # noqa: F401 - re-exported
     HEAP_OPTS,
@@ -368,38 +369,7 @@ class SearchSpace:
         return self.base.with_changes(changes)
 
 
-def _ceil(x: float) -> float:
-    """``np.ceil`` of one number, in Python (a job's grid computes a dozen of them)."""
-    return float(math.ceil(x)) if math.isfinite(x) else x
-
-
-def _clip_round(x: float, lo: float, hi: float) -> float:
-    """``np.clip(np.round(x), lo, hi)`` of one number (round half to even, as numpy)."""
-    if math.isnan(x):
-        return x
-    if math.isinf(x):
-        return hi if x > 0 else lo
-    return min(max(float(round(x)), lo), hi)
-
-
-_GRIDS: dict[int, tuple[Knob, np.ndarray]] = {}
 #: Codec knobs cut to the codecs a job may use (frozen knobs, made once per choice set).
 _OFFERED: dict[tuple[int, tuple[str, ...]], tuple[Knob, Knob]] = {}
 #: Containers per cluster of a container shape (clusters are not mutated once built).
 _SLOTS: dict[tuple[int, float, int], tuple[ClusterSpec, float]] = {}
-
-
-def _registry_grid(knob: Knob) -> np.ndarray:
-    """The registry's encoded grid of ``knob`` cut to its (job-limited) range, made once per
-    knob (a batch builds every job's grids; knobs are frozen, keyed by identity)."""
-    hit = _GRIDS.get(id(knob))
-    if hit is not None and hit[0] is knob:
-        return hit[1]
-    base = knob.grid_values().astype(np.float64)
-    if knob.kind in {"int", "float"}:
-        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
-        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
-    base.setflags(write=False)
-    if len(_GRIDS) < 4096:
-        _GRIDS[id(knob)] = (knob, base)
-    return base
