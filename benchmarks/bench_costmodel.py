@@ -11,8 +11,19 @@ machine distorts it less than wall time) with the load average beside it:
   (:class:`~mrtune.costmodel.stacked.StackedProfiles`);
 * the scalar loop (one :func:`predict_job` call per configuration), for scale.
 
-numpy only: numba measured 1.8–2.8× on ``map_task`` alone (issue 18), not ≥ 2× end to end,
-and would add a compiled dependency. Run: ``python benchmarks/bench_costmodel.py``.
+Figures (issue 18, December 2026): the code before the lean-path cuts (6b7aa05) and after,
+interleaved in one process (alternate calls, 7 rounds, CPU time, load 0.75-0.81; best /
+median): n = 10^6 1.87 / 1.76 → 2.09 / 1.95 M configurations/s (goal 3 M: missed); fixed
+cost per call 0.92 / 0.95 → 0.78 / 0.90 ms; n = 1,000 631 / 616 → 731 / 606 k configs/s;
+the 64 × 40 catalog in one stacked call 2.38 / 2.63 → 2.09 / 2.24 ms. One 16,384-row call
+(``benchmarks/count_passes.py``): 1,046 → 978 numpy calls, 946 → 776 passes over the rows,
+854 → 652 temporaries, 18.3 → 15.1 KB touched per configuration.
+
+numpy only. The lean path must give ``predict_job``'s numbers bit for bit
+(``tests/costmodel/test_lean_path.py``), and numpy's vectorised ``log``, ``exp`` and
+``power`` need not round as a compiled kernel's libm does, so a numba kernel would have to
+replace ``predict_job``'s numpy path too; numba on ``map_task`` alone measured 1.8–2.8×
+(issue 18), not ≥ 2× end to end. Run: ``python benchmarks/bench_costmodel.py``.
 """
 
 from __future__ import annotations
