@@ -15,7 +15,11 @@ Figures (issue 18, December 2026): the code before the lean-path cuts (6b7aa05) 
 interleaved in one process (alternate calls, 7 rounds, CPU time, load 0.75-0.81; best /
 median): n = 10^6 1.87 / 1.76 → 2.09 / 1.95 M configurations/s (goal 3 M: missed); fixed
 cost per call 0.92 / 0.95 → 0.78 / 0.90 ms; n = 1,000 631 / 616 → 731 / 606 k configs/s;
-the 64 × 40 catalog in one stacked call 2.38 / 2.63 → 2.09 / 2.24 ms. One 16,384-row call
+the 64 × 40 catalog in one stacked call 2.38 / 2.63 → 2.09 / 2.24 ms. This script itself,
+run by each code in turn in its own process (two rounds, load 1.7-2.0): n = 10^6 1.77 and
+1.75 → 2.51 and 2.90 M configurations/s, fixed cost 0.93 and 0.76 → 0.66 and 0.58 ms (the
+two methods disagree on the size of the gain; the interleaved one is the lower bound). One
+16,384-row call
 (``benchmarks/count_passes.py``): 1,046 → 978 numpy calls, 946 → 776 passes over the rows,
 854 → 652 temporaries, 18.3 → 15.1 KB touched per configuration.
 
