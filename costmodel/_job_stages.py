@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel._ifile import at_least, at_most
+from mrtune.costmodel.batch import ConfigBatch, shared_value
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_groups import MapGroup
 from mrtune.costmodel.reduce_task import ReduceTaskResult
@@ -43,6 +44,8 @@ class JobShape:
     startup: float
     map_slots: F64
     red_slots: F64
+    #: every configuration has the same map slots (``map_slots`` holds one value n times)
+    slots_shared: bool = False
 
 
 @dataclass(slots=True)
@@ -101,31 +104,29 @@ def map_stage_times(j: JobShape, t: TaskTimes) -> tuple[F64, F64, F64]:
     batch, cluster, n_maps, map_slots = j.batch, j.cluster, j.n_maps, j.map_slots
     t_map_avg = t.t_map_avg
     map_waves = np.ceil(n_maps / map_slots)
-    slow_k = np.maximum(1.0, np.ceil(batch.slowstart * n_maps))
+    slow_k = at_least(np.ceil(batch.slowstart * n_maps), 1.0)
     reduce_start = np.ceil(slow_k / map_slots) * t_map_avg
     shared = (~batch.hadoop1) & j.has_red & (not cluster.local_mode)
-    early_reds = np.minimum(
-        j.R,
-        np.floor(
-            REDUCE_RAMPUP_LIMIT
-            * map_slots
-            * batch.map_container_mb
-            / np.maximum(batch.reduce_container_mb, 1.0)
-        ),
-    )
-    lost = np.ceil(
-        early_reds * batch.reduce_container_mb / np.maximum(batch.map_container_mb, 1.0)
-    )
+    map_mb, red_mb = batch.map_container_mb, batch.reduce_container_mb
+    if j.slots_shared and shared_value(map_mb) is not None and shared_value(red_mb) is not None:
+        map_mb, red_mb = map_mb[0], red_mb[0]  # one value each: computed once
+        ramp = np.floor(REDUCE_RAMPUP_LIMIT * map_slots[0] * map_mb / np.maximum(red_mb, 1.0))
+        early_reds = at_most(j.R, float(ramp))
+    else:
+        early_reds = np.minimum(
+            j.R, np.floor(REDUCE_RAMPUP_LIMIT * map_slots * map_mb / at_least(red_mb, 1.0))
+        )
+    lost = np.ceil(early_reds * red_mb / at_least(map_mb, 1.0))
     if not shared.all():
         lost = np.where(shared, lost, 0.0)
     done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
-    slots_after = np.maximum(map_slots - lost, 1.0)
+    slots_after = at_least(map_slots - lost, 1.0)
     map_stage_plain = map_waves * t_map_avg
     t_after = t_map_avg
     if cluster.node_cores is not None:
         # fewer maps at once once the reducers hold containers (a reducer waiting on its
         # shuffle takes little CPU): each of those maps shares the cores with fewer others
-        left = np.maximum(n_maps - done_before, 1.0)
+        left = at_least(n_maps - done_before, 1.0)
         t_after = t_map_avg * cluster.cpu_stretch(np.minimum(left, slots_after)) / t.s_map
     map_stage_shared = reduce_start + np.ceil((n_maps - done_before) / slots_after) * t_after
     map_stage = np.where(

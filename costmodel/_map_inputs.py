@@ -21,6 +21,7 @@ from mrtune.costmodel._ifile import (
     INDEX_CHECKSUM_BYTES,
     MB,
     METADATA_BYTES,
+    at_least,
 )
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.codecs import map_output_codec_arrays
@@ -49,7 +50,7 @@ def records_per_spill(batch: ConfigBatch, pair_width: F64 | float) -> F64:
         (np.floor(buf * batch.spill_percent) - METADATA_BYTES) / (pair_width + METADATA_BYTES)
     )
     if not batch.hadoop1.any():
-        return np.maximum(h2, 1.0)
+        return at_least(h2, 1.0, out=h2)
     rec_cap = np.floor(np.floor(mb_bytes * batch.record_percent) / METADATA_BYTES)
     soft_rec = np.floor(rec_cap * batch.spill_percent)
     soft_buf = np.floor((mb_bytes - rec_cap * METADATA_BYTES) * batch.spill_percent)
@@ -77,6 +78,9 @@ class MapInputs:
     per_spill: F64
     combining: NDArray[np.bool_]
     any_combining: bool
+    #: every row combines (a job with a combiner the configurations leave on): the
+    #: ``np.where(combining, combined, plain)`` selections are then the combined operand
+    all_combining: bool
     combining_f: F64
     w_spill: F64
     w_rec: F64
@@ -85,6 +89,10 @@ class MapInputs:
     uncomp_ns: F64
     sort_factor: F64
     log_sort_factor: F64
+    #: ``sort_factor − 1`` (the merge plan's F − 1, the same for the full and tail tasks)
+    sort_factor_m1: F64
+    #: ``1 − spill%`` (the sort buffer's headroom share, :func:`~mrtune.costmodel._map_spill.overlap_coefficients`)
+    headroom: F64
     combine_min_spills: F64
 
     @classmethod
@@ -92,21 +100,22 @@ class MapInputs:
         st = profile.stats
         map_only = batch.num_reducers == 0
         any_map_only = bool(map_only.any())
-        parts = np.maximum(batch.num_reducers.astype(np.float64), 1.0)
+        parts = at_least(batch.num_reducers.astype(np.float64), 1.0)
         width = st.map_output_pair_width
         combining = batch.use_combiner & profile.has_combiner
         if any_map_only:
             combining = combining & ~map_only
         any_combining = bool(combining.any())
+        all_combining = any_combining and bool(combining.all())
         wfac = where(profile.has_combiner, combined_width_factor(st), 1.0)
-        w_spill = np.where(combining, width * wfac, width)
+        w_spill = width * wfac if all_combining else np.where(combining, width * wfac, width)
         # with the combiner switched off the codec sees the emitted records (codecs.py)
         ratio, comp_ns, uncomp_ns = map_output_codec_arrays(profile, batch.map_codec, combining)
         index_bytes = INDEX_BYTES_PER_PARTITION * parts + INDEX_CHECKSUM_BYTES
         if any_map_only:
             index_bytes = np.where(map_only, 0.0, index_bytes)
         # io.sort.factor >= 2 (HadoopConfig); a merge cannot progress with fewer
-        sort_factor = np.maximum(batch.sort_factor.astype(np.float64), 2.0)
+        sort_factor = at_least(batch.sort_factor.astype(np.float64), 2.0)
         return cls(
             map_only=map_only,
             any_map_only=any_map_only,
@@ -118,6 +127,7 @@ class MapInputs:
             per_spill=records_per_spill(batch, width),
             combining=combining,
             any_combining=any_combining,
+            all_combining=all_combining,
             combining_f=combining.astype(np.float64),
             w_spill=w_spill,
             w_rec=w_spill + st.ifile_record_overhead,
@@ -126,6 +136,8 @@ class MapInputs:
             uncomp_ns=uncomp_ns,
             sort_factor=sort_factor,
             log_sort_factor=np.log(sort_factor),
+            sort_factor_m1=sort_factor - 1.0,
+            headroom=1.0 - np.asarray(batch.spill_percent, dtype=np.float64),
             combine_min_spills=batch.combine_min_spills.astype(np.float64),
         )
 
@@ -147,6 +159,21 @@ def combine_keys(n_in: F64, n_raw: F64, profile: JobProfile | StackedProfiles) -
 
 def combine_width(
     n_raw: F64, n_out: F64, profile: JobProfile | StackedProfiles, mi: MapInputs
-) -> F64:
-    """Width of the records a combine of ``n_raw`` raw records into ``n_out`` writes."""
-    return combined_pair_width(n_raw, n_out, mi.width, profile.stats)
+) -> F64 | float:
+    """Width of the records a combine of ``n_raw`` raw records into ``n_out`` writes: the
+    profiled combined width, one number, where the combiner keeps its width (a summing
+    combiner, ``combine_width_growth`` = 0; :func:`combined_pair_width` broadcasts it)."""
+    st = profile.stats
+    if isinstance(st.combine_width_growth, float | int) and st.combine_width_growth == 0:
+        return mi.width * (st.combine_size_sel / st.combine_pairs_sel)
+    return combined_pair_width(n_raw, n_out, mi.width, st)
+
+
+def if_combining(mi: MapInputs, combined: F64 | float, plain: F64 | float) -> F64 | float:
+    """``np.where(mi.combining, combined, plain)``, without its pass when every row or no
+    row combines (the selection is then one operand, value for value)."""
+    if mi.all_combining:
+        return combined
+    if not mi.any_combining:
+        return plain
+    return np.where(mi.combining, combined, plain)

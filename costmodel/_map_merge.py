@@ -9,8 +9,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import fma
-from mrtune.costmodel._map_inputs import MapInputs, MapWork, combine_keys, combine_width
+from mrtune.costmodel._ifile import fma, quotient
+from mrtune.costmodel._map_inputs import (
+    MapInputs,
+    MapWork,
+    combine_keys,
+    combine_width,
+    if_combining,
+)
 from mrtune.costmodel.merge_plans import _spill_plan_float
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.stacked import StackedProfiles, nonzero
@@ -47,7 +53,7 @@ def map_merge(
     plan of :func:`~mrtune.costmodel.merge_plans._spill_plan_float`, computed once per task)."""
     c = profile.costs
     spills, out_recs = w.spills, w.out_recs
-    passes, a, b = _spill_plan_float(spills, mi.sort_factor, mi.log_sort_factor)
+    passes, a, b = _spill_plan_float(spills, mi.sort_factor, mi.log_sort_factor, mi.sort_factor_m1)
     merging = spills > 1
     merging_f = merging.astype(np.float64)
     inter_bytes = fma(a, w.d_full, b * w.d_last)
@@ -57,7 +63,9 @@ def map_merge(
     final_in_bytes = w.spill_bytes_written
     comb_merge_f = None
     if mi.any_combining:
-        comb_merge = mi.combining & merging & (spills >= mi.combine_min_spills)
+        comb_merge = merging & (spills >= mi.combine_min_spills)
+        if not mi.all_combining:
+            comb_merge &= mi.combining
         comb_merge_f = comb_merge.astype(np.float64)
         final_recs = np.where(
             comb_merge, combine_keys(final_in_recs, out_recs, profile), final_in_recs
@@ -66,29 +74,36 @@ def map_merge(
         final_recs = final_in_recs
     # With one spill the final output is that spill (rename): the IFile formulas below give its
     # bytes exactly; only zero-spill rows need the explicit zeros.
-    final_u = fma(final_recs, mi.w_rec, mi.eof_parts)
     if mi.any_combining:
         # merged without a combine, the spills' records keep their widths; combined in the
         # merge, a record has merged (map output records / final records) raw ones
-        kept_u = w.spill_u_written - w.spills * mi.eof_parts + mi.eof_parts
+        kept_u = w.spill_u_written - w.spills * mi.eof_parts
+        kept_u += mi.eof_parts
         ovh = profile.stats.ifile_record_overhead
         w_fin = combine_width(out_recs, final_recs, profile, mi) + ovh
         comb_u = np.where(comb_merge, fma(final_recs, w_fin, mi.eof_parts), kept_u)
-        final_u = np.where(mi.combining, comb_u, final_u)
+        plain_u = None if mi.all_combining else fma(final_recs, mi.w_rec, mi.eof_parts)
+        final_u = if_combining(mi, comb_u, plain_u)
+    else:
+        final_u = fma(final_recs, mi.w_rec, mi.eof_parts)
     final_d = fma(final_u, mi.ratio, mi.chk_parts)
     if w.any_no_spill:
         final_u = np.where(merging, final_u, w.spill_u_written)
         final_d = np.where(merging, final_d, final_in_bytes)
     # np.where(merging, x, 0.0) as x · merging for the finite, non-negative x below
-    merge_read = (inter_bytes + final_in_bytes) * merging_f
-    merge_written = (inter_bytes + final_d) * merging_f
-    merge_written_u = (inter_u + final_u) * merging_f
-    merged_recs = (inter_recs + final_in_recs) * merging_f
+    merge_read = inter_bytes + final_in_bytes
+    merge_read *= merging_f
+    merge_written = inter_bytes  # (a fresh array: inter_bytes is not read again)
+    merge_written += final_d
+    merge_written *= merging_f
+    merge_written_u = inter_u
+    merge_written_u += final_u
+    merge_written_u *= merging_f
+    merged_recs = inter_recs + final_in_recs
+    merged_recs *= merging_f
     merge_io = fma(merge_read, c.local_read, merge_written * c.local_write)
     if nonzero(c.segment_seek_ns):
-        # Each pass reads one segment per partition from each of its inputs: N spills, plus the
-        # runs the intermediate passes wrote (passes - 1 of them).
-        merge_io = merge_io + (spills + passes - 1.0) * mi.parts * c.segment_seek_ns * merging_f
+        merge_io += _segment_seeks(spills, passes, mi.parts, c.segment_seek_ns, merging_f)
     merge_cpu = merged_recs * c.merge_cpu
     if nonzero(c.merge_cmp_cpu):
         # the merge heap's comparisons over the spills' runs (merge_comparisons)
@@ -116,6 +131,19 @@ def map_merge(
         w.file_written = w.spill_bytes_written + merge_written + mi.index_bytes
 
 
+def _segment_seeks(
+    spills: F64, passes: F64, parts: F64, seek_ns: F64 | float, merging_f: F64
+) -> F64:
+    """The merge's segment opens in ns: each pass reads one segment per partition from each
+    of its inputs, the N spills plus the runs the intermediate passes wrote (passes − 1)."""
+    segments = spills + passes
+    segments -= 1.0
+    segments *= parts
+    segments *= seek_ns
+    segments *= merging_f
+    return segments
+
+
 def final_pair_width(
     w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs, counters: bool
 ) -> F64:
@@ -124,8 +152,5 @@ def final_pair_width(
     if not mi.any_combining:
         return mi.w_spill.copy() if counters else mi.w_spill
     recs = w.final_recs
-    per_rec = (
-        np.divide(w.final_u - mi.eof_parts, recs, out=np.zeros_like(recs), where=recs > 0)
-        - profile.stats.ifile_record_overhead
-    )
+    per_rec = quotient(w.final_u - mi.eof_parts, recs) - profile.stats.ifile_record_overhead
     return np.where(mi.combining & (recs > 0), per_rec, mi.w_spill)

@@ -5,7 +5,8 @@ splits' and the file's tail split (reference §6.1). Called once each, the map m
 numpy calls are paid twice, and for the few hundred or thousand rows of a search's call on
 one profile that fixed cost is most of the model's time (issue 18). The
 two tasks differ only in their split bytes, records and remote bytes; every other input is
-the configuration's. So both run as ONE call over ``2n`` rows: rows ``i`` and ``n + i`` are
+the configuration's. Since the lean path's cuts it pays only for the smallest calls
+(:data:`~mrtune.costmodel.map_groups.PAIR_MAX_ROWS`). So both run as ONE call over ``2n`` rows: rows ``i`` and ``n + i`` are
 configuration ``i``'s full and tail task, the batch columns the map model reads are doubled
 (:data:`MAP_COLUMNS`), and the result is cut back into two :class:`MapTaskResult`.
 

@@ -14,8 +14,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import METADATA_BYTES, fma
-from mrtune.costmodel._map_inputs import MapInputs, MapWork, combine_keys, combine_width
+from mrtune.costmodel._ifile import METADATA_BYTES, at_least, fma, quotient
+from mrtune.costmodel._map_inputs import (
+    MapInputs,
+    MapWork,
+    combine_keys,
+    combine_width,
+    if_combining,
+)
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.stacked import StackedProfiles, nonzero
@@ -26,7 +32,7 @@ F64 = NDArray[np.float64]
 def _comparisons(recs: F64, parts: F64) -> F64:
     """DESIGN decision 3: ``n·log2(max(2, n/R))`` sort comparisons, as when profiling."""
     t = recs / parts
-    np.maximum(t, 2.0, out=t)
+    at_least(t, 2.0, out=t)
     np.log2(t, out=t)
     t *= recs
     return t
@@ -42,17 +48,28 @@ def _cache_factor(working_set: F64, cache_bytes: float, slowdown: float) -> F64:
 
 
 def overlap_coefficients(
-    n_full: F64, r_full: F64, r_last: F64, out_recs: F64, spill_percent: F64
+    n_full: F64,
+    r_full: F64,
+    r_last: F64,
+    out_recs: F64,
+    spill_percent: F64,
+    headroom: F64 | None = None,
 ) -> tuple[F64, F64, F64, F64]:
     """Cost-independent coefficients of :func:`hidden_spill_ns`: the numbers of middle and
     last background spills, and the headroom records (during a middle spill, and during the
-    last one) as shares of the map's output records."""
+    last one) as shares of the map's output records. ``headroom`` is ``1 − spill%`` when the
+    caller has it (:class:`~mrtune.costmodel._map_inputs.MapInputs`)."""
     p = np.asarray(spill_percent, dtype=np.float64)
-    head = r_full * (1.0 - p) / p
-    inv = np.divide(1.0, out_recs, out=np.zeros_like(out_recs), where=out_recs > 0)
-    mid = np.maximum(n_full - 1.0, 0.0)
+    head = r_full * (1.0 - p if headroom is None else headroom)
+    head /= p
+    inv = quotient(1.0, out_recs)
+    mid = n_full - 1.0
+    at_least(mid, 0.0, out=mid)
     end = (n_full >= 1.0).astype(np.float64)
-    return mid, end, head * inv, np.minimum(head, r_last) * inv
+    last = np.minimum(head, r_last)
+    last *= inv
+    head *= inv
+    return mid, end, head, last
 
 
 def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
@@ -64,8 +81,14 @@ def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
     1: no gain, as if serial; above 1, running both at once is slower than one after the
     other). The map thread waits for what is left after its own work.
     """
-    overlap = np.minimum(s_full, overlap_work)
-    return np.maximum(s_full + contention * overlap - overlap_work, 0.0)
+    if not nonzero(contention):
+        # s_full + 0·overlap is s_full (the overlap is finite): the free-core case, one pass
+        waited = s_full - overlap_work
+    else:
+        overlap = np.minimum(s_full, overlap_work)
+        waited = s_full + contention * overlap
+        waited -= overlap_work
+    return at_least(waited, 0.0, out=waited)
 
 
 def hidden_spill_ns(
@@ -78,6 +101,7 @@ def hidden_spill_ns(
     out_recs: F64,
     spill_percent: F64,
     contention: float | F64 = 0.0,
+    headroom: F64 | None = None,
 ) -> F64:
     """Spill time hidden behind the map function when the spill thread has a core.
 
@@ -96,17 +120,30 @@ def hidden_spill_ns(
     1.86 s, leaving 0.24 s (0.74 M records of headroom) hidden.
     """
     mid, end, head_share, last_share = overlap_coefficients(
-        n_full, r_full, r_last, out_recs, spill_percent
+        n_full, r_full, r_last, out_recs, spill_percent, headroom
     )
-    s_full = np.divide(spill_ns - last_ns, n_full, out=np.zeros_like(work), where=n_full > 0)
-    blocked = mid * blocked_ns(s_full, head_share * work, contention) + end * blocked_ns(
-        s_full, last_share * work, contention
-    )
-    hidden = n_full * s_full - blocked
+    s_full = quotient(spill_ns - last_ns, n_full)
+    head_share *= work
+    last_share *= work
+    blocked = mid * blocked_ns(s_full, head_share, contention)
+    blocked += end * blocked_ns(s_full, last_share, contention)
+    hidden = n_full * s_full
+    hidden -= blocked
     # With contention ≤ 1 the map thread never waits longer than the spills took, so a
     # negative here is only the rounding of n_full·S − (mid + end)·S (mid + end = n_full, e.g.
     # −4.8e-13 ns): it is 0. Above 1 a negative is real (the overlap is slower than serial).
-    return np.where(np.asarray(contention) <= 1.0, np.maximum(hidden, 0.0), hidden)
+    if isinstance(contention, np.ndarray):
+        return np.where(contention <= 1.0, np.maximum(hidden, 0.0), hidden)
+    return at_least(hidden, 0.0, out=hidden) if contention <= 1.0 else hidden
+
+
+def _combining(x: F64, mi: MapInputs) -> F64:
+    """``np.where(mi.combining, x, 0.0)`` as ``x · combining`` for a finite ``x`` (``x`` itself
+    when every row combines: ``x · 1.0`` is ``x``)."""
+    if mi.all_combining:
+        return x
+    x *= mi.combining_f
+    return x
 
 
 def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> None:
@@ -126,8 +163,8 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     if any_no_spill:
         r_last = np.where(spills > 0, r_last, 0.0)
     if mi.any_combining:
-        c_full = np.where(mi.combining, combine_keys(r_full, r_full, profile), r_full)
-        c_last = np.where(mi.combining, combine_keys(r_last, r_last, profile), r_last)
+        c_full = if_combining(mi, combine_keys(r_full, r_full, profile), r_full)
+        c_last = if_combining(mi, combine_keys(r_last, r_last, profile), r_last)
     else:
         c_full, c_last = r_full, r_last
     w_rec, eof_parts, chk_parts, ratio = mi.w_rec, mi.eof_parts, mi.chk_parts, mi.ratio
@@ -135,14 +172,14 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     if mi.any_combining:
         # a combined record's width follows how many raw records it merged (its merge factor)
         ovh = profile.stats.ifile_record_overhead
-        wr_full = np.where(mi.combining, combine_width(r_full, c_full, profile, mi) + ovh, w_rec)
-        wr_last = np.where(mi.combining, combine_width(r_last, c_last, profile, mi) + ovh, w_rec)
+        wr_full = if_combining(mi, combine_width(r_full, c_full, profile, mi) + ovh, w_rec)
+        wr_last = if_combining(mi, combine_width(r_last, c_last, profile, mi) + ovh, w_rec)
     # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
     w.u_full = u_full = fma(c_full, wr_full, eof_parts)
     w.u_last = u_last = fma(c_last, wr_last, eof_parts)
     w.d_full = d_full = fma(u_full, ratio, chk_parts)
     w.d_last = d_last = fma(u_last, ratio, chk_parts)
-    w.n_full = n_full = np.maximum(spills - 1, 0.0)
+    w.n_full = n_full = at_least(spills - 1, 0.0)
     spill_recs_written = fma(n_full, c_full, c_last)
     spill_bytes_written = fma(n_full, d_full, d_last)
     spill_u_written = fma(n_full, u_full, u_last)
@@ -171,7 +208,7 @@ def _combine_ns(recs: F64, c: Any, mi: MapInputs) -> F64:  # noqa: ANN401 - Cost
     ns = recs * c.combine_cpu
     if nonzero(c.combine_byte_cpu):
         ns = ns + recs * mi.width * c.combine_byte_cpu
-    return ns * mi.combining_f
+    return _combining(ns, mi)
 
 
 def spill_costs(
@@ -233,6 +270,7 @@ def spill_costs(
             out_recs,
             batch.spill_percent,
             w.contention,
+            mi.headroom,
         )
         # the background spills' time the map thread waited for, split into the spills'
         # I/O and CPU pro rata, moves to collect; the spill phase keeps the final spill
@@ -240,7 +278,7 @@ def spill_costs(
         bg_io = spill_io - last_io
         bg = bg_cpu + bg_io
         blocked = bg - hidden_ns
-        share = np.divide(blocked, bg, out=np.zeros(len(batch)), where=bg > 0)
+        share = quotient(blocked, bg)
         collect_cpu = collect_cpu + bg_cpu * share
         collect_io = bg_io * share
         spill_cpu, spill_io = last_cpu, last_io

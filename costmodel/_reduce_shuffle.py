@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES
+from mrtune.costmodel._ifile import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, at_least
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.combiner import combined_pair_width, combined_records
 from mrtune.costmodel.merge_plans import reduce_merge_rows
@@ -79,8 +79,9 @@ def inmem_merges(w: ReduceWork, profile: JobProfile | StackedProfiles, batch: Co
     applied) and the disk files the shuffle leaves."""
     st = profile.stats
     m, q, seg_u, merge_thr = w.m, w.q, w.seg_u, w.merge_thr
-    seg_u1 = w.seg_u1 = np.maximum(seg_u, 1.0)
-    per_merge = np.maximum(np.ceil(merge_thr / seg_u1), 1.0)
+    seg_u1 = w.seg_u1 = at_least(seg_u, 1.0)
+    per_merge = np.ceil(merge_thr / seg_u1)
+    at_least(per_merge, 1.0, out=per_merge)
     if w.any_h1:
         # Hadoop 1 ShuffleRamManager.reserve blocks while size + request > maxSize, so a merge
         # that ceil(T/u) segments would overflow starts with floor(T/u) of them.
@@ -97,15 +98,17 @@ def inmem_merges(w: ReduceWork, profile: JobProfile | StackedProfiles, batch: Co
     w.mem_left = (m - n_inmem * per_merge) * w.to_mem_f
     w.combining = combining = batch.use_combiner & profile.has_combiner
     w.any_combining = bool(combining.any())
+    w.all_combining = every = w.any_combining and bool(combining.all())
     w.mf_in = mf_in = per_merge * q
     if w.any_combining:
         # one partition's records: the key law over all partitions, split R ways; the
         # segments' records are already combined (their width is the map's combined width),
         # so the width of the merge's output follows the raw records merged into one
         raw = per_merge * w.q_raw
-        w.mf_recs = np.where(combining, combine_keys(mf_in, raw, profile, w.parts), mf_in)
+        mf_recs = combine_keys(mf_in, raw, profile, w.parts)
+        w.mf_recs = mf_recs if every else np.where(combining, mf_recs, mf_in)
         mf_w = combined_pair_width(raw, w.mf_recs, st.map_output_pair_width, st)
-        w.mf_w = np.where(combining, mf_w, w.w)
+        w.mf_w = mf_w if every else np.where(combining, mf_w, w.w)
         mf_u = w.mf_recs * (w.mf_w + st.ifile_record_overhead) + IFILE_EOF_BYTES
     else:
         w.mf_recs, w.mf_w = mf_in, w.w
@@ -141,7 +144,7 @@ def final_merge_plan(w: ReduceWork, batch: ConfigBatch) -> None:
         np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / w.seg_u1), w.mem_left),
         0.0,
     )
-    w.f = f = np.maximum(batch.sort_factor.astype(np.float64), 2.0)  # io.sort.factor >= 2
+    w.f = f = at_least(batch.sort_factor.astype(np.float64), 2.0)  # io.sort.factor >= 2
     plan = reduce_merge_rows(w.files, f, evicted)
     w.sh_merges, w.sh_units, kept, w.passes, w.ird, w.iwm = plan
     # the first pass writes what it reads; the final reads all

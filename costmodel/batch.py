@@ -111,7 +111,9 @@ class ConfigBatch:
         """``n`` copies of ``base`` with some columns replaced by arrays (broadcast to ``n``).
 
         The caller is responsible for the values being valid (the optimizer draws them from
-        :mod:`mrtune.search_spaces`, which enforces the constraints); lengths must agree.
+        :mod:`mrtune.search_spaces`, which enforces the constraints); lengths must agree. The
+        columns not given are read-only views of the base's one value (no copy per row;
+        :func:`shared_value` lets the model compute with it once).
         """
         row = cls._columns_of(base)
         lengths = {np.size(v) for v in arrays.values() if np.ndim(v) > 0}
@@ -125,7 +127,7 @@ class ConfigBatch:
             if f.name in arrays:
                 cols[f.name] = np.broadcast_to(np.asarray(arrays[f.name], dtype=dt), (n,)).copy()
             else:
-                cols[f.name] = np.full(n, row[f.name], dtype=dt)
+                cols[f.name] = np.broadcast_to(np.asarray(row[f.name], dtype=dt), (n,))
         unknown = set(arrays) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown ConfigBatch columns: {sorted(unknown)}")
@@ -147,6 +149,16 @@ class ConfigBatch:
 
     def column_names(self) -> list[str]:
         return [f.name for f in fields(self)]
+
+
+def shared_value(column: np.ndarray) -> float | None:
+    """The one value every configuration of a column holds when the column says so without a
+    pass over it (a zero-stride view: :meth:`ConfigBatch.from_base`'s columns not varied, the
+    batch tuner's base row), else ``None``. What depends only on such columns is then
+    computed once, on that value, with the same operations."""
+    if column.ndim == 1 and column.shape[0] > 0 and column.strides == (0,):
+        return column[0]
+    return None
 
 
 def _column_dtype(annotation: object) -> type:

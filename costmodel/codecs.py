@@ -25,10 +25,25 @@ def codec_arrays(
     """
     if isinstance(profile, StackedProfiles):
         return profile.codec_arrays(codes)
+    ratio, comp, uncomp, _ = _tables(profile)
+    return ratio[codes], comp[codes], uncomp[codes]
+
+
+#: Each profile's codec tables by code (profiles are frozen; keyed by identity, bounded).
+_TABLES: dict[int, tuple[JobProfile, tuple[NDArray[np.float64], ...]]] = {}
+
+
+def _tables(profile: JobProfile) -> tuple[NDArray[np.float64], ...]:
+    """``(ratio, compress ns, uncompress ns, uncombined ratio)`` of every codec code (code 0:
+    no compression), made once per profile: a model call reads them three times or more."""
+    hit = _TABLES.get(id(profile))
+    if hit is not None and hit[0] is profile:
+        return hit[1]
     n_codes = max(CODEC_NAMES_BY_CODE) + 1
     ratio = np.ones(n_codes)
     comp = np.zeros(n_codes)
     uncomp = np.zeros(n_codes)
+    uncombined = np.ones(n_codes)
     for code, name in CODEC_NAMES_BY_CODE.items():
         if code == 0:
             continue
@@ -36,7 +51,14 @@ def codec_arrays(
         ratio[code] = c.ratio
         comp[code] = c.compress_ns_per_byte
         uncomp[code] = c.uncompress_ns_per_byte
-    return ratio[codes], comp[codes], uncomp[codes]
+        uncombined[code] = c.ratio if c.ratio_uncombined is None else c.ratio_uncombined
+    tables = (ratio, comp, uncomp, uncombined)
+    for t in tables:
+        t.setflags(write=False)
+    if len(_TABLES) >= 256:
+        _TABLES.clear()
+    _TABLES[id(profile)] = (profile, tables)
+    return tables
 
 
 def uncombined_ratio(profile: JobProfile, codes: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -50,14 +72,7 @@ def uncombined_ratio(profile: JobProfile, codes: NDArray[np.int64]) -> NDArray[n
     """
     if isinstance(profile, StackedProfiles):
         return profile.uncombined_ratio(codes)
-    n_codes = max(CODEC_NAMES_BY_CODE) + 1
-    ratio = np.ones(n_codes)
-    for code, name in CODEC_NAMES_BY_CODE.items():
-        if code == 0:
-            continue
-        c = profile.codec(name)
-        ratio[code] = c.ratio if c.ratio_uncombined is None else c.ratio_uncombined
-    return ratio[codes]
+    return _tables(profile)[3][codes]
 
 
 def map_output_codec_arrays(

@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least, at_most
 from mrtune.costmodel.profile import DataflowStats
 
 #: Rank bins of :func:`zipf_distinct` (geometric; ranks below ``_EXACT_RANKS`` one per bin).
@@ -146,7 +147,7 @@ def distinct_keys(n_raw: NDArray[np.float64], stats: DataflowStats) -> NDArray[n
     return (
         stats.combine_pairs_sel
         * n0
-        * np.power(np.maximum(n_raw, 1.0) / n0, stats.combiner_heaps_beta)
+        * np.power(at_least(n_raw, 1.0) / n0, stats.combiner_heaps_beta)
     )
 
 
@@ -175,7 +176,7 @@ def combined_records(
         out = np.minimum(distinct_keys(n_raw * parts, stats) / parts, n_in)
     if stats.max_distinct_keys is not None:
         out = np.minimum(out, stats.max_distinct_keys / parts)
-    out = np.maximum(out, np.minimum(n_in, 1.0))
+    out = np.maximum(out, at_most(n_in, 1.0))
     positive = n_in > 0
     return out if positive.all() else np.where(positive, out, 0.0)
 

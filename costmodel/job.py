@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least, quotient
 from mrtune.costmodel._job_stages import (
     REDUCE_RAMPUP_LIMIT,
     JobShape,
@@ -32,7 +33,7 @@ from mrtune.costmodel._job_stages import (
     stages,
     task_times,
 )
-from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.batch import ConfigBatch, shared_value
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_groups import SPLIT_SLOP, MapGroup, map_groups, split_layout, total
 from mrtune.costmodel.map_task import MapInputs
@@ -62,7 +63,7 @@ def container_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.
         np.floor(cluster.node_memory_mb / alloc), np.floor(cluster.node_vcores / vcores)
     )
     am = np.ceil(cluster.am_memory_mb / alloc) if cluster.am_memory_mb > 0 else 0.0
-    return np.maximum(per_node * cluster.num_nodes - am, 1.0)
+    return at_least(per_node * cluster.num_nodes - am, 1.0)
 
 
 def predict_job(
@@ -96,7 +97,7 @@ def predict_job(
     R = batch.num_reducers.astype(np.float64)
     has_red = R > 0
     all_red = bool(has_red.all())
-    Rn = np.maximum(R, 1.0)
+    Rn = at_least(R, 1.0)
     # several map classes: their final records may differ in width (MapClass.stats)
     classes = isinstance(profile, JobProfile) and len(profile.map_classes) > 1
     seg_recs, seg_raw, seg_width = _reduce_segments(groups, map_inputs, n_maps, Rn, n, classes)
@@ -110,7 +111,7 @@ def predict_job(
         map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
         counters=counters,
     )
-    map_slots, red_slots = _slots(cluster, batch, n)
+    map_slots, red_slots, slots_shared = _slots(cluster, batch, n)
     shape = JobShape(
         batch=batch,
         cluster=cluster,
@@ -123,6 +124,7 @@ def predict_job(
         startup=cluster.task_startup_ms + cluster.heartbeat_ms,
         map_slots=map_slots,
         red_slots=red_slots,
+        slots_shared=slots_shared,
     )
     times = task_times(shape, rd)
     return _prediction(profile, shape, times, rd, stages(shape, times, rd))
@@ -176,30 +178,50 @@ def _reduce_segments(
             mixed = map_inputs.combining & mixed
         seg_width = np.where(
             mixed,
-            np.divide(seg_bytes, tot_final, out=np.zeros(n), where=tot_final > 0),
+            quotient(seg_bytes, tot_final),
             mf.final_pair_width,
         )
     return seg_recs, seg_raw, seg_width
 
 
-def _slots(cluster: ClusterSpec, batch: ConfigBatch, n: int) -> tuple[F64, F64]:
+def _slots(cluster: ClusterSpec, batch: ConfigBatch, n: int) -> tuple[F64, F64, bool]:
     """Map and reduce tasks that run at once: ``LocalJobRunner``'s thread pools, YARN's
-    container packing (:func:`container_slots`), or Hadoop 1's TaskTracker slots."""
+    container packing (:func:`container_slots`), or Hadoop 1's TaskTracker slots; and
+    whether every configuration has the same map slots."""
     if cluster.local_mode:
         map_slots = np.full(n, float(cluster.max_concurrent_maps or 1))
         red_slots = np.full(n, float(cluster.max_concurrent_reduces or 1))
-        return map_slots, red_slots
-    yarn_map = container_slots(cluster, batch.map_container_mb, batch.map_vcores)
-    yarn_red = container_slots(cluster, batch.reduce_container_mb, batch.reduce_vcores)
+        return map_slots, red_slots, True
+    yarn_map = _side_slots(cluster, batch.map_container_mb, batch.map_vcores, n)
+    yarn_red = _side_slots(cluster, batch.reduce_container_mb, batch.reduce_vcores, n)
     map_slots, red_slots = yarn_map, yarn_red
-    if batch.hadoop1.any():
+    h1 = shared_value(batch.hadoop1)
+    if h1 is None and batch.hadoop1.any():
         map_slots = np.where(
             batch.hadoop1, float(cluster.num_nodes * cluster.map_slots_per_node), yarn_map
         )
         red_slots = np.where(
             batch.hadoop1, float(cluster.num_nodes * cluster.reduce_slots_per_node), yarn_red
         )
-    return map_slots, red_slots
+        return map_slots, red_slots, False
+    if h1:  # every configuration is Hadoop 1
+        map_slots = np.full(n, float(cluster.num_nodes * cluster.map_slots_per_node))
+        red_slots = np.full(n, float(cluster.num_nodes * cluster.reduce_slots_per_node))
+        return map_slots, red_slots, True
+    return (
+        map_slots,
+        red_slots,
+        shared_value(batch.map_container_mb) is not None
+        and (shared_value(batch.map_vcores) is not None),
+    )
+
+
+def _side_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.int64], n: int) -> F64:
+    """:func:`container_slots` of one side's containers, computed once when every
+    configuration shares their size (:func:`~mrtune.costmodel.batch.shared_value`)."""
+    if shared_value(container_mb) is None or shared_value(vcores) is None:
+        return container_slots(cluster, container_mb, vcores)
+    return np.full(n, container_slots(cluster, container_mb[:1], vcores[:1])[0])
 
 
 def _prediction(
@@ -274,12 +296,15 @@ def _prediction(
     )
 
 
-#: Configurations per model call in :func:`evaluate`. One call makes ~860 numpy calls whatever
-#: its size, ~2 ms of fixed cost on a loaded core (0.4 ms quiet): at 4,096 rows that was 40% of
-#: the chunk's time. Measured at n = 10^6 on 2 shared cores (load ~9.5, CPU time): 4,096 rows
-#: 0.44-0.53 M configs/s, 16,384 rows 0.55-0.74 M (+26-40%) for 26 MB more peak memory, 32,768
-#: and 65,536 no better than 16,384 for 60-125 MB more. The working set is beyond the caches
-#: at any of these sizes (~15 KB touched per configuration).
+#: Configurations per model call in :func:`evaluate`. One call of the lean path makes ~980
+#: numpy calls (776 passes over the rows, 652 temporaries, ~15 KB touched per configuration:
+#: ``benchmarks/count_passes.py``), ~0.6-0.8 ms of fixed cost on this EPYC (L1d 48 KiB, L2
+#: 2 MiB, L3 32 MiB per core complex). At 16,384 rows the arrays are 128 KiB, so the few
+#: dozen alive at once spill from L2 to L3; smaller chunks fit L2 but pay the fixed cost more
+#: often, larger ones spill further. Measured at n = 10^6 (CPU time, min of 5, load 2.6-2.7,
+#: code of this commit): 4,096 rows 1.46 M configs/s, 8,192 rows 2.14 M, 16,384 rows 2.73 M,
+#: 32,768 rows 2.26 M; one call costs 2.75 ms at 8,192 rows and 5.37 ms at 16,384 (0.33 µs a
+#: row either way).
 EVALUATE_CHUNK = 16384
 
 

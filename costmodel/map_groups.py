@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least
 from mrtune.costmodel._map_pair import both_map_tasks
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
@@ -31,13 +32,14 @@ from mrtune.costmodel.stacked import StackedProfiles, where
 F64 = NDArray[np.float64]
 SPLIT_SLOP = 1.1
 #: Most configurations for which :func:`file_maps` runs the full and the tail map task as one
-#: call (:func:`~mrtune.costmodel._map_pair.both_map_tasks`). Below it the map model's fixed
-#: cost per call dominates: min CPU time of 7 interleaved runs (load ~15), one profile, one
-#: call vs two: 7 rows 1.30 vs 1.62 ms, 512 rows 3.20 vs 3.97 ms, 2,560 rows 6.16 vs 7.31 ms.
-#: At 16,384 rows (``EVALUATE_CHUNK``) the doubled arrays no longer fit the caches and one
-#: call was slower, 45.8 vs 32.8 ms. Stacked jobs keep two calls: doubling their ~60 profile
-#: arrays made the 64 × 40 catalog call slower (5.9-6.0 vs 3.8-5.3 ms).
-PAIR_MAX_ROWS = 4096
+#: call (:func:`~mrtune.costmodel._map_pair.both_map_tasks`). It paid when a map call made
+#: ~290 numpy calls (issue 18: 7 rows 1.30 vs 1.62 ms, 512 rows 3.20 vs 3.97 ms). Since the
+#: lean path's cuts (fewer passes, no masked divides, scalar bounds as arrays) the doubling,
+#: the second ``MapInputs`` and the halving of the result cost what they save: min CPU of 3×3
+#: interleaved runs (load 2.2-3.1), paired vs two calls, 1 row 0.56 vs 0.67 ms, 7 rows 0.60
+#: vs 0.58, 64 rows 0.77 vs 0.63, 512 rows 0.92 vs 0.78, 4,096 rows 1.67 vs 1.60 ms. So only
+#: the smallest calls (a what-if's few rows) are paired. Stacked jobs keep two calls.
+PAIR_MAX_ROWS = 8
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ def split_layout(
             np.full_like(split_size, file_size),
             np.full_like(split_size, files),
         )
-    k = np.maximum(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
+    k = at_least(np.ceil(file_size / split_size - SPLIT_SLOP), 0.0)
     tail = file_size - k * split_size
     return k, np.minimum(split_size, file_size), tail, np.full_like(split_size, files)
 
@@ -148,7 +150,7 @@ def file_maps(
         split_w = np.where(np.isnan(split_w), width, split_w)
     full_recs = np.rint(full_bytes / cmp_in / split_w)
     counts = [k_full * files, files.copy()]
-    records = [full_recs, np.maximum(file_recs - k_full * full_recs, 0.0)]
+    records = [full_recs, at_least(file_recs - k_full * full_recs, 0.0)]
     fixed = _fixed_width(profile)
     if fixed is not None:
         hi, n_hi, lo = fixed_width_records(file_recs, k_full, full_bytes, fixed)

@@ -105,9 +105,9 @@ class MapTaskResult:
     phase_io_ms: dict[str, F64] = field(default_factory=dict)
     phase_cpu_ms: dict[str, F64] = field(default_factory=dict)
     fixed_ms: F64 | float = 0.0
-    last_spill_ms: F64 | float = 0.0
+    last_spill_ms: F64 | float | None = 0.0
     """Time of the final spill (the one ``MapOutputBuffer.flush`` makes in the map thread)."""
-    hidden_spill_ms: F64 | float = 0.0
+    hidden_spill_ms: F64 | float | None = 0.0
     """Background spill time hidden behind the map function (``spill_overlap``); the
     ``spill`` phase is already net of it."""
 
@@ -151,7 +151,8 @@ def map_task(
     a cluster measured them: they were measured on LocalJobRunner only.
 
     ``counters=False`` leaves out what only the counters read (spilled and combined records,
-    local bytes written and read, the per-spill record count): those fields are ``None``.
+    local bytes written and read, the per-spill record count, the final and hidden spill
+    times): those fields are ``None``.
     A search needs the task time only (:func:`~mrtune.costmodel.job.evaluate`).
 
     The steps follow the task's phases: :func:`_read_map` (here), collect and spill
@@ -179,6 +180,7 @@ def map_task(
     result = _map_result(w, profile, mi, n, spill_overlap, counters)
     if mi.any_map_only:
         _zero_map_only_rows(result, mi.map_only, w.out_recs)
+    result.__dict__["task_ms"] = _task_ms(result, result.phase_io_ms["map"])
     return result
 
 
@@ -247,21 +249,23 @@ def _map_result(
 ) -> MapTaskResult:
     """The task's counters and phase times (ns → ms)."""
     c = profile.costs
+    zero = np.zeros(n)  # every part that is zero in all rows (read-only, shared)
+    zero.setflags(write=False)
     phase_io = {
         "read": w.read_io / NS_PER_MS,
-        "map": np.zeros(n),
-        "collect": _ms(w.collect_io, n),
+        "map": zero,
+        "collect": _ms(w.collect_io, zero),
         "spill": w.spill_io / NS_PER_MS,
         "merge": w.merge_io / NS_PER_MS,
-        "write": _ms(w.write_io, n),
+        "write": _ms(w.write_io, zero),
     }
     phase_cpu = {
-        "read": _ms(w.read_cpu, n),
+        "read": _ms(w.read_cpu, zero),
         "map": w.map_cpu / NS_PER_MS,
         "collect": w.collect_cpu / NS_PER_MS,
         "spill": w.spill_cpu / NS_PER_MS,
         "merge": w.merge_cpu / NS_PER_MS,
-        "write": _ms(w.write_cpu, n),
+        "write": _ms(w.write_cpu, zero),
     }
     records_full = w.r_full
     if counters and w.any_no_spill:
@@ -290,14 +294,33 @@ def _map_result(
         phase_io_ms=phase_io,
         phase_cpu_ms=phase_cpu,
         fixed_ms=c.setup_ms + c.cleanup_ms + c.task_overhead_ms,
-        last_spill_ms=w.last_ns / NS_PER_MS,
-        hidden_spill_ms=w.hidden_ns / NS_PER_MS if spill_overlap else 0.0,
+        # the counters' and calibration's view of the spill thread; the job model reads
+        # neither (None on a search's call)
+        last_spill_ms=w.last_ns / NS_PER_MS if counters else None,
+        hidden_spill_ms=(w.hidden_ns / NS_PER_MS if spill_overlap else 0.0) if counters else None,
     )
 
 
-def _ms(ns: F64 | None, n: int) -> F64:
+def _ms(ns: F64 | None, zero: F64) -> F64:
     """ns → ms; ``None`` stands for a phase part that is zero in every configuration."""
-    return np.zeros(n) if ns is None else ns / NS_PER_MS
+    return zero if ns is None else ns / NS_PER_MS
+
+
+def _task_ms(res: MapTaskResult, zero: F64) -> F64:
+    """:func:`task_total_ms` of the task's phases without the parts that are ``zero`` in
+    every row: ``x + 0.0`` is ``x``, so the sum is the same, number for number, with fewer
+    passes (a map's ``map`` phase has no I/O part, a reduce job's maps write no HDFS output)."""
+    phases = []
+    for k, io in res.phase_io_ms.items():
+        cpu = res.phase_cpu_ms[k]
+        if io is zero:
+            if cpu is not zero:
+                phases.append(cpu)
+        elif cpu is zero:
+            phases.append(io)
+        else:
+            phases.append(io + cpu)
+    return task_total_ms(res.fixed_ms, dict(enumerate(phases)))
 
 
 def _zero_map_only_rows(res: MapTaskResult, map_only: NDArray[np.bool_], out_recs: F64) -> None:

@@ -23,26 +23,69 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._ifile import at_least
+
 
 # ---------------------------------------------------------------------- map merge
 def _spill_plan_float(
-    n: NDArray[np.float64], f: NDArray[np.float64], log_f: NDArray[np.float64]
+    n: NDArray[np.float64],
+    f: NDArray[np.float64],
+    log_f: NDArray[np.float64],
+    fm1: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """:func:`spill_merge_plan` in float64 arithmetic (``log_f`` = ``np.log(f)``, ``f >= 2``).
+    """:func:`spill_merge_plan` in float64 arithmetic (``log_f`` = ``np.log(f)``, ``f >= 2``;
+    ``fm1`` = ``f − 1`` when the caller has it: the full and tail map tasks share it).
 
     Every quantity is an integer below 2^53, where float64 sums, products and exact quotients
     are exact and ``floor(a / b)`` is the integer quotient; this avoids numpy's slow integer
     division. ``F^L`` is ``rint(exp(L·ln F))`` (relative error below 1e-14, so the rounding is
     exact while ``N + d`` < 2^45; tests go to 2^42), and the float ``floor(log N / log F)`` is
     corrected by one integer check each way, so ``L`` and ``F^L`` are exact.
+
+    Rows with at most F spills (often most of them) merge in one pass or none, with
+    ``a = b = 0``: the closed form runs on the other rows only (its values there are the
+    same, row by row).
     """
-    fm1 = f - 1.0
+    if fm1 is None:
+        fm1 = f - 1.0
+    merging = n > f
+    deep = np.flatnonzero(merging)
+    if len(deep) == np.size(n):
+        return _spill_plan_rows(n, f, log_f, fm1, True)
+    if np.ndim(n) != 1:
+        return _spill_plan_rows(n, f, log_f, fm1, merging)
+    passes = (n > 1.0).astype(np.float64)
+    a = np.zeros(len(n))
+    b = np.zeros(len(n))
+    if len(deep):
+        pick = (deep if np.ndim(v) else slice(None) for v in (f, log_f, fm1))
+        fd, ld, md = (np.asarray(v)[k] for v, k in zip((f, log_f, fm1), pick, strict=True))
+        passes[deep], a[deep], b[deep] = _spill_plan_rows(n[deep], fd, ld, md, True)
+    return passes, a, b
+
+
+def _spill_plan_rows(
+    n: NDArray[np.float64],
+    f: NDArray[np.float64],
+    log_f: NDArray[np.float64],
+    fm1: NDArray[np.float64],
+    merging: NDArray[np.bool_] | bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The closed form of :func:`_spill_plan_float` on rows that may merge in several passes
+    (``merging``: where ``N > F``, or ``True`` for every row)."""
     nm1 = n - 1.0
-    rem = nm1 - np.floor(nm1 / fm1) * fm1  # (N − 1) mod (F − 1)
+    rem = np.floor(nm1 / fm1)
+    rem *= fm1
+    np.subtract(nm1, rem, out=rem)  # (N − 1) mod (F − 1)
     d = (fm1 - rem) * (rem > 0.0)  # dummies the first pass leaves out
-    leaves = np.maximum(n + d, 1.0)
-    depth = np.floor(np.log(leaves) / log_f)
-    pw = np.rint(np.exp(depth * log_f))
+    leaves = n + d
+    at_least(leaves, 1.0, out=leaves)
+    depth = np.log(leaves)
+    depth /= log_f
+    np.floor(depth, out=depth)
+    pw = depth * log_f
+    np.exp(pw, out=pw)
+    np.rint(pw, out=pw)
     over = pw > leaves
     if over.any():
         depth -= over
@@ -51,14 +94,26 @@ def _spill_plan_float(
     if under.any():
         depth += under
         pw *= np.where(under, f, 1.0)
-    x = (leaves - pw) / fm1  # merges at depth L (exact quotient)
+    x = leaves - pw
+    x /= fm1  # merges at depth L (exact quotient)
     deep = x > 0.0
-    merging = n > f
-    merging_f = merging.astype(np.float64)
-    passes = np.where(merging, (leaves - 1.0) / fm1, n > 1.0)
+    leaves -= 1.0
+    leaves /= fm1
+    depth -= 1.0
+    x *= f
+    x -= d
+    x -= 1.0
+    x *= deep
+    a = nm1 * depth
+    a += x
+    b = depth + deep
+    if merging is True:
+        return leaves, a, b
+    passes = np.where(merging, leaves, n > 1.0)
     # np.where(mask, v, 0.0) as v · mask: every v here is a finite integer
-    a = (nm1 * (depth - 1.0) + (x * f - d - 1.0) * deep) * merging_f
-    b = (depth - 1.0 + deep) * merging_f
+    merging_f = merging.astype(np.float64)
+    a *= merging_f
+    b *= merging_f
     return passes, a, b
 
 

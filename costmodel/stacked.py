@@ -26,14 +26,22 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import NDArray
 
+from mrtune.costmodel._stacked_columns import (
+    _COSTS,
+    _SHARED_STATS,
+    _at,
+    _codec_tables,
+    _rows,
+    _shared_as_numbers,
+    _shared_table,
+    _uncombined_table,
+)
 from mrtune.costmodel.combiner import combined_records
 from mrtune.costmodel.profile import REDUCE_SIDE_FACTORS, CostFactors, DataflowStats, JobProfile
-from mrtune.costmodel.properties import CODEC_NAMES_BY_CODE
 
 F64 = NDArray[np.float64]
 #: ``key_law_knots`` (a table, not a number) is read through the key laws (:class:`_KeyLaw`).
 _STATS = [name for name in DataflowStats.model_fields if name != "key_law_knots"]
-_COSTS = [name for name in CostFactors.model_fields if name != "reduce_side"]
 #: Optional statistics: ``None`` becomes ``nan`` (no calibration point) or ``inf`` (no bound).
 _NONE_AS = {"combine_profiled_input_records": np.nan, "max_distinct_keys": np.inf}
 
@@ -109,20 +117,20 @@ class StackedProfiles:
         sliced = {k: (v if k.startswith("codec_") else v[index]) for k, v in data.items()}
         return StackedProfiles(
             **sliced,
-            stats=SimpleNamespace(**{k: v[index] for k, v in vars(self.stats).items()}),
-            costs=SimpleNamespace(**{k: v[index] for k, v in vars(self.costs).items()}),
+            stats=SimpleNamespace(**_rows(vars(self.stats), index)),  # type: ignore[arg-type]
+            costs=SimpleNamespace(**_rows(vars(self.costs), index)),  # type: ignore[arg-type]
             key_laws=tuple(laws),
             reduce_costs=None
             if self.reduce_costs is None
-            else SimpleNamespace(**{k: v[index] for k, v in vars(self.reduce_costs).items()}),
+            else SimpleNamespace(**_rows(vars(self.reduce_costs), index)),  # type: ignore[arg-type]
         )
 
     def codec_arrays(self, codes: NDArray[np.int64]) -> tuple[F64, F64, F64]:
         """:func:`~mrtune.costmodel.codecs.codec_arrays` row by row (each row's own job)."""
         return (
-            self.codec_ratio[self.job, codes],
-            self.codec_comp[self.job, codes],
-            self.codec_uncomp[self.job, codes],
+            _at(self.codec_ratio, self.job, codes),
+            _at(self.codec_comp, self.job, codes),
+            _at(self.codec_uncomp, self.job, codes),
         )
 
     def uncombined_ratio(self, codes: NDArray[np.int64]) -> F64:
@@ -132,7 +140,7 @@ class StackedProfiles:
             if self.codec_ratio_uncombined is None
             else (self.codec_ratio_uncombined)
         )
-        return table[self.job, codes]
+        return _at(table, self.job, codes)
 
 
 class ProfileTable:
@@ -191,6 +199,15 @@ class ProfileTable:
             "map_only": flag([p.map_only for p in profiles]),
         }
         self.laws, self.all_combine = _law_groups(profiles)
+        _shared_as_numbers(self.stats, _SHARED_STATS)
+        _shared_as_numbers(self.costs, [*_COSTS, "reduce_includes_final_merge"])
+        if self.reduce_costs is not None:
+            _shared_as_numbers(self.reduce_costs, list(self.reduce_costs))
+        self.codecs = tuple(_shared_table(t) for t in self.codecs)  # type: ignore[assignment]
+        if self.uncombined is not None:
+            self.uncombined = _shared_table(self.uncombined)
+        if self.reduce_codecs is not None:
+            self.reduce_codecs = tuple(_shared_table(t) for t in self.reduce_codecs)  # type: ignore[assignment]
 
     def rows(self, job: NDArray[np.int64]) -> StackedProfiles:
         """Rows ``job[i]`` of the table's jobs."""
@@ -198,15 +215,13 @@ class ProfileTable:
         ratio, comp, uncomp = self.codecs
         red_comp, red_uncomp = self.reduce_codecs or (None, None)
         reduce_costs = (
-            None
-            if self.reduce_costs is None
-            else SimpleNamespace(**{k: v[job] for k, v in self.reduce_costs.items()})
+            None if self.reduce_costs is None else SimpleNamespace(**_rows(self.reduce_costs, job))
         )
         return StackedProfiles(
             job=job,
             **{k: v[job] for k, v in self.columns.items()},
-            stats=SimpleNamespace(**{k: v[job] for k, v in self.stats.items()}),
-            costs=SimpleNamespace(**{k: v[job] for k, v in self.costs.items()}),
+            stats=SimpleNamespace(**_rows(self.stats, job)),
+            costs=SimpleNamespace(**_rows(self.costs, job)),
             codec_ratio=ratio,
             codec_comp=comp,
             codec_uncomp=uncomp,
@@ -216,42 +231,6 @@ class ProfileTable:
             codec_reduce_uncomp=red_uncomp,
             codec_ratio_uncombined=self.uncombined,
         )
-
-
-def _codec_tables(profiles: Sequence[JobProfile], *, reduce: bool = False) -> tuple[F64, F64, F64]:
-    """Ratio and CPU tables (jobs, codes); ``reduce``: the reduce task's CPU costs."""
-    n_codes = max(CODEC_NAMES_BY_CODE) + 1
-    ratio = np.ones((len(profiles), n_codes))
-    comp = np.zeros((len(profiles), n_codes))
-    uncomp = np.zeros((len(profiles), n_codes))
-    for j, p in enumerate(profiles):
-        for code, name in CODEC_NAMES_BY_CODE.items():
-            if code == 0:
-                continue
-            c = p.codec(name)
-            ratio[j, code] = c.ratio
-            if reduce:
-                comp[j, code], uncomp[j, code] = c.reduce_costs()
-            else:
-                comp[j, code] = c.compress_ns_per_byte
-                uncomp[j, code] = c.uncompress_ns_per_byte
-    return ratio, comp, uncomp
-
-
-def _uncombined_table(profiles: Sequence[JobProfile], ratio: F64) -> F64 | None:
-    """The (jobs, codes) table of ratios on emitted map output; ``None`` if no profile has
-    one (every row then reads ``ratio``)."""
-    if not any(c.ratio_uncombined is not None for p in profiles for c in p.codecs.values()):
-        return None
-    out = ratio.copy()
-    for j, p in enumerate(profiles):
-        for code, name in CODEC_NAMES_BY_CODE.items():
-            if code == 0:
-                continue
-            c = p.codec(name)
-            if c.ratio_uncombined is not None:
-                out[j, code] = c.ratio_uncombined
-    return out
 
 
 def _law_key(stats: DataflowStats) -> tuple[object, ...]:
@@ -354,8 +333,8 @@ def reduce_side_codec_costs(
         if profile.codec_reduce_comp is None or profile.codec_reduce_uncomp is None:
             return comp, uncomp
         return (
-            profile.codec_reduce_comp[profile.job, codes],
-            profile.codec_reduce_uncomp[profile.job, codes],
+            _at(profile.codec_reduce_comp, profile.job, codes),
+            _at(profile.codec_reduce_uncomp, profile.job, codes),
         )
     if not any(c.reduce_side for c in profile.codecs.values()):
         return comp, uncomp

@@ -32,6 +32,7 @@ from mrtune.search_spaces.constraints import (
     narrowed,
     sort_buffer_cap,
 )
+from mrtune.search_spaces.grids import _GRIDS, _ceil, _clip_round, _registry_grid  # noqa: F401
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 from mrtune.search_spaces.properties import (  # noqa: F401 - re-exported
     HEAP_OPTS,
@@ -261,7 +262,8 @@ class SearchSpace:
         The registry grid is generic; the best values often sit where a wave fills up or a
         map's output just fits one spill. So the grid adds reducer counts that are whole
         multiples of the reduce slots, split sizes that make the maps whole waves, and the
-        smallest sort buffer that holds one map's output in a single spill.
+        smallest sort buffer that holds one map's output in a single spill. The array is
+        read-only (a knob without job-aware values returns the registry's own grid).
         """
         extra: list[float] = []
         b, prof = self.base, self.profile
@@ -272,21 +274,26 @@ class SearchSpace:
             slots = self._slots(b.map_container_mb, b.map_vcores, reduce=False)
             file_size = prof.input_bytes / prof.input_files
             for waves in (1, 2, 3, 4, 6, 8):
-                per_file = max(1.0, np.ceil(waves * slots / prof.input_files))
-                extra.append(np.ceil(file_size / per_file))
+                per_file = max(1.0, _ceil(waves * slots / prof.input_files))
+                extra.append(_ceil(file_size / per_file))
         elif knob.role == Role.sort_buffer:
             st = prof.stats
             split = b.split_size * (1 / st.input_compress_ratio if prof.input_compressed else 1)
             recs = split / st.input_pair_width * st.map_pairs_sel
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
-            extra = [np.ceil(need) + 1]
+            extra = [_ceil(need) + 1]
         base = _registry_grid(knob)
         if not extra:
-            return base.copy()
+            return base
         lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
-        vals = np.clip(np.round(np.asarray(extra, dtype=np.float64)), lo, hi)
-        return np.unique(np.concatenate([base, vals[np.isfinite(vals)]]))
+        vals = [_clip_round(float(v), lo, hi) for v in extra]
+        # np.unique(np.concatenate([base, finite vals])), as Python's set and sort: the grid
+        # has a few dozen values, where np.unique's fixed cost is most of a job's grids
+        merged = set(base.tolist()).union(v for v in vals if math.isfinite(v))
+        out = np.array(sorted(merged), dtype=np.float64)
+        out.setflags(write=False)
+        return out
 
     def _slots(self, container_mb: int, vcores: int, *, reduce: bool) -> float:
         cl = self.cluster
@@ -364,24 +371,7 @@ class SearchSpace:
         return self.base.with_changes(changes)
 
 
-_GRIDS: dict[int, tuple[Knob, np.ndarray]] = {}
 #: Codec knobs cut to the codecs a job may use (frozen knobs, made once per choice set).
 _OFFERED: dict[tuple[int, tuple[str, ...]], tuple[Knob, Knob]] = {}
 #: Containers per cluster of a container shape (clusters are not mutated once built).
 _SLOTS: dict[tuple[int, float, int], tuple[ClusterSpec, float]] = {}
-
-
-def _registry_grid(knob: Knob) -> np.ndarray:
-    """The registry's encoded grid of ``knob`` cut to its (job-limited) range, made once per
-    knob (a batch builds every job's grids; knobs are frozen, keyed by identity)."""
-    hit = _GRIDS.get(id(knob))
-    if hit is not None and hit[0] is knob:
-        return hit[1]
-    base = knob.grid_values().astype(np.float64)
-    if knob.kind in {"int", "float"}:
-        lo, hi = float(knob.low), float(knob.high)  # type: ignore[arg-type]
-        base = np.unique(np.clip(base, lo, hi))  # the job's limits cut the registry grid
-    base.setflags(write=False)
-    if len(_GRIDS) < 4096:
-        _GRIDS[id(knob)] = (knob, base)
-    return base

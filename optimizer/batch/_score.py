@@ -19,7 +19,10 @@ from mrtune.optimizer.batch._tune import (
     BatchBuilder,
 )
 from mrtune.optimizer.batch._worker import (
+    JOB_CACHE,
+    SCORING_CACHE_JOBS,
     BatchSettings,
+    keep_job,
     load_ref,
 )
 from mrtune.search_spaces import SearchSpace
@@ -138,12 +141,9 @@ def _candidate_batch(
     return profile, ConfigBatch.from_base(base, n)
 
 
-#: Jobs a worker process keeps read (profile, configuration, search space: ~5 KB each) for
-#: the cluster-wide stage's passes over the catalog, which would otherwise re-read and
-#: re-derive every job on every pass. Bounded, without eviction: a pass reads the jobs in
-#: catalog order, which would evict every entry of a smaller LRU before its next use.
-SCORING_CACHE_JOBS = 16384
-_SCORING_CACHE: dict[tuple[str, str, str], tuple[JobProfile, HadoopConfig, SearchSpace]] = {}
+#: The jobs this worker process has read (:data:`~mrtune.optimizer.batch._worker.JOB_CACHE`:
+#: filled where they were tuned, and here).
+_SCORING_CACHE = JOB_CACHE
 
 
 def _scoring_job(
@@ -155,8 +155,7 @@ def _scoring_job(
         return hit
     profile, base = load_ref(ref, settings)
     job = (profile, base, SearchSpace.for_job(profile, base, settings.cluster))
-    if len(_SCORING_CACHE) < SCORING_CACHE_JOBS:
-        _SCORING_CACHE[key] = job
+    keep_job(key, job)
     return job
 
 

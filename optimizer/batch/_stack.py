@@ -49,6 +49,9 @@ class ChunkJobs:
         self.profiles = ProfileTable([s.profile for s in spaces])
         rows = [s.base_row() for s in spaces]
         self.base = {f: np.array([r[f] for r in rows], dtype=dt) for f, dt in _DTYPES.items()}
+        #: base columns every job of the chunk shares: broadcast, not gathered, per batch
+        #: (the model then computes what depends only on them once: costmodel.batch.shared_value)
+        self.shared = {f for f, v in self.base.items() if bool((v == v[0]).all())}
         ctxs = [s.context() for s in spaces]
         self.ctx = {k: np.array([c[k] for c in ctxs], dtype=np.float64) for k in ctxs[0]}
         self.keys: list[GroupKey] = [
@@ -95,7 +98,11 @@ class ChunkJobs:
     def batch(self, rows: np.ndarray, values: dict[str, np.ndarray]) -> ConfigBatch:
         """Each row's job's base configuration with the knob ``values`` set (what
         ``BatchBuilder`` builds job by job, for rows of many jobs)."""
-        cols = {name: v[rows] for name, v in self.base.items()}
+        n = len(rows)
+        cols = {
+            name: np.broadcast_to(v[:1], (n,)) if name in self.shared else v[rows]
+            for name, v in self.base.items()
+        }
         for knob, arr in values.items():
             col = self.columns[knob]
             cols[col] = np.asarray(arr, dtype=_DTYPES[col])
@@ -104,6 +111,24 @@ class ChunkJobs:
     def stacked(self, rows: np.ndarray) -> StackedProfiles:
         """The profiles of the rows' jobs, aligned with the rows."""
         return self.profiles.rows(rows)
+
+
+def stash_current_vectors(chunk: ChunkJobs) -> None:
+    """Every job's current configuration as :func:`~mrtune.optimizer.strategies._descent.
+    current_vector` gives it (encoded, repaired), for all the chunk's jobs of a group in one
+    repair (per-row contexts, the values each job's own repair gives) instead of a one-row
+    repair per job; kept on each space, where ``current_vector`` finds it."""
+    for key, jobs in chunk.groups(range(len(chunk.spaces))).items():
+        names = key[0]
+        if not names or not chunk.stackable(key):
+            continue
+        spaces = [chunk.spaces[j] for j in jobs]
+        encoded = [[k.encode(s.current_values()[k.name]) for k in s.knobs] for s in spaces]
+        vals = {n: np.array([float(e[c]) for e in encoded]) for c, n in enumerate(names)}
+        rep = chunk.repair(key, vals, np.array(jobs, dtype=np.int64))
+        for t, space in enumerate(spaces):
+            x0 = np.array([float(rep[n][t]) for n in names])
+            space.__dict__["_current_vector"] = (space.base, x0)
 
 
 #: The chunk's jobs as arrays (:class:`ChunkJobs`) and each job's number in it.

@@ -34,7 +34,7 @@ import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
 from mrtune.costmodel.config import field_versions, format_property_value
-from mrtune.optimizer.batch._stack import chunk_table, stacked_round
+from mrtune.optimizer.batch._stack import chunk_table, stacked_round, stash_current_vectors
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.strategies import BaseStrategy, get_strategy
 from mrtune.optimizer.strategies._descent import (
@@ -205,6 +205,7 @@ def tune_jobs(
     min_gain: float = MIN_GAIN,
     max_rounds: int | None = None,
     strategy: str = DEFAULT_BATCH_STRATEGY,
+    spaces: Sequence[SearchSpace | Exception] | None = None,
 ) -> list[JobTuning | Exception]:
     """:func:`tune_job` for many jobs at once: the same steps for every job, each round's
     candidates of all the jobs still descending costed in **one** stacked model call
@@ -213,7 +214,8 @@ def tune_jobs(
     gives (the model's rows do not depend on what they are stacked with); a job whose
     tuning raises gets its exception in its place. A strategy that is not stepwise searches
     each job through its own ``optimize`` as the job starts; the pruning rounds are still
-    stacked.
+    stacked. ``spaces`` are the jobs' :meth:`SearchSpace.for_job` (or the exception it raised)
+    when the caller built them already.
     """
     strat = get_strategy(strategy)
     budget = max_rounds or strat.default_trials
@@ -222,16 +224,25 @@ def tune_jobs(
     evaluators: dict[int, _Evaluator] = {}
     for i, (profile, base) in enumerate(jobs):
         try:
-            space = SearchSpace.for_job(profile, base, cluster)
-            ev = _Evaluator(space, objective)
-            evaluators[i] = ev
-            steps = _tune_steps(space, ev, strat, min_gain, budget)
-            active[i] = (ev, steps, next(steps))
-        except StopIteration as done:
-            out[i] = done.value
+            space = spaces[i] if spaces is not None else None
+            if isinstance(space, Exception):
+                raise space
+            if space is None:
+                space = SearchSpace.for_job(profile, base, cluster)
+            evaluators[i] = _Evaluator(space, objective)
         except Exception as exc:  # noqa: BLE001 - this job's failure, the others go on
             out[i] = exc
     table = chunk_table(evaluators)
+    if table is not None:
+        stash_current_vectors(table[0])
+    for i, ev in evaluators.items():
+        try:
+            steps = _tune_steps(ev.space, ev, strat, min_gain, budget)
+            active[i] = (ev, steps, next(steps))
+        except StopIteration as done:
+            out[i] = done.value
+        except Exception as exc:  # noqa: BLE001
+            out[i] = exc
     while active:
         answers = stacked_round(active, cluster, table)
         for i, costs in answers.items():

@@ -27,7 +27,7 @@ from mrtune.optimizer.batch._tune import (
 from mrtune.optimizer.outputs import NameStyle, rename
 from mrtune.profiling.swim import swim_profile
 from mrtune.readers.swim import parse_swim_line
-from mrtune.search_spaces import find_knob
+from mrtune.search_spaces import SearchSpace, find_knob
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,24 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
     return profile, profile_config(profile)
 
 
+#: Jobs a worker process keeps read (profile, configuration, search space: ~8 KiB each),
+#: filled where a job is tuned and read by the cluster-wide stage's passes over the catalog
+#: (:mod:`mrtune.optimizer.batch._score`), which would otherwise re-read and re-derive every
+#: job on every pass. Bounded, without eviction: a pass reads the jobs in catalog order,
+#: which would evict every entry of a smaller LRU before its next use. A pass sends each
+#: chunk to whichever worker is free, so every worker meets every job: the bound holds a
+#: whole FB-2010 catalog (24,442 jobs, ~200 MiB a worker; at 16,384 a third of each pass
+#: re-read its jobs).
+SCORING_CACHE_JOBS = 32768
+JOB_CACHE: dict[tuple[str, str, str], tuple[JobProfile, HadoopConfig, SearchSpace]] = {}
+
+
+def keep_job(key: tuple[str, str, str], job: tuple[JobProfile, HadoopConfig, SearchSpace]) -> None:
+    """Remember a read job for this process's later passes (while :data:`JOB_CACHE` has room)."""
+    if len(JOB_CACHE) < SCORING_CACHE_JOBS:
+        JOB_CACHE[key] = job
+
+
 def _line_of(key: str) -> int:
     tail = key.rsplit(":", 1)[-1]
     return int(tail) if tail.isdigit() else 0
@@ -202,6 +220,8 @@ def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, An
     chunk; each job's result is the one it gets alone)."""
     outs: list[dict[str, Any]] = []
     loaded: list[tuple[int, JobProfile, HadoopConfig]] = []
+    spaces: list[SearchSpace | Exception] = []
+    fingerprint = settings.fingerprint()
     for ref in refs:
         out: dict[str, Any] = {"key": ref.key, "kind": ref.kind, "source": ref.source}
         out["job_id"] = ref.job_id
@@ -213,12 +233,19 @@ def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, An
             continue
         out["job_id"] = profile.job_id
         loaded.append((len(outs) - 1, profile, base))
+        try:  # the job's space, kept for the cluster-wide stage's passes on this worker
+            space = SearchSpace.for_job(profile, base, settings.cluster)
+            keep_job((fingerprint, ref.key, ref.payload), (profile, base, space))
+            spaces.append(space)
+        except Exception as exc:  # noqa: BLE001 - tune_jobs records it as the job's failure
+            spaces.append(exc)
     tunings = tune_jobs(
         [(p, b) for _, p, b in loaded],
         settings.cluster,
         objective=settings.objective,
         min_gain=settings.min_gain,
         strategy=settings.strategy,
+        spaces=spaces,
     )
     for (k, profile, base), t in zip(loaded, tunings, strict=True):
         try:

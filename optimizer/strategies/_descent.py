@@ -102,8 +102,8 @@ def _with_value(grid: np.ndarray, value: float, kind: str) -> np.ndarray:
         return np.union1d(grid, [value])
     i = int(np.searchsorted(grid, value))
     if i < len(grid) and grid[i] == value:
-        return grid.astype(np.float64)
-    return np.insert(grid.astype(np.float64), i, value)
+        return grid if grid.dtype == np.float64 else grid.astype(np.float64)
+    return np.insert(grid.astype(np.float64, copy=False), i, value)
 
 
 def _product(arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -218,7 +218,11 @@ def combined_move(
 
 
 def current_vector(space: SearchSpace) -> np.ndarray:
-    """The base configuration's encoded knob values (repaired, as every search starts)."""
+    """The base configuration's encoded knob values (repaired, as every search starts; the
+    batch tuner repairs a chunk's jobs at once and leaves each job's on its space)."""
+    hit = space.__dict__.get("_current_vector")
+    if hit is not None and hit[0] is space.base:
+        return hit[1].copy()
     cur = space.current_values()
     vals = {k.name: np.array([k.encode(cur[k.name])]) for k in space.knobs}
     if not vals:
