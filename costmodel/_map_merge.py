@@ -104,19 +104,7 @@ def map_merge(
     merge_io = fma(merge_read, c.local_read, merge_written * c.local_write)
     if nonzero(c.segment_seek_ns):
         merge_io += _segment_seeks(spills, passes, mi.parts, c.segment_seek_ns, merging_f)
-    merge_cpu = merged_recs * c.merge_cpu
-    if nonzero(c.merge_cmp_cpu):
-        # the merge heap's comparisons over the spills' runs (merge_comparisons)
-        cmp = merge_comparisons(w.n_full, w.c_full, w.c_last)
-        merge_cpu = merge_cpu + cmp * c.merge_cmp_cpu * merging_f
-    if mi.any_combining:
-        merge_cpu += final_in_recs * c.combine_cpu * comb_merge_f
-        if nonzero(c.combine_byte_cpu):
-            # the spilled records' key and value bytes (their IFile bytes less the per-record
-            # lengths and each spill's EOF markers) go through the merge's combiner
-            ovh = profile.stats.ifile_record_overhead
-            comb_bytes = w.spill_u_written - spills * mi.eof_parts - final_in_recs * ovh
-            merge_cpu += comb_bytes * c.combine_byte_cpu * comb_merge_f
+    merge_cpu = _merge_cpu(w, profile, mi, merged_recs, merging_f, comb_merge_f)
     merge_cpu += merge_read * mi.uncomp_ns
     merge_cpu += merge_written_u * mi.comp_ns
     w.passes, w.final_recs, w.final_u, w.final_d = passes, final_recs, final_u, final_d
@@ -129,6 +117,35 @@ def map_merge(
         else:
             w.comb_in = w.comb_out = np.zeros(len(spills))
         w.file_written = w.spill_bytes_written + merge_written + mi.index_bytes
+
+
+def _merge_cpu(
+    w: MapWork,
+    profile: JobProfile | StackedProfiles,
+    mi: MapInputs,
+    merged_recs: F64,
+    merging_f: F64,
+    comb_merge_f: F64 | None,
+) -> F64:
+    """The merge's CPU before its codec work: per merged record, the merge heap's key
+    comparisons over the spills' runs (:func:`merge_comparisons`), and the combiner where it
+    runs in the merge (``Merger`` hands ``combinerRunner`` the merged stream when there are at
+    least ``mapreduce.map.combine.minspills`` spills), per record and per byte."""
+    c = profile.costs
+    merge_cpu = merged_recs * c.merge_cpu
+    if nonzero(c.merge_cmp_cpu):
+        cmp = merge_comparisons(w.n_full, w.c_full, w.c_last)
+        merge_cpu = merge_cpu + cmp * c.merge_cmp_cpu * merging_f
+    if comb_merge_f is not None:
+        final_in_recs = w.spill_recs_written
+        merge_cpu += final_in_recs * c.combine_cpu * comb_merge_f
+        if nonzero(c.combine_byte_cpu):
+            # the spilled records' key and value bytes (their IFile bytes less the per-record
+            # lengths and each spill's EOF markers) go through the merge's combiner
+            ovh = profile.stats.ifile_record_overhead
+            comb_bytes = w.spill_u_written - w.spills * mi.eof_parts - final_in_recs * ovh
+            merge_cpu += comb_bytes * c.combine_byte_cpu * comb_merge_f
+    return merge_cpu
 
 
 def _segment_seeks(
