@@ -10,7 +10,12 @@ nothing), on the shared-data histories where a cap binds:
 * **across attempts**: a history with at least 4 maps is fitted on every other attempt (even
   positions by start time) and predicts the held-out ones (odd positions), as
   ``scripts/heldout_cluster_terms.py`` does; the map attempt's total is compared too, since
-  where ``mapFinishTime`` falls inside an attempt moves time between its two segments.
+  where ``mapFinishTime`` falls inside an attempt moves time between its two segments;
+* **the packed YARN rounds** (``benchmarks/results``): round 3 as ``mrtune validate`` reports
+  it (each job calibrated on its default label's median repeat), and the trust-region
+  recommendation round, whose calibration runs predict its paired default and recommended
+  runs (``reduce_fixed_ms`` 900 ms as that round was recommended with): the summary figures
+  that move, and the predicted vs measured speedup of each recommendation.
 
 Run from the repository root:  python scripts/heldout_prior_caps.py
 """
@@ -35,11 +40,14 @@ from mrtune.calibration.fixed_costs import (
 )
 from mrtune.calibration.profiles import build_profile
 from mrtune.costmodel import ClusterSpec, ConfigBatch, predict_job
+from mrtune.harness.yarn_codecs import load_codec_runs
+from mrtune.harness.yarn_fidelity import history_report, load_history_runs
 from mrtune.profiling.build import build_statistics
 from mrtune.readers import load_history
 from mrtune.readers.conf import find_conf_for, load_conf
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jhist"
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 QMC = ("0001", "0002", "0004")
 
 
@@ -143,6 +151,42 @@ def across_attempts(path: Path, on: bool) -> list[tuple[str, float]]:
     return out
 
 
+def _round(on: bool, trust: bool) -> dict[str, Any]:
+    codecs = load_codec_runs([RESULTS / "runs-codec-probe.jsonl", RESULTS / "runs-codecs.jsonl"])
+    with caps(on):
+        if not trust:
+            r3 = RESULTS / "runs-matrix.jsonl", RESULTS / "runs-codecs.jsonl"
+            runs = load_history_runs(RESULTS / "yarn-r3" / "runs.jsonl")
+            return history_report(runs, None, load_codec_runs(list(r3)))
+        tr = RESULTS / "yarn-rec-trust-region"
+        runs = load_history_runs(tr / "calibration" / "runs.jsonl")
+        runs += load_history_runs(tr / "pairs" / "runs.jsonl")
+        cal = [f"{j}-calibration" for j in ("sort", "wc", "pst")]
+        return history_report(runs, cal, codecs, 900.0)
+
+
+def yarn_rounds() -> None:
+    """The packed YARN rounds' held-out figures that the cap moves (module doc)."""
+    for name, trust in (("YARN round 3", False), ("YARN trust-region round", True)):
+        b, a = _round(False, trust), _round(True, trust)
+        print(f"{name}: held-out summary figures that move (before -> after)")
+        for k, v in b["summary"].items():
+            if isinstance(v, float) and v != a["summary"][k]:
+                print(f"  {k:32} {v:8.4f} -> {a['summary'][k]:8.4f}")
+        if not trust:
+            continue
+        for job in ("sort", "wc", "pst"):
+            row = {
+                tag: {x["label"]: x for x in r["runs"] if not x["calibration"]}
+                for tag, r in (("before", b), ("after", a))
+            }
+            for tag, rows in row.items():
+                d, rec = rows[f"{job}-hadoop-defaults"], rows[f"{job}-recommended"]
+                ps = d["predicted"]["job_ms"] / rec["predicted"]["job_ms"]
+                ms = d["measured"]["job_ms"] / rec["measured"]["job_ms"]
+                print(f"  {job} {tag:6} speedup predicted x{ps:.3f}, measured x{ms:.3f}")
+
+
 def main() -> int:
     before, after = across_runs(False), across_runs(True)
     print("QuasiMonteCarlo: calibrated on one run, predicting another (model / observed - 1)")
@@ -157,6 +201,7 @@ def main() -> int:
     b, a = across_attempts(sleep, False), across_attempts(sleep, True)
     for (s, e0), (_, e1) in zip(b, a, strict=True):
         print(f"  {s:15} before {e0:+8.1%} after {e1:+8.1%}")
+    yarn_rounds()
     return 0
 
 
