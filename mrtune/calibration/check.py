@@ -16,6 +16,7 @@ spill phase where the task log does): they are compared on the fit's linear form
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,6 +45,20 @@ from mrtune.costmodel.reduce_task import reduce_task
 
 #: Segments compared on the fit's linear form (see the module doc).
 LINEAR_ONLY = frozenset({"map.fill", "map.spill_full"})
+
+
+@dataclass(frozen=True)
+class MissHint:
+    """Why a segment may miss, by the side the model misses on: a segment of fixed time the
+    model prices above the observation holds a fixed-cost prior larger than this cluster
+    shows; priced below, fixed time the model has no term for."""
+
+    above: str
+    below: str
+
+    def reason(self, miss_ms: float) -> str:
+        """The reason for a miss of ``miss_ms`` (model − observed)."""
+        return self.above if miss_ms > 0 else self.below
 
 
 def _fixed_ms(profile: JobProfile) -> float:
@@ -135,14 +150,17 @@ def _reduce_pairs(
     return out, skipped
 
 
-def _segment(name: str, pairs: F64, tolerance: float, floor_ms: float, hint: str) -> SegmentCheck:
+def _segment(
+    name: str, pairs: F64, tolerance: float, floor_ms: float, hint: str | MissHint
+) -> SegmentCheck:
     obs, pred = float(np.mean(pairs[:, 0])), float(np.mean(pairs[:, 1]))
     miss = pred - obs
     err = miss / obs if obs > 0 else (0.0 if abs(miss) <= floor_ms else float("inf"))
     ok = abs(miss) <= max(tolerance * obs, floor_ms)
     reason = ""
     if not ok:
-        reason = hint or "the fitted factors cannot match it together with the other segments"
+        said = hint.reason(miss) if isinstance(hint, MissHint) else hint
+        reason = said or "the fitted factors cannot match it together with the other segments"
     return SegmentCheck(
         segment=name,
         label=SEGMENT_LABEL.get(name, name),
@@ -161,15 +179,16 @@ def check_calibration(
     *,
     spill_overlap: bool = False,
     linear: Mapping[str, tuple[int, float, float]] | None = None,
-    hints: Mapping[str, str] | None = None,
+    hints: Mapping[str, str | MissHint] | None = None,
     tolerance: float = CALIBRATION_TOLERANCE,
     floor_ms: float = CALIBRATION_FLOOR_MS,
 ) -> CalibrationCheck:
     """Compare the calibrated ``profile`` with its observed attempts, segment by segment.
 
     ``linear``: segment → (n, observed mean, the fit's mean): the prediction for the task-log
-    sub-segments (:data:`LINEAR_ONLY`), a diagnosis for the others. ``hints``: segment → why the fit could not price it (fixed time,
-    factors at their bounds…), used as the reason when that segment misses.
+    sub-segments (:data:`LINEAR_ONLY`), a diagnosis for the others. ``hints``: segment → why
+    the fit could not price it (fixed time, factors at their bounds…), used as the reason
+    when that segment misses; a :class:`MissHint` gives one reason per side of the miss.
     """
     hints = hints or {}
     pairs = _map_pairs(profile, cfg, spill_overlap)
@@ -185,7 +204,7 @@ def check_calibration(
                 checks.append(c.model_copy(update={"n": n}))
             continue
         if pairs.get(s):
-            hint = hints.get(s, "")
+            hint: str | MissHint = hints.get(s, "")
             if not hint and linear and s in linear:
                 _, obs, pred = linear[s]
                 if abs(pred - obs) <= max(tolerance * obs, floor_ms):

@@ -41,7 +41,9 @@ after the leading factor (first when every first segment is fixed time), and the
 whose columns stay linearly independent (condition number ≤ 1/:data:`RANK_TOL`) is fitted by
 non-negative least squares (:func:`scipy.optimize.nnls`). The others keep their defaults and
 say why: zero volume, or not separable from a fitted factor (tasks of equal size cannot tell
-per-byte from per-record costs).
+per-byte from per-record costs). A kept fixed-cost prior (per spill, per fetch, the read
+intercept, the shuffle floor) larger than a segment that holds it is capped at what that
+segment observed and the fit solved again (:mod:`mrtune.calibration.prior_caps`).
 
 Check. After every fit the model itself is run again at the fitted costs and compared with each
 observed segment (:mod:`mrtune.calibration.check`); a miss beyond the tolerance is recorded in
@@ -66,6 +68,7 @@ from mrtune.calibration.fit_result import (
     segment_fits,
 )
 from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
+from mrtune.calibration.prior_caps import solve_capped
 from mrtune.calibration.rows import (
     CODEC_COLUMN_PREFIX,
     SHAPE_FACTORS,
@@ -83,7 +86,6 @@ from mrtune.calibration.solve import (
     FIXED_SHARE,
     RANK_TOL,
     _Fit,
-    _solve,
     _solve_ridge,
 )
 from mrtune.calibration.unit_models import reuse_unit_models
@@ -206,8 +208,9 @@ def solve_runs(
     warm_prior: dict[str, float] | None = None,
     slowdown: float | None = None,
 ) -> _Fit:
-    """:func:`_solve` on the rows of every run; with ``spill_overlap`` the spill-bound branch of
-    each map attempt is re-decided at the fitted costs until it no longer changes.
+    """:func:`~mrtune.calibration.prior_caps.solve_capped` (``nnls``) on the rows of every
+    run; with ``spill_overlap`` the spill-bound branch of each map attempt is re-decided at
+    the fitted costs until it no longer changes.
     ``slowdown``: the ``sort_cache_slowdown`` the runs' volumes are computed with (default:
     the prior's)."""
     factors = fit_columns(prior)
@@ -258,12 +261,12 @@ def solve_runs(
             )
             fit = _solve_ridge(obs, prior, strong, prior_source, codecs, warm_prior)
         else:
-            fit = _solve(obs, prior, refit, prior_source, codecs)
+            fit = solve_capped(obs, prior, refit, prior_source, codecs)
             if not tied and "not separable" in fit.prov.get("costs.spill_write", ""):
                 # spills timed apart but their bytes not separable from the per-spill and
                 # sort terms: spill_write follows local_write rather than its own default
                 tied = tie_spill_write(obs, force=True)
-                fit = _solve(obs, prior, refit, prior_source, codecs)
+                fit = solve_capped(obs, prior, refit, prior_source, codecs)
         if tied:
             untie_spill_write(fit)
         theta = {f: float(v) for f, v in zip(fit.columns, fit.theta, strict=True)}

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mrtune.calibration.check import MissHint
+from mrtune.calibration.fixed_costs import FIXED_COST_COLUMNS
 from mrtune.calibration.rows import UNIT_FACTORS
 from mrtune.calibration.solve import _Fit
 from mrtune.costmodel.profile import PER_BYTE_FACTORS, CalibrationCheck, CostFactors, JobProfile
@@ -37,10 +39,12 @@ class CalibrationResult:
     check: CalibrationCheck | None = None
 
 
-def miss_hints(fit: _Fit) -> dict[str, str]:
-    """Per segment, what in the fit explains a miss there: fixed time the model has no term
-    for, or the factors that price it pushed to their 0 bound."""
-    hints: dict[str, str] = {}
+def miss_hints(fit: _Fit) -> dict[str, str | MissHint]:
+    """Per segment, what in the fit explains a miss there: in a segment of fixed time (the
+    volume terms small), a model above the observation is a fixed-cost prior larger than this
+    cluster shows and a model below is fixed time it has no term for; elsewhere, the factors
+    that price it pushed to their 0 bound."""
+    hints: dict[str, str | MissHint] = {}
     at_zero = [
         i
         for i, f in enumerate(fit.columns)
@@ -50,16 +54,40 @@ def miss_hints(fit: _Fit) -> dict[str, str]:
     ]
     for s in fit.present:
         if s in fit.fixed_share:
-            hints[s] = (
-                f"the model's volume terms give {fit.fixed_share[s]:.1%} of it at prior costs: "
-                "fixed time it has no term for"
+            share = f"the model's volume terms give {fit.fixed_share[s]:.1%} of it at prior costs"
+            priors = _fixed_priors(fit, s)
+            hints[s] = MissHint(
+                above=f"{share}: a fixed-cost prior larger than this cluster shows"
+                + (f" ({priors})" if priors else ""),
+                below=f"{share}: fixed time it has no term for",
             )
             continue
         V = np.vstack(fit.obs[s].rows)
         zero = [fit.columns[i] for i in at_zero if np.abs(V[:, i]).sum() > 0]
         if zero:
-            hints[s] = f"factor(s) pricing it fitted to their 0 bound: {', '.join(zero[:4])}"
+            bound = f"factor(s) pricing it fitted to their 0 bound: {', '.join(zero[:4])}"
+            priors = _fixed_priors(fit, s)
+            hints[s] = MissHint(
+                above=f"fixed-cost prior(s) larger than this cluster shows ({priors}); {bound}"
+                if priors
+                else bound,
+                below=bound,
+            )
     return hints
+
+
+def _fixed_priors(fit: _Fit, segment: str) -> str:
+    """The fixed costs the fit kept at a prior (not measured) and charges in ``segment``,
+    each with its mean time there: ``spill_file_ns 300 ms``."""
+    V = np.vstack(fit.obs[segment].rows)
+    out = []
+    for i, f in enumerate(fit.columns):
+        if f not in FIXED_COST_COLUMNS or fit.prov.get(f"costs.{f}", "").startswith("measured"):
+            continue
+        ms = float(np.mean(V[:, i])) * float(fit.theta[i])
+        if ms > 0:
+            out.append(f"{f} {ms:.4g} ms")
+    return ", ".join(out)
 
 
 def finish(profile: JobProfile, fit: _Fit) -> CalibrationResult:

@@ -4,7 +4,8 @@ A history's phase times price a fixed cost (per task, spill or fetch) only where
 varies across the rows: one spill per map, every reduce fetching every map, or a read
 intercept in the same first phase as the task's fixed time leave them collinear with
 ``task_overhead_ms``. Then the fit keeps the documented prior
-(:meth:`~mrtune.costmodel.cluster.ClusterSpec.cost_priors`) or lets the task's fixed time
+(:meth:`~mrtune.costmodel.cluster.ClusterSpec.cost_priors`), never more than the history's
+own segments allow (:mod:`mrtune.calibration.prior_caps`), or lets the task's fixed time
 carry a per-attempt constant, so neither collapses to a 0 bound. ``spill_write`` (the spill's
 disk cost apart from the merge's) is tied to ``local_write`` where no segment separates them.
 """

@@ -28,8 +28,8 @@ from mrtune.calibration.cost_factors import (
 from mrtune.calibration.cost_units import with_byte_starts
 from mrtune.calibration.fit_setup import cluster_fit_setup
 from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
+from mrtune.calibration.prior_caps import solve_capped
 from mrtune.calibration.rows import _collect_map, _collect_reduce, _Obs, fit_columns
-from mrtune.calibration.solve import _solve
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import PER_BYTE_FACTORS, BootstrapRatios, CostFactors, JobProfile
 from mrtune.errors import MrtuneError
@@ -117,10 +117,10 @@ class _Rows:
         """The factors fitted on the attempts ``draw`` (kind → drawn indices; None: all)."""
         obs = {n: self._take(n, draw) for n in self.obs}
         tied = tie_spill_write(obs)
-        fit = _solve(obs, self.prior, None, "", self.codecs)
+        fit = solve_capped(obs, self.prior, None, "", self.codecs)
         if not tied and "not separable" in fit.prov.get("costs.spill_write", ""):
             tied = tie_spill_write(obs, force=True)
-            fit = _solve(obs, self.prior, None, "", self.codecs)
+            fit = solve_capped(obs, self.prior, None, "", self.codecs)
         if tied:
             untie_spill_write(fit)
         fit.contention = self.prior.spill_contention
@@ -144,6 +144,7 @@ class _Rows:
             warm_w=[o.warm_w[p] for p in pos] if o.warm_w else [],
             skipped=o.skipped,
             attempt=[o.attempt[p] for p in pos],
+            ids=[o.ids[p] for p in pos] if o.ids else [],
         )
 
 

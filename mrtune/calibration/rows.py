@@ -53,6 +53,9 @@ class _Obs:
     #: index of each row's attempt among the observed attempts of its kind (map or reduce),
     #: so a bootstrap can redraw attempts without recomputing rows (calibration.resample)
     attempt: list[int] = field(default_factory=list)
+    #: each row's attempt id, to name the attempt a capped prior was bounded by
+    #: (:mod:`mrtune.calibration.prior_caps`)
+    ids: list[str] = field(default_factory=list)
 
 
 def _map_parts(res: MapTaskResult, full_share: F64) -> dict[str, F64]:
@@ -274,6 +277,7 @@ def _add_spill_obs(
             o.rows.append(_volumes(segk, seg0, name, j))
             o.offset.append(float(seg0[name][j]))
             o.attempt.append(j)
+            o.ids.append(t.attempt_id)
 
 
 def _collect_reduce(
@@ -332,3 +336,4 @@ def _add_obs(
             o.rows.append(_volumes(segk, seg0, name, j))
             o.offset.append(float(seg0[name][j]))
             o.attempt.append(j)
+            o.ids.append(t.attempt_id)

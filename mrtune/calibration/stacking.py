@@ -104,13 +104,32 @@ def _stack(
     coded = {s for s in present if n_codecs and np.abs(V[seg == s, n_plain:]).sum() > 0}
     fixed_segs = {s for s in present if share[s] < FIXED_SHARE and s not in coded}
     keep = np.array([(s not in fixed_segs) or (s in FIRST_SEGMENTS) for s in seg])
+    fixed_ms = {s: float(np.mean(V[seg == s] @ (theta0 - theta_vol))) for s in present}
     for s in sorted(fixed_segs - FIRST_SEGMENTS, key=SEGMENTS.index):
+        volume = share[s] * mean_of[s]
         warnings.append(
             f"{SEGMENT_LABEL[s]}: {mean_of[s]:.0f} ms on average, but the model's volume terms "
-            f"give {share[s] * mean_of[s]:.1f} ms at prior costs; the rest is fixed time the "
-            "model has no term for"
+            f"give {volume:.1f} ms at prior costs; "
+            + _fixed_rest(fixed_ms[s], mean_of[s] - volume, mean_of[s])
         )
     return _Stacked(y, V, off, fw, ww, seg, mean_of, w, share, fixed_segs, keep)
+
+
+def _fixed_rest(fixed: float, rest: float, mean: float) -> str:
+    """What a fixed-time segment's rest (its time beyond the volume terms) is, given what the
+    model's fixed costs (spill, fetch, seek, at their current values) charge there: more
+    than the rest is a prior this cluster contradicts (the model is above the observation);
+    within :data:`FIXED_SHARE` of the segment, they price it; else the rest is fixed time the
+    model has no term for (a few ms of seeks in a second of commit do not change that)."""
+    slack = FIXED_SHARE * mean
+    if fixed > rest + slack:
+        return (
+            f"its fixed costs give {fixed:.1f} ms, more than the rest: priors larger than "
+            "this cluster shows"
+        )
+    if fixed > 0.0 and rest - fixed <= slack:
+        return f"its fixed costs give the rest ({fixed:.1f} ms)"
+    return "the rest is fixed time the model has no term for"
 
 
 def _most_collinear(V: F64, i: int, chosen: list[int]) -> int | None:
