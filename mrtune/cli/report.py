@@ -8,6 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from mrtune.cli._confidence import INCLUDE_LOW_OPT
 from mrtune.cli._inputs import ClusterOpt, ConfOpt, LocalOpt, NodesOpt, build_cluster
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
 from mrtune.errors import InputError
@@ -49,6 +50,7 @@ def report_cmd(
     resamples: int = typer.Option(
         100, "--resamples", min=0, help="Bootstrap resamples behind prices and confidence."
     ),
+    include_low_confidence: bool = INCLUDE_LOW_OPT,
     nodes: int | None = NodesOpt,
     cluster: Path | None = ClusterOpt,
     local: bool = LocalOpt,
@@ -71,7 +73,12 @@ def report_cmd(
         )
         from mrtune.report import job_context
 
-        ctx = job_context(diag, trials=trials, resamples=resamples)
+        ctx = job_context(
+            diag,
+            trials=trials,
+            resamples=resamples,
+            include_low_confidence=include_low_confidence,
+        )
         from mrtune.report import environment
 
         html = environment().get_template("job.html.j2").render(**ctx)

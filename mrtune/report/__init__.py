@@ -77,8 +77,11 @@ def job_context(
     trials: int | None = None,
     seed: int = 0,
     resamples: int = CONFIDENCE_RESAMPLES,
+    include_low_confidence: bool = False,
 ) -> dict[str, Any]:
-    """Everything the job template shows (the recommendation is searched here)."""
+    """Everything the job template shows (the recommendation is searched here, as
+    ``mrtune optimize`` searches it: low-confidence changes and a far optimum are withheld from
+    the file to copy unless ``include_low_confidence``, its ``--include-low-confidence``)."""
     from mrtune.optimizer.objective import ObjectiveKind
     from mrtune.optimizer.recommend import recommend
     from mrtune.optimizer.units import format_ms
@@ -105,6 +108,7 @@ def job_context(
         seed=seed,
         local_mode_honoured=bool(v.cluster.local_mode),
         objective=ObjectiveKind.robust,  # optimize's default: the trust rule, the region
+        include_low_confidence=include_low_confidence,
     )
     ctx.update(written(rec, v))
     from mrtune.costmodel.scheduler import simulate_schedule

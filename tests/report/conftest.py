@@ -12,10 +12,12 @@ from mrtune.diagnose import diagnose_view, load_jobs
 from mrtune.report import environment, job_context
 
 
-def _job_report(path: Path, out: Path, job: int = 0) -> tuple[str, dict[str, Any], Path]:
+def _job_report(
+    path: Path, out: Path, job: int = 0, **options: Any
+) -> tuple[str, dict[str, Any], Path]:
     view = load_jobs(path)[job]
     diag = diagnose_view(view, resamples=20)
-    ctx = job_context(diag, trials=16, resamples=20)
+    ctx = job_context(diag, trials=16, resamples=20, **options)
     html = environment().get_template("job.html.j2").render(**ctx)
     out.write_text(html, encoding="utf-8")
     return html, ctx, out
@@ -26,6 +28,14 @@ def job_report(shared_data: Path, tmp_path_factory: pytest.TempPathFactory):  # 
     """The 131-map × 28-reduce job of the zombie Rumen trace: HTML, context, file."""
     out = tmp_path_factory.mktemp("report") / "job.html"
     return _job_report(shared_data / "rumen" / "zombie-input-trace.json", out, job=3)
+
+
+@pytest.fixture(scope="session")
+def job_report_low(shared_data: Path, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
+    """The same job with ``--include-low-confidence``: its withheld changes are written."""
+    out = tmp_path_factory.mktemp("report") / "job-low.html"
+    trace = shared_data / "rumen" / "zombie-input-trace.json"
+    return _job_report(trace, out, job=3, include_low_confidence=True)
 
 
 @pytest.fixture(scope="session")

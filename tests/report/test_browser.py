@@ -57,9 +57,15 @@ def test_job_report_in_chromium(job_report, tmp_path: Path) -> None:  # noqa: AN
         # the findings table sorts by severity (data-sort = level), then by price
         _check_sorts(driver, "findings", 0)
         _check_sorts(driver, "findings", 3)
-        # the breakdown and the recommendation are on the page, drawn
-        for sid in ("breakdown", "recommendation", "changes"):
+        # the breakdown and the recommendation are on the page, drawn; on this job what
+        # optimize writes is nothing (47 -> 2 reducers is far outside the history, the merge
+        # buffer's gain within the noise): the page says so and names what it withheld
+        for sid in ("breakdown", "recommendation", "no-change", "withheld"):
             assert driver.find_element("id", sid).is_displayed()
+        assert ctx["changes"] == [] and ctx["withheld"]
+        withheld = driver.find_element("id", "withheld").text
+        for c in ctx["withheld"]:
+            assert f"{c.name} → {c.recommended}" in withheld
         width = driver.execute_script(
             "return document.querySelector('#breakdown + .plot svg').getBoundingClientRect().width;"
         )
@@ -75,6 +81,25 @@ def test_job_report_in_chromium(job_report, tmp_path: Path) -> None:  # noqa: AN
         keep.mkdir(parents=True, exist_ok=True)
         shutil.copy(tmp_path / "job-report-top.png", keep / "job-report-top.png")
         shutil.copy(shot, keep / "job-report.png")
+
+
+def test_low_confidence_report_in_chromium(job_report_low, tmp_path: Path) -> None:  # noqa: ANN001
+    """``--include-low-confidence``: the withheld changes are written, listed in a table
+    that sorts by gain, and the copy block holds exactly their XML."""
+    _, ctx, page = job_report_low
+    assert ctx["changes"] and not ctx["withheld"]
+    with chromium(tmp_path / "chromium-profile") as driver:
+        driver.get(page.as_uri())
+        assert console_errors(driver) == []
+        assert driver.find_element("id", "changes").is_displayed()
+        names = [c.name for c in ctx["changes"]]
+        assert sorted(_column(driver, "changes", 0)) == sorted(names)
+        _check_sorts(driver, "changes", 3)
+        xml = driver.execute_script("return document.getElementById('mapred-site').textContent;")
+        assert xml == ctx["xml"]
+        for c in ctx["changes"]:
+            assert c.name in xml
+        assert console_errors(driver) == []
 
 
 def test_failed_job_report_in_chromium(failed_report, tmp_path: Path) -> None:  # noqa: ANN001
