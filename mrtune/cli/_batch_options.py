@@ -59,6 +59,6 @@ OUTPUT_COMPRESSION_OPT = typer.Option(
 INCLUDE_LOW_OPT = typer.Option(
     False,
     "--include-low-confidence",
-    help="Let the cluster-wide file move a size or count beyond x4 of the catalog's current "
-    "value (optimize's far-move rule).",
+    help="Let each job's file and the cluster-wide file move a size or count beyond x4 of "
+    "its current value (optimize's far-move rule).",
 )

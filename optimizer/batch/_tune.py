@@ -7,7 +7,10 @@ strategy of the registry (:func:`~mrtune.optimizer.strategies.get_strategy`), by
 the knobs' grids, a handful of vectorised model calls per job, DESIGN decision 5). A
 *stepwise* strategy runs as a generator, so :func:`tune_jobs` runs many jobs' searches in
 lockstep, one stacked model call per round; any other strategy runs job by job through its
-``optimize``. Then:
+``optimize``. The search stays in ``optimize``'s trust region by default (every size or count
+within ×1/4–×4 of the job's value, :mod:`mrtune.optimizer.trust`): a per-job file carries no
+interval, so it holds only moves the far-move rule trusts, the largest of them taken
+(``region=False``, ``mrtune batch --include-low-confidence``, searches the whole space). Then:
 
 1. **Pruning** (what :func:`mrtune.optimizer.recommend.recommend` does greedily, vectorised here):
    the marginal gain of each change is measured by reverting it alone at the tuned point (one
@@ -182,13 +185,18 @@ def tune_job(
     min_gain: float = MIN_GAIN,
     max_rounds: int | None = None,
     strategy: str = DEFAULT_BATCH_STRATEGY,
+    region: bool = True,
 ) -> JobTuning:
     """Tune one job (module docstring): the registry ``strategy`` (with ``max_rounds`` as its
-    ``n_trials``; default its own budget), vectorised pruning, marginal gains."""
+    ``n_trials``; default its own budget), vectorised pruning, marginal gains. ``region``:
+    every size or count moves within ``optimize``'s trust region (×1/4–×4 of the job's value,
+    :mod:`mrtune.optimizer.trust`): a per-job file has no interval to show, so it holds only
+    moves the far-move rule trusts (``mrtune batch --include-low-confidence``: ``False``)."""
     strat = get_strategy(strategy)
     space = SearchSpace.for_job(profile, base, cluster)
     ev = _Evaluator(space, objective)
-    steps = _tune_steps(space, ev, strat, min_gain, max_rounds or strat.default_trials)
+    budget = max_rounds or strat.default_trials
+    steps = _tune_steps(space, ev, strat, min_gain, budget, region)
     try:
         x = next(steps)
         while True:
@@ -206,6 +214,7 @@ def tune_jobs(
     max_rounds: int | None = None,
     strategy: str = DEFAULT_BATCH_STRATEGY,
     spaces: Sequence[SearchSpace | Exception] | None = None,
+    region: bool = True,
 ) -> list[JobTuning | Exception]:
     """:func:`tune_job` for many jobs at once: the same steps for every job, each round's
     candidates of all the jobs still descending costed in **one** stacked model call
@@ -215,7 +224,7 @@ def tune_jobs(
     tuning raises gets its exception in its place. A strategy that is not stepwise searches
     each job through its own ``optimize`` as the job starts; the pruning rounds are still
     stacked. ``spaces`` are the jobs' :meth:`SearchSpace.for_job` (or the exception it raised)
-    when the caller built them already.
+    when the caller built them already; ``region`` as in :func:`tune_job`.
     """
     strat = get_strategy(strategy)
     budget = max_rounds or strat.default_trials
@@ -237,7 +246,7 @@ def tune_jobs(
         stash_current_vectors(table[0])
     for i, ev in evaluators.items():
         try:
-            steps = _tune_steps(ev.space, ev, strat, min_gain, budget)
+            steps = _tune_steps(ev.space, ev, strat, min_gain, budget, region)
             active[i] = (ev, steps, next(steps))
         except StopIteration as done:
             out[i] = done.value
@@ -261,15 +270,20 @@ def tune_jobs(
 
 
 def _tune_steps(
-    space: SearchSpace, ev: _Evaluator, strat: BaseStrategy, min_gain: float, budget: int
+    space: SearchSpace,
+    ev: _Evaluator,
+    strat: BaseStrategy,
+    min_gain: float,
+    budget: int,
+    region: bool = True,
 ) -> Steps:
     """The tuner (module docstring) as a generator: it yields each matrix of knob values to
     cost and is sent back its costs, so that one job alone (:func:`tune_job`) or many in
     lockstep (:func:`tune_jobs`) run the very same steps."""
     if strat.stepwise:
-        found = yield from strat.steps(space, n_trials=budget)  # type: ignore[attr-defined]
+        found = yield from strat.steps(space, n_trials=budget, region=region)  # type: ignore[attr-defined]
     else:
-        found = yield from _search_alone(space, ev, strat, budget)
+        found = yield from _search_alone(space, ev, strat, budget, region)
     names = space.names
     x0, x = found.x0, found.x
     x, gains, tx, gx = yield from _prune(names, x0, found.at0, x, found.at, min_gain)
@@ -291,12 +305,19 @@ def _tune_steps(
 
 
 def _search_alone(
-    space: SearchSpace, ev: _Evaluator, strat: BaseStrategy, budget: int
+    space: SearchSpace, ev: _Evaluator, strat: BaseStrategy, budget: int, region: bool
 ) -> Generator[np.ndarray, Costs, Descent]:
-    """A strategy that is not stepwise: its ``optimize`` on this job alone (seed 0), then the
-    current and the found configuration costed as one step."""
+    """A strategy that is not stepwise: its ``optimize`` on this job alone (seed 0; with
+    ``region``, in the trust region's space), then the current and the found configuration
+    costed as one step."""
     kind = ObjectiveKind.resources if ev.resources else ObjectiveKind.time
-    result = strat.optimize(space, Objective(space, kind), n_trials=budget, seed=0)
+    searched = space
+    if region:
+        from mrtune.optimizer.choose import space_current
+        from mrtune.optimizer.trust import trust_region
+
+        searched = trust_region(space, space_current(space))
+    result = strat.optimize(searched, Objective(searched, kind), n_trials=budget, seed=0)
     ev.evaluations += result.n_evaluations
     x0 = current_vector(space)
     x = np.array([result.best_values[n] for n in space.names], dtype=np.float64)

@@ -52,8 +52,9 @@ class BatchSettings:
     #: The cluster-wide file may change job-output compression (``--output-compression``;
     #: :mod:`~mrtune.optimizer.batch._cluster` says why it does not by default).
     cluster_output_compression: bool = False
-    #: The cluster-wide file may move a size or count beyond ×4 of the catalog's current value
-    #: (``--include-low-confidence``; the far-move rule of :mod:`mrtune.optimizer.trust`).
+    #: Each job's file and the cluster-wide file may move a size or count beyond ×4 of the
+    #: current value (``--include-low-confidence``; the far-move rule of
+    #: :mod:`mrtune.optimizer.trust`; :func:`~mrtune.optimizer.batch._tune.tune_jobs`).
     include_low_confidence: bool = False
 
     def fingerprint(self) -> str:
@@ -95,7 +96,8 @@ class BatchSettings:
 
 #: Bumped when the tuner's results change, so stored results of an older tuner are not reused.
 #: 3: the sort buffer's share of the heap, stated capabilities, Hadoop 1 property names.
-TUNER_VERSION = 3
+#: 4: each job's moves within optimize's trust region unless --include-low-confidence.
+TUNER_VERSION = 4
 _BASE_CACHE: dict[str, JobProfile] = {}
 
 
@@ -246,6 +248,7 @@ def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, An
         min_gain=settings.min_gain,
         strategy=settings.strategy,
         spaces=spaces,
+        region=not settings.include_low_confidence,
     )
     for (k, profile, base), t in zip(loaded, tunings, strict=True):
         try:

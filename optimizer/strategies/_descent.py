@@ -17,6 +17,12 @@ A catalog of 24,442 jobs on two cores leaves a few ms of CPU per job, so this st
 Every configuration evaluated is on the grid and passes :meth:`SearchSpace.feasible`
 (infeasible ones are never evaluated), so the result is one Hadoop accepts.
 
+With ``region`` (the batch tuner's default, :func:`mrtune.optimizer.batch.tune_jobs`) the
+moves stay inside ``optimize``'s trust region (:func:`region_grids`): every size or count within
+×1/FAR–×FAR of the job's current value, the region's ends on the grid. The knobs' bounds are
+not cut (every job of a stacked chunk is checked and repaired under the same knobs), only the
+values the descent proposes.
+
 Besides :meth:`~BaseStrategy.optimize`, the strategy runs as a generator
 (:meth:`DescentStrategy.steps`, :attr:`BaseStrategy.stepwise`): it yields each matrix of knob
 values to cost and is sent back the costs, so that the batch tuner
@@ -93,6 +99,34 @@ def job_grids(space: SearchSpace, current: np.ndarray) -> list[np.ndarray]:
         ok = space.feasible({n: probe[:, i] for i, n in enumerate(space.names)})
         grids[j] = grids[j][ok] if ok.any() else current[j : j + 1]
     return grids
+
+
+def region_grids(
+    space: SearchSpace, grids: list[np.ndarray], current: np.ndarray
+) -> list[np.ndarray]:
+    """``grids`` (:func:`job_grids`) with each log-scale knob's values within ×1/FAR–×FAR of its
+    current one (:data:`mrtune.optimizer.trust.FAR`, the far-move rule), the region's ends
+    added (integers rounded inwards) so the largest trusted step is on the grid, and cut to
+    the grid's own range (the knob's bounds, the sort buffer's heap cap). A knob whose grid lies
+    wholly outside keeps its current value only (:func:`~mrtune.optimizer.trust.trust_region`
+    does the same to a space's bounds)."""
+    from mrtune.optimizer.trust import FAR
+
+    out = []
+    for j, (k, g) in enumerate(zip(space.knobs, grids, strict=True)):
+        a = float(current[j])
+        if not k.log or not a > 0:
+            out.append(g)
+            continue
+        lo, hi = max(a / FAR, float(g.min())), min(a * FAR, float(g.max()))
+        if k.kind == "int":
+            lo, hi = float(np.ceil(lo)), float(np.floor(hi))
+        if lo > hi:
+            out.append(np.array([a]))
+            continue
+        inside = g[(g >= lo) & (g <= hi)]
+        out.append(np.union1d(inside, [lo, hi, a]))
+    return out
 
 
 def _with_value(grid: np.ndarray, value: float, kind: str) -> np.ndarray:
@@ -253,11 +287,14 @@ class Descent:
 Steps = Generator[np.ndarray, Costs, Descent]
 
 
-def descent_steps(space: SearchSpace, max_rounds: int) -> Steps:
-    """The descent (module docstring) as a generator of the rows to cost."""
+def descent_steps(space: SearchSpace, max_rounds: int, region: bool = False) -> Steps:
+    """The descent (module docstring) as a generator of the rows to cost; ``region``: its
+    moves within the trust region (:func:`region_grids`). The :class:`Descent`'s ``grids`` are
+    the job's whole grids either way (their ends are the job's limits)."""
     names = space.names
     x0 = current_vector(space)
-    grids = job_grids(space, x0)
+    full = job_grids(space, x0)
+    grids = region_grids(space, full, x0) if region else full
     move_grid = _MoveGrid.of(grids, names)
     c0, t0, g0 = yield x0[None, :]
     if not np.isfinite(c0[0]):
@@ -302,7 +339,7 @@ def descent_steps(space: SearchSpace, max_rounds: int) -> Steps:
         at0=(float(c0[0]), float(t0[0]), float(g0[0])),
         x=x,
         at=(cx, tx, gx),
-        grids=grids,
+        grids=full,
         rounds=rounds,
         history=history,
     )
@@ -321,10 +358,10 @@ class DescentStrategy(BaseStrategy):
     default_trials = 12
     stepwise = True
 
-    def steps(self, space: SearchSpace, *, n_trials: int) -> Steps:
+    def steps(self, space: SearchSpace, *, n_trials: int, region: bool = False) -> Steps:
         """The descent as a generator: yields rows to cost, is sent ``(cost, job_ms, gb_s)``,
-        returns the :class:`Descent`."""
-        return descent_steps(space, n_trials)
+        returns the :class:`Descent`; ``region``: moves within the trust region."""
+        return descent_steps(space, n_trials, region)
 
     def _search(
         self, space: SearchSpace, objective: Objective, *, n_trials: int, seed: int | None

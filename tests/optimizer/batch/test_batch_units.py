@@ -94,6 +94,35 @@ def test_lean_tuner_never_worse_and_map_only_has_no_reduce_knobs(
     if p.map_only:
         assert all(KNOBS_BY_NAME[k].side != "reduce" for k in t.knobs)
         assert "mapreduce.job.reduces" not in t.knobs
+    for k in t.changed:  # the default: every size or count within the trust region
+        knob = KNOBS_BY_NAME[k]
+        if knob.log and t.current[k] > 0:
+            assert t.current[k] / 4 <= t.best[k] <= t.current[k] * 4, k
+
+
+def test_per_job_moves_stay_in_the_trust_region_unless_asked() -> None:
+    """400 GB read, 100 KB shuffled: Hive's estimate gives 400 reducers; the unconstrained
+    optimum is 1 (far: the model's extrapolation from a 400-reducer history); by default the
+    per-job file takes the largest trusted step, 400 -> 100, the region's end, and
+    ``--include-low-confidence`` writes the far move."""
+    p = swim_profile(parse_swim_line("j\t0\t0\t400000000000\t100000\t100000"))
+    base = profile_config(p)
+    red = "mapreduce.job.reduces"
+    assert base.num_reducers == 400
+    near = tune_job(p, base, CLUSTER)
+    far = tune_job(p, base, CLUSTER, region=False)
+    assert near.best[red] == 100.0
+    assert far.best[red] < 100.0 and far.best_ms <= near.best_ms
+    line = "j\t0\t0\t400000000000\t100000\t100000"
+    ref = JobRef("j", "swim", "fb.tsv", line)
+    by_flag = {
+        low: {c["name"]: c["recommended"] for c in tune_ref(ref, s)["changes"]}
+        for low, s in (
+            (False, BatchSettings(cluster=CLUSTER)),
+            (True, BatchSettings(cluster=CLUSTER, include_low_confidence=True)),
+        )
+    }
+    assert by_flag[False][red] == 100 and by_flag[True][red] == far.best[red]
 
 
 def test_lean_tuner_is_close_to_the_exhaustive_recommendation() -> None:
