@@ -118,6 +118,14 @@ def render(report: Any) -> None:
         f"{report.computed:,} computed, {report.reused:,} reused · {report.wall_s:.1f} s · "
         f"{report.executor}"
     )
+    basis = s.get("changed_by_basis", {})
+    if basis.get("defaulted"):
+        console.print(
+            f"[yellow]{basis['defaulted']:,} of the {s['changed']:,} jobs with changes rest on "
+            "defaulted cost factors only[/] (no time measured: SWIM rows, profiles without "
+            "timing): their gains are the model's at prior costs, not findings (jobs.csv: "
+            "basis)"
+        )
     unit = s["settings_unit"]
     console.print(
         f"predicted job time: {s['predicted_hours_current']:,.2f} h → "

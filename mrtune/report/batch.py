@@ -55,6 +55,7 @@ def _from_csv(r: dict[str, str]) -> dict[str, Any]:
             gain=float(r["gain_pct"]) / 100,
             map_only=r.get("map_only") == "True",
             changes_text=r.get("changes", ""),
+            basis=r.get("basis", ""),
         )
     return out
 
@@ -84,6 +85,7 @@ def job_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "recommended_sort": f"{r['recommended_ms']:.3f}" if tuned else "-1",
                 "gain": f"{100 * r['gain']:.1f}%" if tuned else "",
                 "gain_sort": f"{r['gain']:.6f}" if tuned else "-1",
+                "basis": str(r.get("basis", "")) if tuned else "",
                 "changes": _changes(r) if tuned else str(r.get("reason", "")),
             }
         )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ CSV_COLUMNS = (
     "current_gb_s",
     "recommended_gb_s",
     "gain_pct",
+    "basis",
     "changes",
     "properties",
 )
@@ -55,6 +57,7 @@ def csv_row(r: dict[str, Any]) -> dict[str, Any]:
         "current_gb_s": f"{r['current_gb_s']:.3f}" if tuned else "",
         "recommended_gb_s": f"{r['recommended_gb_s']:.3f}" if tuned else "",
         "gain_pct": f"{100 * r['gain']:.2f}" if tuned else "",
+        "basis": r.get("basis", "") if tuned else "",
         "changes": "; ".join(
             f"{c['name']}: {_short(c['current'])}->{_short(c['recommended'])}"
             for c in r.get("changes", [])
@@ -76,6 +79,12 @@ def count_reasons(results: Sequence[dict[str, Any]]) -> dict[str, int]:
         kind = r.get("reason_kind") or r.get("reason", "") or "unknown"
         counts[kind] = counts.get(kind, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _by_basis(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Jobs per evidence basis (``measured``, ``partly measured``, ``defaulted``)."""
+    counts = Counter(r.get("basis", "defaulted") for r in records)
+    return {b: counts[b] for b in ("measured", "partly measured", "defaulted") if counts[b]}
 
 
 def summarize(
@@ -121,6 +130,9 @@ def summarize(
         "skipped_by_reason": count_reasons(skipped),
         "changed": sum(1 for r in tuned if r.get("changes")),
         "map_only": sum(1 for r in tuned if r.get("map_only")),
+        # what the gains rest on (evidence_basis): a defaulted job's gain is the model's at
+        # prior costs, not a finding
+        "changed_by_basis": _by_basis(r for r in tuned if r.get("changes")),
         "predicted_hours_current": cur_h,
         "predicted_hours_recommended": rec_h,
         "predicted_hours_saved": cur_h - rec_h,

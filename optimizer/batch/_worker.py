@@ -270,6 +270,19 @@ def _record_failure(out: dict[str, Any], exc: BaseException) -> None:
         out.update(status="failed", reason=failure_reason(exc), reason_kind=reason_kind(exc))
 
 
+def evidence_basis(profile: JobProfile) -> dict[str, Any]:
+    """What a job's predicted gain rests on: the cost factors with a prior range
+    (:data:`mrtune.optimizer.priors.PRIORS`) that its profile measured. ``basis`` is
+    ``defaulted`` when none was (every SWIM row: a trace records sizes, not times, so its
+    gain is the model's at prior costs, not a finding), ``measured`` when all were, else
+    ``partly measured``."""
+    from mrtune.optimizer.priors import PRIORS, is_measured
+
+    measured = [f for f in PRIORS if is_measured(profile, f)]
+    basis = "measured" if len(measured) == len(PRIORS) else "partly measured"
+    return {"basis": basis if measured else "defaulted", "measured_factors": measured}
+
+
 def _record_tuning(
     out: dict[str, Any],
     t: JobTuning,
@@ -307,6 +320,7 @@ def _record_tuning(
             for n in t.changed
         ],
         properties=props,
+        **evidence_basis(profile),
         best_encoded=t.best,
         current_encoded=t.current,
         evaluations=t.evaluations,

@@ -125,6 +125,28 @@ def test_per_job_moves_stay_in_the_trust_region_unless_asked() -> None:
     assert by_flag[False][red] == 100 and by_flag[True][red] == far.best[red]
 
 
+def test_each_job_says_what_its_gain_rests_on(shared_data: Path) -> None:
+    """A SWIM row records sizes, not times: every cost factor is a default and its gain is
+    the model's at prior costs (basis ``defaulted``); a job history measures some factors
+    (``partly measured``, naming them); the summary counts the jobs with changes per basis."""
+    from mrtune.optimizer.batch._report import csv_row, summarize
+    from mrtune.optimizer.priors import PRIORS
+
+    s = BatchSettings(cluster=CLUSTER)
+    line = "j\t0\t0\t400000000000\t100000\t100000"
+    swim = tune_ref(JobRef("j", "swim", "fb.tsv", line), s)
+    assert swim["status"] == "tuned" and swim["changes"]
+    assert swim["basis"] == "defaulted" and swim["measured_factors"] == []
+    qmc = sorted((shared_data / "jhist").glob("*QuasiMonteCarlo*.jhist"))[0]
+    hist = tune_ref(JobRef(str(qmc), "jhist", str(qmc)), s)
+    assert hist["status"] == "tuned" and hist["basis"] == "partly measured"
+    assert hist["measured_factors"] and set(hist["measured_factors"]) < set(PRIORS)
+    assert csv_row(swim)["basis"] == "defaulted"
+    summary = summarize([swim, hist], None, "time")
+    assert summary["changed_by_basis"]["defaulted"] == 1
+    assert sum(summary["changed_by_basis"].values()) == summary["changed"]
+
+
 def test_lean_tuner_is_close_to_the_exhaustive_recommendation() -> None:
     # A large FB-2010 job with a reduce phase (job2 of the trace: 53 GB in, 1.5 GB shuffled).
     p = swim_profile(parse_swim_line(swim_rows(1, start=2)))
