@@ -207,6 +207,28 @@ def _print_tuning(t: WorkflowTuning) -> None:
         console.print(f"  stage {i + 1}: {m}")
 
 
+def _print_confidence(c: Any) -> None:
+    """The tuned workflow's intervals and what each job's times rest on."""
+    r = c.refined
+    sp = r["speedup"]
+    console.print(
+        f"refined, tuned: {_s(r['tuned_ms'].point)} s (p10-p90 {_s(r['tuned_ms'].low)}-"
+        f"{_s(r['tuned_ms'].high)} s); speedup x{sp.point:.3f} (p10-p90 x{sp.low:.3f}-"
+        f"x{sp.high:.3f}, with the jobs' run-to-run noise; {c.samples} evidence samples)"
+    )
+    bases = ", ".join(f"{n}: {b.label}" for n, b in c.jobs.items())
+    console.print(f"what each job's times rest on: {bases}")
+    if c.rests_on_defaults:
+        console.print(
+            "[yellow]no tuned job has a measured cost factor: the gain is the model's at "
+            "prior costs, not a finding[/]"
+        )
+    elif sp.low <= 1.0:
+        console.print(
+            "[yellow]the speedup's interval reaches no gain: a measurement could show none[/]"
+        )
+
+
 # ----------------------------------------------------------------------------- plot
 def plot_timelines(panels: list[tuple[str, WorkflowEvaluation, str]], path: Path) -> None:
     """Gantt chart, one panel per (title, evaluation, model); map and reduce stages as bars."""
@@ -292,10 +314,14 @@ def workflow(
     odr = order.value if order else None
     ev = evaluate_workflow(spec, estimate=est, order=odr)
     baseline = extrapolation_baseline(spec, estimate=est, order=odr)
-    tuning = None
+    tuning = confidence = None
     if optimize:
+        from mrtune.optimizer.workflow_confidence import workflow_confidence
+
         with working("tuning each job's settings for the workflow's makespan"):
             tuning = tune_workflow(spec, estimate=est, order=odr)
+        with working("intervals from each job's evidence"):
+            confidence = workflow_confidence(spec, tuning, estimate=est, order=odr)
     if plot is not None:
         panels = [(f"{m} model", ev, m) for m in models]
         if tuning is not None:
@@ -311,6 +337,7 @@ def workflow(
             **_evaluation_json(ev, models),
             "baseline": _baseline_json(baseline) if baseline else None,
             "tuning": _tuning_json(tuning, models) if tuning else None,
+            "confidence": confidence.to_json() if confidence else None,
             "plot": str(plot) if plot else None,
         }
         emit_json(out)
@@ -330,5 +357,7 @@ def workflow(
         _print_baseline(baseline)
     if tuning is not None:
         _print_tuning(tuning)
+    if confidence is not None:
+        _print_confidence(confidence)
     if plot is not None:
         console.print(f"timeline written to {plot}")

@@ -31,12 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
-from mrtune.costmodel.config import field_versions, format_property_value
 from mrtune.optimizer.batch._stack import chunk_table, stacked_round, stash_current_vectors
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.strategies import BaseStrategy, get_strategy
@@ -49,7 +47,7 @@ from mrtune.optimizer.strategies._descent import (
     current_vector,
     job_grids,
 )
-from mrtune.search_spaces import SearchSpace, find_knob, knob_to_properties
+from mrtune.search_spaces import SearchSpace
 
 #: Knobs whose best value is a property of the job, not of the cluster: the reducer count and
 #: split size (task counts) and the job's own combiner class. The cluster-wide configuration
@@ -376,43 +374,3 @@ def _prune(
     if cx > at0[0] * (1.0 - min_gain):
         return x0.copy(), {}, at0[1], at0[2]
     return x, {names[j]: float(g) for j, g in zip(changed, gain, strict=True)}, tx, gx
-
-
-def changed_properties(
-    tuning: JobTuning, profile: JobProfile, base: HadoopConfig
-) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
-    """Hadoop properties that realise the tuned values, and readable current/recommended
-    values of the changed knobs."""
-    changes: dict[str, object] = {}
-    cur_vals: dict[str, Any] = {}
-    rec_vals: dict[str, Any] = {}
-    for name in tuning.changed:
-        knob = find_knob(name)
-        rec = knob.decode(tuning.best[name])
-        cur_vals[name] = knob.decode(tuning.current[name])
-        rec_vals[name] = rec
-        changes.update(knob_to_properties(knob, rec, base, profile))
-    if not changes:
-        return {}, cur_vals, rec_vals
-    return _property_diff(base, base.with_changes(changes)), cur_vals, rec_vals
-
-
-def _property_diff(old: HadoopConfig, new: HadoopConfig) -> dict[str, str]:
-    """``{k: v for k, v in new.to_properties().items() if old.to_properties().get(k) != v}``
-    with only the fields whose values differ formatted (a job's properties are ~70 fields;
-    formatting all of them twice per job was a visible share of a batch job)."""
-    a, b = old.model_dump(), new.model_dump()
-    out: dict[str, str] = {}
-    for name, fld in HadoopConfig.model_fields.items():
-        v = b.get(name)
-        if not fld.alias or v is None or new.hadoop_version not in field_versions(name):
-            continue
-        u = a.get(name)
-        if type(u) is type(v) and u == v:
-            continue
-        text = format_property_value(name, v)
-        if u is not None and old.hadoop_version in field_versions(name):
-            if format_property_value(name, u) == text:
-                continue
-        out[fld.alias] = text
-    return out

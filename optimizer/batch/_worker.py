@@ -17,13 +17,8 @@ from pydantic import ValidationError
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
-from mrtune.optimizer.batch._tune import (
-    DEFAULT_BATCH_STRATEGY,
-    MIN_GAIN,
-    JobTuning,
-    changed_properties,
-    tune_jobs,
-)
+from mrtune.optimizer.batch._properties import changed_properties
+from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, JobTuning, tune_jobs
 from mrtune.optimizer.outputs import NameStyle, rename
 from mrtune.profiling.swim import swim_profile
 from mrtune.readers.swim import parse_swim_line

@@ -94,7 +94,7 @@ def test_fb2010_chunked_recommendations_equal_the_per_job_path(tmp_path) -> None
     """300 real FB-2010 jobs (map-only and with reducers, 3,000 nodes): the chunk's
     vectorised rounds (ChunkJobs: one feasibility pass, one batch and one model call per
     round) recommend exactly what each job's own tuner recommends, property by property."""
-    from mrtune.optimizer.batch._tune import changed_properties
+    from mrtune.optimizer.batch._properties import changed_properties
 
     settings = BatchSettings(cluster=ClusterSpec(num_nodes=3000))
     refs = _spread_refs(tmp_path, 300)
