@@ -144,6 +144,8 @@ def job_state(job: JobView) -> Finding:
         )
     elif job.failed_attempts or job.failed_tasks:
         sev, text = Severity.LOW, f"{job.failed_attempts} attempt(s) failed and were retried"
+    elif job.status != "SUCCEEDED":  # e.g. REST responses without the job's own
+        sev, text = Severity.NONE, f"the job's final state is not recorded ({job.status})"
     else:
         sev, text = Severity.NONE, "the job succeeded with no failed attempt"
     if job.problem and sev >= Severity.SEVERE:

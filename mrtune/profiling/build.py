@@ -65,9 +65,8 @@ def _check_usable(h: JobHistory) -> None:
             f"nothing to profile for {h.job_id}",
             path=name,
         )
-    raise InputError(
-        f"no successful task attempt for job {h.job_id}: nothing to profile", path=name
-    )
+    which = f"job {h.job_id}" if h.job_id.startswith("job_") else "the job (its id not recorded)"
+    raise InputError(f"no successful task attempt for {which}: nothing to profile", path=name)
 
 
 def build_statistics(

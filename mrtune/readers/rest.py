@@ -48,6 +48,9 @@ PAYLOAD_KEYS = (
     "info",
 )
 _JOB_ID = re.compile(r"^job_[0-9]+(_[0-9]+)+$")
+#: Responses that describe the server (``/ws/v1/history/info``, the AM's ``/info``) or the
+#: job's ApplicationMaster attempts (``jobattempts``): alone, no job to profile or diagnose.
+NOT_A_JOB = frozenset({"historyInfo", "info", "jobAttempts"})
 
 
 def _unwrap_envelope(obj: Any) -> Any:
@@ -103,6 +106,16 @@ def load_rest_saved(path: str | Path, job_id: str | None = None) -> JobHistory:
             "no JobHistory REST response in the file",
             path=str(p),
             allowed="JSON with one of the keys " + ", ".join(PAYLOAD_KEYS[:9]),
+        )
+    kinds = sorted({k for pl in payloads for k in pl})
+    if not set(kinds) - NOT_A_JOB:
+        what = "the ApplicationMaster's attempts" if kinds == ["jobAttempts"] else "the server"
+        raise InputError(
+            f"a '{', '.join(kinds)}' REST response describes {what}, not a job's tasks or "
+            "counters: nothing to profile",
+            path=str(p),
+            allowed="a directory of the job's saved responses (job, tasks, taskAttempts, "
+            "counters) or its .jhist",
         )
     return history_from_payloads(payloads, str(p), job_id=job_id)
 

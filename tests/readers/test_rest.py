@@ -66,6 +66,35 @@ def test_single_file_with_envelope_and_sniffing() -> None:
         load_profile_source(REST / "04_jobCounters.json")
 
 
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("00_historyInfo.json", "'historyInfo' REST response describes the server"),
+        ("mr-appmaster/00_info.json", "'info' REST response describes the server"),
+        ("03_jobAttempts.json", "describes the ApplicationMaster's attempts"),
+    ],
+)
+def test_a_response_about_no_job_says_what_it_is(name: str, what: str) -> None:
+    """The server's info and the AM attempts hold no job: said as such, with what to give
+    (they were read as an empty job that had 'succeeded with no failed attempt')."""
+    with pytest.raises(InputError, match=what) as info:
+        load_rest_saved(REST / name)
+    assert "a directory of the job's saved responses" in str(info.value)
+    assert load_rest_saved(REST).job_id == JOB  # beside the job's responses, still read
+
+
+def test_counters_alone_name_no_placeholder_job_and_no_success() -> None:
+    """A counters response alone has no job id and no state: the profile error and the
+    diagnosis say so rather than 'job job' and 'the job succeeded'."""
+    from mrtune.diagnose import diagnose_view, load_jobs
+
+    with pytest.raises(InputError, match=r"for the job \(its id not recorded\)"):
+        load_profile_source(REST / "04_jobCounters.json")
+    diag = diagnose_view(load_jobs(REST / "04_jobCounters.json")[0], resamples=0)
+    state = next(f for f in diag.findings if f.key == "job_state")
+    assert state.summary == "the job's final state is not recorded (UNKNOWN)"
+
+
 def test_appmaster_running_job(tmp_path: Path) -> None:
     h = load_rest_saved(REST / "mr-appmaster")
     assert h.status == "RUNNING"
