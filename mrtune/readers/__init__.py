@@ -89,6 +89,13 @@ def sniff_format(path: str | Path) -> str:
             "configuration with --conf",
             path=str(p),
         )
+    first = stripped.splitlines()[0] if stripped else ""
+    if len(first.split("\t")) == 6:  # SWIM's row: id, submit, gap, input, shuffle, output
+        raise InputError(
+            "a SWIM trace (a catalog of job sizes, one row a job, no task times): "
+            "tune it with `mrtune batch FILE -o DIR`",
+            path=str(p),
+        )
     raise InputError(
         "unrecognised format",
         path=str(p),

@@ -69,3 +69,16 @@ def test_hostile_nesting_does_not_crash_the_sniffer(tmp_path: Path) -> None:
     f = tmp_path / "deep.json"
     f.write_text("[" * 200_000 + "]" * 200_000)
     assert sniff_format(f) == "rest"  # not Rumen; the REST reader then says what is wrong
+
+
+def test_a_swim_trace_points_to_batch(shared_data: Path, tmp_path: Path) -> None:
+    """A SWIM trace is a catalog of sizes, not one job's history: the single-job commands
+    say what it is and which command takes it, rather than "unrecognised format"."""
+    trace = shared_data / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+    with pytest.raises(InputError, match=r"a SWIM trace .*mrtune batch") as info:
+        sniff_format(trace)
+    assert str(trace) in str(info.value)
+    other = tmp_path / "notes.txt"
+    other.write_text("a\tb\tc\n")
+    with pytest.raises(InputError, match="unrecognised format"):
+        sniff_format(other)
