@@ -70,6 +70,9 @@ class MapInputs:
 
     map_only: NDArray[np.bool_]
     any_map_only: bool
+    #: ``mapreduce.job.reduces`` as float64, and ``max(R, 1)``: the partitions a map writes
+    #: (the job model and the reduce task read both: converted once per batch)
+    reducers: F64
     parts: F64
     eof_parts: F64
     chk_parts: F64
@@ -100,7 +103,8 @@ class MapInputs:
         st = profile.stats
         map_only = batch.num_reducers == 0
         any_map_only = bool(map_only.any())
-        parts = at_least(batch.num_reducers.astype(np.float64), 1.0)
+        reducers = batch.num_reducers.astype(np.float64)
+        parts = at_least(reducers, 1.0)
         width = st.map_output_pair_width
         combining = batch.use_combiner & profile.has_combiner
         if any_map_only:
@@ -119,6 +123,7 @@ class MapInputs:
         return cls(
             map_only=map_only,
             any_map_only=any_map_only,
+            reducers=reducers,
             parts=parts,
             eof_parts=IFILE_EOF_BYTES * parts,
             chk_parts=IFILE_CHECKSUM_BYTES * parts,
