@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import METADATA_BYTES, at_least, fma, quotient
+from mrtune.costmodel._ifile import METADATA_BYTES, at_least, at_most, fma, quotient
 from mrtune.costmodel._map_inputs import (
     MapInputs,
     MapWork,
@@ -54,18 +54,21 @@ def overlap_coefficients(
     out_recs: F64,
     spill_percent: F64,
     headroom: F64 | None = None,
+    end: F64 | None = None,
 ) -> tuple[F64, F64, F64, F64]:
     """Cost-independent coefficients of :func:`hidden_spill_ns`: the numbers of middle and
     last background spills, and the headroom records (during a middle spill, and during the
-    last one) as shares of the map's output records. ``headroom`` is ``1 − spill%`` when the
-    caller has it (:class:`~mrtune.costmodel._map_inputs.MapInputs`)."""
+    last one) as shares of the map's output records. ``headroom`` is ``1 − spill%`` and
+    ``end`` is ``n_full ≥ 1`` as 0.0/1.0 when the caller has them (the map task's
+    :class:`~mrtune.costmodel._map_inputs.MapInputs` and ``MapWork.merging_f``)."""
     p = np.asarray(spill_percent, dtype=np.float64)
     head = r_full * (1.0 - p if headroom is None else headroom)
     head /= p
     inv = quotient(1.0, out_recs)
     mid = n_full - 1.0
     at_least(mid, 0.0, out=mid)
-    end = (n_full >= 1.0).astype(np.float64)
+    if end is None:
+        end = (n_full >= 1.0).astype(np.float64)
     last = np.minimum(head, r_last)
     last *= inv
     head *= inv
@@ -102,6 +105,7 @@ def hidden_spill_ns(
     spill_percent: F64,
     contention: float | F64 = 0.0,
     headroom: F64 | None = None,
+    end: F64 | None = None,
 ) -> F64:
     """Spill time hidden behind the map function when the spill thread has a core.
 
@@ -120,9 +124,13 @@ def hidden_spill_ns(
     1.86 s, leaving 0.24 s (0.74 M records of headroom) hidden.
     """
     mid, end, head_share, last_share = overlap_coefficients(
-        n_full, r_full, r_last, out_recs, spill_percent, headroom
+        n_full, r_full, r_last, out_recs, spill_percent, headroom, end
     )
-    s_full = quotient(spill_ns - last_ns, n_full)
+    # S per full spill; a row without full spills (n_full = 0: mid = end = 0) adds 0·S to
+    # every term below, so any finite S does there: n_full is raised to 1 rather than a
+    # quotient's masked 0 (with one spill, spill_ns − last_ns is 0 in any case)
+    s_full = spill_ns - last_ns
+    s_full /= at_least(n_full, 1.0)
     head_share *= work
     last_share *= work
     blocked = mid * blocked_ns(s_full, head_share, contention)
@@ -159,7 +167,9 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     if any_no_spill:
         spills = np.where(no_spill, 0.0, spills)
     r_full = np.minimum(per_spill, out_recs)
-    r_last = out_recs - (spills - 1) * per_spill
+    sm1 = spills - 1.0
+    r_last = sm1 * per_spill
+    np.subtract(out_recs, r_last, out=r_last)
     if any_no_spill:
         r_last = np.where(spills > 0, r_last, 0.0)
     if mi.any_combining:
@@ -179,7 +189,9 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     w.u_last = u_last = fma(c_last, wr_last, eof_parts)
     w.d_full = d_full = fma(u_full, ratio, chk_parts)
     w.d_last = d_last = fma(u_last, ratio, chk_parts)
-    w.n_full = n_full = at_least(spills - 1, 0.0)
+    w.n_full = n_full = at_least(sm1, 0.0, out=sm1)
+    # spills > 1 as 0.0/1.0 (n_full is a whole number ≥ 0): the merge's and the overlap's flag
+    w.merging_f = at_most(n_full, 1.0)
     spill_recs_written = fma(n_full, c_full, c_last)
     spill_bytes_written = fma(n_full, d_full, d_last)
     spill_u_written = fma(n_full, u_full, u_last)
@@ -271,6 +283,7 @@ def spill_costs(
             batch.spill_percent,
             w.contention,
             mi.headroom,
+            w.merging_f,
         )
         # the background spills' time the map thread waited for, split into the spills'
         # I/O and CPU pro rata, moves to collect; the spill phase keeps the final spill
