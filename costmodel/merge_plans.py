@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import at_least
+from mrtune.costmodel._ifile import at_least, at_most
 
 
 # ---------------------------------------------------------------------- map merge
@@ -76,7 +76,7 @@ def _spill_plan_float(
         pw += up
     x = leaves - pw
     x /= fm1  # merges at depth L (exact quotient)
-    deep = x > 0.0
+    deep = at_most(x, 1.0)  # x > 0 as 0.0/1.0 (x is a whole number ≥ 0)
     depth -= 1.0
     leaves -= n  # d, the dummies the first pass leaves out
     x *= f
