@@ -55,7 +55,7 @@ def map_merge(
     spills, out_recs = w.spills, w.out_recs
     passes, a, b = _spill_plan_float(spills, mi.sort_factor, mi.log_sort_factor, mi.sort_factor_m1)
     merging = spills > 1
-    merging_f = merging.astype(np.float64)
+    merging_f = w.merging_f
     inter_bytes = fma(a, w.d_full, b * w.d_last)
     inter_u = fma(a, w.u_full, b * w.u_last)
     inter_recs = fma(a, w.c_full, b * w.c_last)  # 0 without merging (a = b = 0)

@@ -144,7 +144,9 @@ def final_merge_plan(w: ReduceWork, batch: ConfigBatch) -> None:
         np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / w.seg_u1), w.mem_left),
         0.0,
     )
-    w.f = f = at_least(batch.sort_factor.astype(np.float64), 2.0)  # io.sort.factor >= 2
+    f = w.f  # io.sort.factor >= 2: the caller's, or made here
+    if f is None:
+        w.f = f = at_least(batch.sort_factor.astype(np.float64), 2.0)
     plan = reduce_merge_rows(w.files, f, evicted)
     w.sh_merges, w.sh_units, kept, w.passes, w.ird, w.iwm = plan
     # the first pass writes what it reads; the final reads all

@@ -94,10 +94,10 @@ def predict_job(
     n_maps = groups[0].count
     for g in groups[1:]:
         n_maps = n_maps + g.count
-    R = batch.num_reducers.astype(np.float64)
+    R = map_inputs.reducers
     has_red = R > 0
     all_red = bool(has_red.all())
-    Rn = at_least(R, 1.0)
+    Rn = map_inputs.parts
     # several map classes: their final records may differ in width (MapClass.stats)
     classes = isinstance(profile, JobProfile) and len(profile.map_classes) > 1
     seg_recs, seg_raw, seg_width = _reduce_segments(groups, map_inputs, n_maps, Rn, n, classes)
@@ -110,6 +110,8 @@ def predict_job(
         seg_width,
         map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
         counters=counters,
+        parts=Rn,
+        sort_factor=map_inputs.sort_factor,
     )
     map_slots, red_slots, slots_shared = _slots(cluster, batch, n)
     shape = JobShape(
