@@ -169,5 +169,11 @@ def final_pair_width(
     if not mi.any_combining:
         return mi.w_spill.copy() if counters else mi.w_spill
     recs = w.final_recs
-    per_rec = quotient(w.final_u - mi.eof_parts, recs) - profile.stats.ifile_record_overhead
-    return np.where(mi.combining & (recs > 0), per_rec, mi.w_spill)
+    per_rec = quotient(w.final_u - mi.eof_parts, recs)
+    per_rec -= profile.stats.ifile_record_overhead
+    measured = recs > 0
+    if mi.all_combining and measured.all():
+        return per_rec  # np.where(True, per_rec, …) in every row
+    if not mi.all_combining:
+        measured &= mi.combining
+    return np.where(measured, per_rec, mi.w_spill)

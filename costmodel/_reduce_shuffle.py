@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.costmodel._ifile import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, at_least
-from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.batch import ConfigBatch, shared_value
 from mrtune.costmodel.combiner import combined_pair_width, combined_records
 from mrtune.costmodel.merge_plans import reduce_merge_rows
 from mrtune.costmodel.profile import JobProfile
@@ -26,9 +26,13 @@ INT_MAX = float(2**31 - 1)
 
 
 def _java_float_times(x: F64, pct: F64) -> F64:
-    """``(long)(x * pctFloat)`` as Java computes it: both operands rounded to float32."""
-    prod = np.asarray(x, dtype=np.float32) * np.asarray(pct, dtype=np.float32)
-    return np.floor(prod.astype(np.float64))
+    """``(long)(x * pctFloat)`` as Java computes it: both operands rounded to float32 (a
+    column every configuration shares, :func:`shared_value`, converted once), the product
+    floored in float32 and widened (exact: a float32 is a float64)."""
+    one = shared_value(x) if isinstance(x, np.ndarray) else None
+    x32 = np.asarray(x, dtype=np.float32) if one is None else np.float32(one)
+    prod = x32 * np.asarray(pct, dtype=np.float32)
+    return np.floor(prod, out=np.empty(prod.shape))
 
 
 class ReduceWork:

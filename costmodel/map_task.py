@@ -226,7 +226,7 @@ def _read_map(
     w.map_cpu = w.in_recs * c.map_cpu
     if mi.any_map_only:
         map_only = mi.map_only
-        out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec)
+        out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec, uncompress=False)
         hdfs_written_maponly = w.out_bytes * out_ratio
         w.write_io = np.where(map_only, hdfs_written_maponly * c.hdfs_write, 0.0)
         w.write_cpu = np.where(map_only, w.out_bytes * out_comp, 0.0)

@@ -170,7 +170,7 @@ def _reduce_dataflow(
     w.interm_wd = w.iwd * file_d + w.iwm * w.seg_c
     w.final_disk_bytes = w.fdd * file_d + w.fdm * w.seg_c + w.ev_d_disk
     _reduce_output(w, profile)
-    out_ratio, w.out_comp, _ = codec_arrays(profile, batch.out_codec)
+    out_ratio, w.out_comp, _ = codec_arrays(profile, batch.out_codec, uncompress=False)
     w.hdfs_written = w.out_bytes * out_ratio
     if counters:
         disk_recs_shuffle = w.sh_units * w.file_r
