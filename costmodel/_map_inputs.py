@@ -70,6 +70,9 @@ class MapInputs:
 
     map_only: NDArray[np.bool_]
     any_map_only: bool
+    #: ``mapreduce.job.reduces`` as float64, and ``max(R, 1)``: the partitions a map writes
+    #: (the job model and the reduce task read both: converted once per batch)
+    reducers: F64
     parts: F64
     eof_parts: F64
     chk_parts: F64
@@ -91,7 +94,9 @@ class MapInputs:
     log_sort_factor: F64
     #: ``sort_factor − 1`` (the merge plan's F − 1, the same for the full and tail tasks)
     sort_factor_m1: F64
-    #: ``1 − spill%`` (the sort buffer's headroom share, :func:`~mrtune.costmodel._map_spill.overlap_coefficients`)
+    #: ``mapreduce.map.sort.spill.percent`` as float64, and ``1 − spill%`` (the sort
+    #: buffer's headroom share, :func:`~mrtune.costmodel._map_spill.overlap_coefficients`)
+    spill_percent: F64
     headroom: F64
     combine_min_spills: F64
 
@@ -100,7 +105,8 @@ class MapInputs:
         st = profile.stats
         map_only = batch.num_reducers == 0
         any_map_only = bool(map_only.any())
-        parts = at_least(batch.num_reducers.astype(np.float64), 1.0)
+        reducers = batch.num_reducers.astype(np.float64)
+        parts = at_least(reducers, 1.0)
         width = st.map_output_pair_width
         combining = batch.use_combiner & profile.has_combiner
         if any_map_only:
@@ -116,9 +122,11 @@ class MapInputs:
             index_bytes = np.where(map_only, 0.0, index_bytes)
         # io.sort.factor >= 2 (HadoopConfig); a merge cannot progress with fewer
         sort_factor = at_least(batch.sort_factor.astype(np.float64), 2.0)
+        spill_percent = np.asarray(batch.spill_percent, dtype=np.float64)
         return cls(
             map_only=map_only,
             any_map_only=any_map_only,
+            reducers=reducers,
             parts=parts,
             eof_parts=IFILE_EOF_BYTES * parts,
             chk_parts=IFILE_CHECKSUM_BYTES * parts,
@@ -137,7 +145,8 @@ class MapInputs:
             sort_factor=sort_factor,
             log_sort_factor=np.log(sort_factor),
             sort_factor_m1=sort_factor - 1.0,
-            headroom=1.0 - np.asarray(batch.spill_percent, dtype=np.float64),
+            spill_percent=spill_percent,
+            headroom=1.0 - spill_percent,
             combine_min_spills=batch.combine_min_spills.astype(np.float64),
         )
 

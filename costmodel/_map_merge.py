@@ -55,7 +55,7 @@ def map_merge(
     spills, out_recs = w.spills, w.out_recs
     passes, a, b = _spill_plan_float(spills, mi.sort_factor, mi.log_sort_factor, mi.sort_factor_m1)
     merging = spills > 1
-    merging_f = merging.astype(np.float64)
+    merging_f = w.merging_f
     inter_bytes = fma(a, w.d_full, b * w.d_last)
     inter_u = fma(a, w.u_full, b * w.u_last)
     inter_recs = fma(a, w.c_full, b * w.c_last)  # 0 without merging (a = b = 0)
@@ -169,5 +169,11 @@ def final_pair_width(
     if not mi.any_combining:
         return mi.w_spill.copy() if counters else mi.w_spill
     recs = w.final_recs
-    per_rec = quotient(w.final_u - mi.eof_parts, recs) - profile.stats.ifile_record_overhead
-    return np.where(mi.combining & (recs > 0), per_rec, mi.w_spill)
+    per_rec = quotient(w.final_u - mi.eof_parts, recs)
+    per_rec -= profile.stats.ifile_record_overhead
+    measured = recs > 0
+    if mi.all_combining and measured.all():
+        return per_rec  # np.where(True, per_rec, …) in every row
+    if not mi.all_combining:
+        measured &= mi.combining
+    return np.where(measured, per_rec, mi.w_spill)

@@ -9,12 +9,13 @@ Vectorised over configurations; each step reads and writes a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import METADATA_BYTES, at_least, fma, quotient
+from mrtune.costmodel._ifile import METADATA_BYTES, at_least, at_most, fma, quotient
 from mrtune.costmodel._map_inputs import (
     MapInputs,
     MapWork,
@@ -54,22 +55,28 @@ def overlap_coefficients(
     out_recs: F64,
     spill_percent: F64,
     headroom: F64 | None = None,
+    end: F64 | None = None,
+    head: F64 | None = None,
 ) -> tuple[F64, F64, F64, F64]:
     """Cost-independent coefficients of :func:`hidden_spill_ns`: the numbers of middle and
     last background spills, and the headroom records (during a middle spill, and during the
-    last one) as shares of the map's output records. ``headroom`` is ``1 − spill%`` when the
-    caller has it (:class:`~mrtune.costmodel._map_inputs.MapInputs`)."""
-    p = np.asarray(spill_percent, dtype=np.float64)
-    head = r_full * (1.0 - p if headroom is None else headroom)
-    head /= p
+    last one) as shares of the map's output records. ``headroom`` is ``1 − spill%``,
+    ``end`` is ``n_full ≥ 1`` as 0.0/1.0 and ``head`` the headroom records ``r_full ·
+    (1 − spill%) / spill%`` when the caller has them (the map task's
+    :class:`~mrtune.costmodel._map_inputs.MapInputs`, ``MapWork.merging_f`` and
+    :func:`full_spill`)."""
+    if head is None:
+        p = np.asarray(spill_percent, dtype=np.float64)
+        head = r_full * (1.0 - p if headroom is None else headroom)
+        head /= p
     inv = quotient(1.0, out_recs)
     mid = n_full - 1.0
     at_least(mid, 0.0, out=mid)
-    end = (n_full >= 1.0).astype(np.float64)
+    if end is None:
+        end = (n_full >= 1.0).astype(np.float64)
     last = np.minimum(head, r_last)
     last *= inv
-    head *= inv
-    return mid, end, head, last
+    return mid, end, head * inv, last
 
 
 def blocked_ns(s_full: F64, overlap_work: F64, contention: float | F64) -> F64:
@@ -102,6 +109,8 @@ def hidden_spill_ns(
     spill_percent: F64,
     contention: float | F64 = 0.0,
     headroom: F64 | None = None,
+    end: F64 | None = None,
+    head: F64 | None = None,
 ) -> F64:
     """Spill time hidden behind the map function when the spill thread has a core.
 
@@ -120,9 +129,13 @@ def hidden_spill_ns(
     1.86 s, leaving 0.24 s (0.74 M records of headroom) hidden.
     """
     mid, end, head_share, last_share = overlap_coefficients(
-        n_full, r_full, r_last, out_recs, spill_percent, headroom
+        n_full, r_full, r_last, out_recs, spill_percent, headroom, end, head
     )
-    s_full = quotient(spill_ns - last_ns, n_full)
+    # S per full spill; a row without full spills (n_full = 0: mid = end = 0) adds 0·S to
+    # every term below, so any finite S does there: n_full is raised to 1 rather than a
+    # quotient's masked 0 (with one spill, spill_ns − last_ns is 0 in any case)
+    s_full = spill_ns - last_ns
+    s_full /= at_least(n_full, 1.0)
     head_share *= work
     last_share *= work
     blocked = mid * blocked_ns(s_full, head_share, contention)
@@ -146,10 +159,63 @@ def _combining(x: F64, mi: MapInputs) -> F64:
     return x
 
 
+@dataclass(slots=True)
+class SpillOf:
+    """What one spill of ``r`` records writes and costs (§2.3): its records after the
+    combiner, IFile bytes (uncompressed and on disk) and sort comparisons."""
+
+    r: F64
+    c: F64
+    u: F64
+    d: F64
+    cmp: F64
+    #: records the map collects into the buffer's headroom while it is written in the
+    #: background, ``r · (1 − spill%) / spill%`` (:func:`overlap_coefficients`; full spills)
+    head: F64 | None = None
+
+
+def spill_of(r: F64, w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> SpillOf:
+    """One spill of ``r`` records: ``combine_keys`` where the combiner runs, the width of a
+    combined record from how many raw records it merged (its merge factor), ``ifile_bytes``
+    and ``on_disk_bytes`` with their per-configuration terms computed once, and the sort's
+    comparisons (slower once records and metadata outgrow the caches)."""
+    c = if_combining(mi, combine_keys(r, r, profile), r) if mi.any_combining else r
+    wr = mi.w_rec
+    if mi.any_combining:
+        ovh = profile.stats.ifile_record_overhead
+        wr = if_combining(mi, combine_width(r, c, profile, mi) + ovh, mi.w_rec)
+    u = fma(c, wr, mi.eof_parts)
+    cmp = _comparisons(r, mi.parts)
+    if nonzero(w.slowdown):
+        row = mi.width + METADATA_BYTES
+        cmp = cmp * _cache_factor(r * row, profile.costs.sort_cache_bytes, w.slowdown)
+    return SpillOf(r, c, u, fma(u, mi.ratio, mi.chk_parts), cmp)
+
+
+def full_spill(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> SpillOf:
+    """A full spill: the sort buffer's ``records_per_spill`` records, the same in every map
+    task of the batch (made once per :class:`MapInputs` and profile, kept on ``mi``).
+
+    A task whose output fills the buffer at least once more than its last spill (``n_full``
+    ≥ 1, so output > records per spill) spills exactly that; one that does not (0 or 1
+    spill) multiplies every full-spill term by ``n_full`` = 0, or by ``a`` = 0 and the
+    overlap's ``mid`` = ``end`` = 0, so its value there, finite, changes no number: the full
+    and tail tasks share one full spill.
+    """
+    hit = getattr(mi, "_full_spill", None)
+    if hit is not None and hit[0] is profile and hit[1] == w.local_mode:
+        return hit[2]
+    full = spill_of(mi.per_spill, w, profile, mi)
+    full.head = mi.per_spill * mi.headroom
+    full.head /= mi.spill_percent
+    mi._full_spill = (profile, w.local_mode, full)  # type: ignore[attr-defined]
+    return full
+
+
 def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInputs) -> None:
     """Collect and Spill's dataflow (§2.3, §8.1): spills, records and IFile bytes of the full
-    spills and of the last one, and the sort comparisons."""
-    c = profile.costs
+    spills (:func:`full_spill`) and of the last one (:func:`spill_of`), and the sort
+    comparisons."""
     out_recs, per_spill = w.out_recs, mi.per_spill
     no_spill = out_recs <= 0
     if mi.any_map_only:
@@ -158,45 +224,27 @@ def spill_dataflow(w: MapWork, profile: JobProfile | StackedProfiles, mi: MapInp
     spills = np.ceil(out_recs / per_spill)
     if any_no_spill:
         spills = np.where(no_spill, 0.0, spills)
-    r_full = np.minimum(per_spill, out_recs)
-    r_last = out_recs - (spills - 1) * per_spill
+    sm1 = spills - 1.0
+    r_last = sm1 * per_spill
+    np.subtract(out_recs, r_last, out=r_last)
     if any_no_spill:
         r_last = np.where(spills > 0, r_last, 0.0)
-    if mi.any_combining:
-        c_full = if_combining(mi, combine_keys(r_full, r_full, profile), r_full)
-        c_last = if_combining(mi, combine_keys(r_last, r_last, profile), r_last)
-    else:
-        c_full, c_last = r_full, r_last
-    w_rec, eof_parts, chk_parts, ratio = mi.w_rec, mi.eof_parts, mi.chk_parts, mi.ratio
-    wr_full = wr_last = w_rec
-    if mi.any_combining:
-        # a combined record's width follows how many raw records it merged (its merge factor)
-        ovh = profile.stats.ifile_record_overhead
-        wr_full = if_combining(mi, combine_width(r_full, c_full, profile, mi) + ovh, w_rec)
-        wr_last = if_combining(mi, combine_width(r_last, c_last, profile, mi) + ovh, w_rec)
-    # ifile_bytes and on_disk_bytes, with their per-configuration terms computed once
-    w.u_full = u_full = fma(c_full, wr_full, eof_parts)
-    w.u_last = u_last = fma(c_last, wr_last, eof_parts)
-    w.d_full = d_full = fma(u_full, ratio, chk_parts)
-    w.d_last = d_last = fma(u_last, ratio, chk_parts)
-    w.n_full = n_full = at_least(spills - 1, 0.0)
-    spill_recs_written = fma(n_full, c_full, c_last)
-    spill_bytes_written = fma(n_full, d_full, d_last)
-    spill_u_written = fma(n_full, u_full, u_last)
-    cmp_last = _comparisons(r_last, mi.parts)
-    cmp_full = _comparisons(r_full, mi.parts)
-    if nonzero(w.slowdown):
-        # a spill whose records and metadata outgrow the caches compares more slowly
-        row = mi.width + METADATA_BYTES
-        cmp_full = cmp_full * _cache_factor(r_full * row, c.sort_cache_bytes, w.slowdown)
-        cmp_last = cmp_last * _cache_factor(r_last * row, c.sort_cache_bytes, w.slowdown)
-    sorted_cmp = fma(n_full, cmp_full, cmp_last)
+    full, last = full_spill(w, profile, mi), spill_of(r_last, w, profile, mi)
+    w.u_full, w.u_last, w.d_full, w.d_last = full.u, last.u, full.d, last.d
+    w.n_full = n_full = at_least(sm1, 0.0, out=sm1)
+    # spills > 1 as 0.0/1.0 (n_full is a whole number ≥ 0): the merge's and the overlap's flag
+    w.merging_f = at_most(n_full, 1.0)
+    spill_recs_written = fma(n_full, full.c, last.c)
+    spill_bytes_written = fma(n_full, full.d, last.d)
+    spill_u_written = fma(n_full, full.u, last.u)
+    cmp_last = last.cmp
+    sorted_cmp = fma(n_full, full.cmp, cmp_last)
     if any_no_spill:
         spill_recs_written = np.where(spills > 0, spill_recs_written, 0.0)
         spill_bytes_written = np.where(spills > 0, spill_bytes_written, 0.0)
         spill_u_written = np.where(spills > 0, spill_u_written, 0.0)
         sorted_cmp = np.where(spills > 0, sorted_cmp, 0.0)
-    w.spills, w.r_full, w.r_last, w.c_full, w.c_last = spills, r_full, r_last, c_full, c_last
+    w.spills, w.r_full, w.r_last, w.c_full, w.c_last = spills, per_spill, r_last, full.c, last.c
     w.spill_recs_written, w.spill_bytes_written = spill_recs_written, spill_bytes_written
     w.spill_u_written, w.cmp_last, w.sorted_cmp = spill_u_written, cmp_last, sorted_cmp
 
@@ -271,6 +319,8 @@ def spill_costs(
             batch.spill_percent,
             w.contention,
             mi.headroom,
+            w.merging_f,
+            full_spill(w, profile, mi).head,
         )
         # the background spills' time the map thread waited for, split into the spills'
         # I/O and CPU pro rata, moves to collect; the spill phase keeps the final spill

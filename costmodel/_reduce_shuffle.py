@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.costmodel._ifile import IFILE_CHECKSUM_BYTES, IFILE_EOF_BYTES, at_least
-from mrtune.costmodel.batch import ConfigBatch
+from mrtune.costmodel.batch import ConfigBatch, shared_value
 from mrtune.costmodel.combiner import combined_pair_width, combined_records
 from mrtune.costmodel.merge_plans import reduce_merge_rows
 from mrtune.costmodel.profile import JobProfile
@@ -26,9 +26,13 @@ INT_MAX = float(2**31 - 1)
 
 
 def _java_float_times(x: F64, pct: F64) -> F64:
-    """``(long)(x * pctFloat)`` as Java computes it: both operands rounded to float32."""
-    prod = np.asarray(x, dtype=np.float32) * np.asarray(pct, dtype=np.float32)
-    return np.floor(prod.astype(np.float64))
+    """``(long)(x * pctFloat)`` as Java computes it: both operands rounded to float32 (a
+    column every configuration shares, :func:`shared_value`, converted once), the product
+    floored in float32 and widened (exact: a float32 is a float64)."""
+    one = shared_value(x) if isinstance(x, np.ndarray) else None
+    x32 = np.asarray(x, dtype=np.float32) if one is None else np.float32(one)
+    prod = x32 * np.asarray(pct, dtype=np.float32)
+    return np.floor(prod, out=np.empty(prod.shape))
 
 
 class ReduceWork:
@@ -144,7 +148,9 @@ def final_merge_plan(w: ReduceWork, batch: ConfigBatch) -> None:
         np.minimum(np.ceil((mem_bytes - max_inmem_reduce) / w.seg_u1), w.mem_left),
         0.0,
     )
-    w.f = f = at_least(batch.sort_factor.astype(np.float64), 2.0)  # io.sort.factor >= 2
+    f = w.f  # io.sort.factor >= 2: the caller's, or made here
+    if f is None:
+        w.f = f = at_least(batch.sort_factor.astype(np.float64), 2.0)
     plan = reduce_merge_rows(w.files, f, evicted)
     w.sh_merges, w.sh_units, kept, w.passes, w.ird, w.iwm = plan
     # the first pass writes what it reads; the final reads all

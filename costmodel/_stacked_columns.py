@@ -67,7 +67,7 @@ def _rows(table: dict[str, object], job: NDArray[np.int64]) -> dict[str, object]
 
 def _at(table: F64, job: NDArray[np.int64], codes: NDArray[np.int64]) -> F64:
     """``table[job, codes]`` of a (jobs, codes) table, or ``table[codes]`` of a shared row."""
-    return table[codes] if table.ndim == 1 else table[job, codes]
+    return table.take(codes) if table.ndim == 1 else table[job, codes]
 
 
 def _codec_tables(profiles: Sequence[JobProfile], *, reduce: bool = False) -> tuple[F64, F64, F64]:

@@ -144,11 +144,18 @@ def distinct_keys(n_raw: NDArray[np.float64], stats: DataflowStats) -> NDArray[n
         )
     if n0 is None:
         return stats.combine_pairs_sel * n_raw
-    return (
-        stats.combine_pairs_sel
-        * n0
-        * np.power(at_least(n_raw, 1.0) / n0, stats.combiner_heaps_beta)
-    )
+    if n_raw.ndim == 0:
+        return (
+            stats.combine_pairs_sel
+            * n0
+            * np.power(at_least(n_raw, 1.0) / n0, stats.combiner_heaps_beta)
+        )
+    # sel0 · n0 · (max(n, 1) / n0)^beta, in one buffer (the scalar factor first, as written)
+    d = at_least(n_raw, 1.0)
+    d /= n0
+    np.power(d, stats.combiner_heaps_beta, out=d)
+    d *= stats.combine_pairs_sel * n0
+    return d
 
 
 def combined_records(
@@ -176,6 +183,9 @@ def combined_records(
         out = np.minimum(distinct_keys(n_raw * parts, stats) / parts, n_in)
     if stats.max_distinct_keys is not None:
         out = np.minimum(out, stats.max_distinct_keys / parts)
+    if out.ndim == 1 and bool((n_in >= 1.0).all()):
+        # every combine sees a record or more: min(n_in, 1) is 1 and no row is empty
+        return at_least(out, 1.0, out=out)
     out = np.maximum(out, at_most(n_in, 1.0))
     positive = n_in > 0
     return out if positive.all() else np.where(positive, out, 0.0)

@@ -94,10 +94,10 @@ def predict_job(
     n_maps = groups[0].count
     for g in groups[1:]:
         n_maps = n_maps + g.count
-    R = batch.num_reducers.astype(np.float64)
+    R = map_inputs.reducers
     has_red = R > 0
     all_red = bool(has_red.all())
-    Rn = at_least(R, 1.0)
+    Rn = map_inputs.parts
     # several map classes: their final records may differ in width (MapClass.stats)
     classes = isinstance(profile, JobProfile) and len(profile.map_classes) > 1
     seg_recs, seg_raw, seg_width = _reduce_segments(groups, map_inputs, n_maps, Rn, n, classes)
@@ -110,6 +110,8 @@ def predict_job(
         seg_width,
         map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
         counters=counters,
+        parts=Rn,
+        sort_factor=map_inputs.sort_factor,
     )
     map_slots, red_slots, slots_shared = _slots(cluster, batch, n)
     shape = JobShape(
@@ -161,7 +163,11 @@ def _reduce_segments(
     proportion to their records (the groups of fixed-width splits differ only in records).
     """
     mf = groups[0].result
-    tot_final = total(groups, "final_records")
+    # total(groups, "final_records"), each group's count × records kept for the bytes below
+    finals = [g.count * g.result.final_records for g in groups]
+    tot_final = finals[0]
+    for f in finals[1:]:
+        tot_final = tot_final + f
     tot_raw = total(groups, "output_records")
     segs_per_job = n_maps * Rn
     seg_recs = tot_final / segs_per_job
@@ -170,17 +176,17 @@ def _reduce_segments(
     if map_inputs.any_combining or classes:
         # the groups' final records differ in width (merge factors, or each map class's own
         # statistics): a reducer's segments hold them in proportion to their records
-        seg_bytes = groups[0].count * mf.final_records * mf.final_pair_width
-        for g in groups[1:]:
-            seg_bytes = seg_bytes + g.count * g.result.final_records * g.result.final_pair_width
+        seg_bytes = finals[0] * mf.final_pair_width
+        for f, g in zip(finals[1:], groups[1:], strict=True):
+            seg_bytes = seg_bytes + f * g.result.final_pair_width
         mixed = tot_final > 0
-        if not classes:
+        every = bool(mixed.all())
+        width = np.true_divide(seg_bytes, tot_final) if every else quotient(seg_bytes, tot_final)
+        if not classes and not map_inputs.all_combining:
             mixed = map_inputs.combining & mixed
-        seg_width = np.where(
-            mixed,
-            quotient(seg_bytes, tot_final),
-            mf.final_pair_width,
-        )
+        elif every:  # np.where(True, width, …) in every row
+            return seg_recs, seg_raw, width
+        seg_width = np.where(mixed, width, mf.final_pair_width)
     return seg_recs, seg_raw, seg_width
 
 

@@ -168,6 +168,7 @@ def map_task(
     w = MapWork(split_bytes)
     w.remote_bytes = remote_bytes
     c = profile.costs
+    w.local_mode = local_mode
     if local_mode:
         w.contention, w.slowdown = c.spill_contention, c.sort_cache_slowdown
     else:
@@ -225,7 +226,7 @@ def _read_map(
     w.map_cpu = w.in_recs * c.map_cpu
     if mi.any_map_only:
         map_only = mi.map_only
-        out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec)
+        out_ratio, out_comp, _ = codec_arrays(profile, batch.out_codec, uncompress=False)
         hdfs_written_maponly = w.out_bytes * out_ratio
         w.write_io = np.where(map_only, hdfs_written_maponly * c.hdfs_write, 0.0)
         w.write_cpu = np.where(map_only, w.out_bytes * out_comp, 0.0)
@@ -267,9 +268,11 @@ def _map_result(
         "merge": w.merge_cpu / NS_PER_MS,
         "write": _ms(w.write_cpu, zero),
     }
-    records_full = w.r_full
-    if counters and w.any_no_spill:
-        records_full = np.where(w.spills > 0, w.r_full, 0.0)
+    records_full = None
+    if counters:  # the full spills' records (MapWork.r_full is the buffer's: full_spill)
+        records_full = np.minimum(mi.per_spill, w.out_recs)
+        if w.any_no_spill:
+            records_full = np.where(w.spills > 0, records_full, 0.0)
     hdfs_written = w.hdfs_written if w.hdfs_written is not None else np.zeros(n)
     return MapTaskResult(
         hdfs_bytes_read=w.split_bytes.astype(np.float64) if counters else w.split_bytes,
@@ -277,7 +280,7 @@ def _map_result(
         output_records=w.out_recs,
         output_bytes=w.out_bytes,
         spills=w.spills,
-        records_per_full_spill=records_full if counters else None,
+        records_per_full_spill=records_full,
         records_in_last_spill=w.r_last,
         spilled_records=w.spilled if counters else None,
         merge_passes=w.passes,

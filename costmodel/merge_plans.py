@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import at_least
+from mrtune.costmodel._ifile import at_least, at_most
 
 
 # ---------------------------------------------------------------------- map merge
@@ -37,49 +37,26 @@ def _spill_plan_float(
     ``fm1`` = ``f − 1`` when the caller has it: the full and tail map tasks share it).
 
     Every quantity is an integer below 2^53, where float64 sums, products and exact quotients
-    are exact and ``floor(a / b)`` is the integer quotient; this avoids numpy's slow integer
-    division. ``F^L`` is ``rint(exp(L·ln F))`` (relative error below 1e-14, so the rounding is
-    exact while ``N + d`` < 2^45; tests go to 2^42), and the float ``floor(log N / log F)`` is
-    corrected by one integer check each way, so ``L`` and ``F^L`` are exact.
+    are exact and ``ceil(a / b)`` is the integer quotient rounded up; this avoids numpy's slow
+    integer division. ``F^L`` is ``rint(exp(L·ln F))`` (relative error below 1e-14, so the
+    rounding is exact while ``N + d`` < 2^45; tests go to 2^42), and the float ``floor(log N /
+    log F)`` is corrected by one integer check each way, so ``L`` and ``F^L`` are exact.
 
-    Rows with at most F spills (often most of them) merge in one pass or none, with
-    ``a = b = 0``: the closed form runs on the other rows only (its values there are the
-    same, row by row).
+    One form for every row, with no selection of the rows that merge in several passes: the
+    passes are ``ceil((N − 1)/(F − 1))`` (``N + d − 1 = (F − 1)·passes``), and a row with at
+    most F spills gets ``N + d`` raised to F, the one-level tree of the same passes with no
+    intermediate merge (``a = b = 0``). Exact integer arithmetic makes each value the one the
+    selection gave (0 and 1 pass included), so it costs no gather and scatter of the rows.
     """
     if fm1 is None:
         fm1 = f - 1.0
-    merging = n > f
-    deep = np.flatnonzero(merging)
-    if len(deep) == np.size(n):
-        return _spill_plan_rows(n, f, log_f, fm1, True)
-    if np.ndim(n) != 1:
-        return _spill_plan_rows(n, f, log_f, fm1, merging)
-    passes = (n > 1.0).astype(np.float64)
-    a = np.zeros(len(n))
-    b = np.zeros(len(n))
-    if len(deep):
-        pick = (deep if np.ndim(v) else slice(None) for v in (f, log_f, fm1))
-        fd, ld, md = (np.asarray(v)[k] for v, k in zip((f, log_f, fm1), pick, strict=True))
-        passes[deep], a[deep], b[deep] = _spill_plan_rows(n[deep], fd, ld, md, True)
-    return passes, a, b
-
-
-def _spill_plan_rows(
-    n: NDArray[np.float64],
-    f: NDArray[np.float64],
-    log_f: NDArray[np.float64],
-    fm1: NDArray[np.float64],
-    merging: NDArray[np.bool_] | bool,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """The closed form of :func:`_spill_plan_float` on rows that may merge in several passes
-    (``merging``: where ``N > F``, or ``True`` for every row)."""
-    nm1 = n - 1.0
-    rem = np.floor(nm1 / fm1)
-    rem *= fm1
-    np.subtract(nm1, rem, out=rem)  # (N − 1) mod (F − 1)
-    d = (fm1 - rem) * (rem > 0.0)  # dummies the first pass leaves out
-    leaves = n + d
-    at_least(leaves, 1.0, out=leaves)
+    m = n - 1.0
+    at_least(m, 0.0, out=m)  # no spill merges nothing: N = 0 is N = 1
+    passes = m / fm1
+    np.ceil(passes, out=passes)
+    leaves = passes * fm1  # N + d − 1
+    leaves += 1.0
+    np.maximum(leaves, f, out=leaves)  # N ≤ F: one level of F leaves
     depth = np.log(leaves)
     depth /= log_f
     np.floor(depth, out=depth)
@@ -90,30 +67,25 @@ def _spill_plan_rows(
     if over.any():
         depth -= over
         pw /= np.where(over, f, 1.0)
-    under = pw * f <= leaves
+    up = pw * f
+    under = up <= leaves
     if under.any():
         depth += under
-        pw *= np.where(under, f, 1.0)
+        up -= pw  # pw·F − pw, exact: pw·(F − 1) where the power is one short
+        up *= under
+        pw += up
     x = leaves - pw
     x /= fm1  # merges at depth L (exact quotient)
-    deep = x > 0.0
-    leaves -= 1.0
-    leaves /= fm1
+    deep = at_most(x, 1.0)  # x > 0 as 0.0/1.0 (x is a whole number ≥ 0)
     depth -= 1.0
+    leaves -= n  # d, the dummies the first pass leaves out
     x *= f
-    x -= d
+    x -= leaves
     x -= 1.0
     x *= deep
-    a = nm1 * depth
+    a = m * depth
     a += x
     b = depth + deep
-    if merging is True:
-        return leaves, a, b
-    passes = np.where(merging, leaves, n > 1.0)
-    # np.where(mask, v, 0.0) as v · mask: every v here is a finite integer
-    merging_f = merging.astype(np.float64)
-    a *= merging_f
-    b *= merging_f
     return passes, a, b
 
 

@@ -102,14 +102,18 @@ def reduce_task(
     *,
     map_codecs: tuple[F64, F64, F64] | None = None,
     counters: bool = True,
+    parts: F64 | None = None,
+    sort_factor: F64 | None = None,
 ) -> ReduceTaskResult:
     """Model one reducer that fetches ``num_maps`` equal segments.
 
     ``seg_records`` records of ``seg_width`` serialized bytes per segment, standing for
     ``seg_raw_records`` raw map output records (for the combiner's distinct-keys law).
     ``map_codecs`` is :func:`~mrtune.costmodel.codecs.codec_arrays` of the batch's map-output codec,
-    when the caller already has it. ``counters=False`` leaves out what only the counters read
-    (those fields are ``None``): a search needs the task time only.
+    when the caller already has it, as are ``parts`` (``max(reducers, 1)``) and
+    ``sort_factor`` (``max(io.sort.factor, 2)``), both float64 (the job model's
+    :class:`~mrtune.costmodel.map_task.MapInputs` holds them). ``counters=False`` leaves out
+    what only the counters read (those fields are ``None``): a search needs the task time only.
 
     Steps: the shuffle and the merges' plan in :mod:`mrtune.costmodel._reduce_shuffle`
     (:func:`shuffle_memory`: the limits and where each segment goes, :func:`inmem_merges`,
@@ -124,7 +128,10 @@ def reduce_task(
     w.m = m
     w.q = np.asarray(seg_records, dtype=np.float64)
     w.q_raw = np.asarray(seg_raw_records, dtype=np.float64)
-    w.parts = at_least(batch.num_reducers.astype(np.float64), 1.0)
+    if parts is None:
+        parts = at_least(batch.num_reducers.astype(np.float64), 1.0)
+    w.parts = parts
+    w.f = sort_factor
     w.w = np.asarray(seg_width, dtype=np.float64)
     if map_codecs is None:
         combining = batch.use_combiner & profile.has_combiner
@@ -163,7 +170,7 @@ def _reduce_dataflow(
     w.interm_wd = w.iwd * file_d + w.iwm * w.seg_c
     w.final_disk_bytes = w.fdd * file_d + w.fdm * w.seg_c + w.ev_d_disk
     _reduce_output(w, profile)
-    out_ratio, w.out_comp, _ = codec_arrays(profile, batch.out_codec)
+    out_ratio, w.out_comp, _ = codec_arrays(profile, batch.out_codec, uncompress=False)
     w.hdfs_written = w.out_bytes * out_ratio
     if counters:
         disk_recs_shuffle = w.sh_units * w.file_r

@@ -339,4 +339,4 @@ def reduce_side_codec_costs(
     if not any(c.reduce_side for c in profile.codecs.values()):
         return comp, uncomp
     _, rc, ru = _codec_tables([profile], reduce=True)
-    return rc[0][codes], ru[0][codes]
+    return rc[0].take(codes), ru[0].take(codes)
