@@ -23,6 +23,13 @@ two methods disagree on the size of the gain; the interleaved one is the lower b
 (``benchmarks/count_passes.py``): 1,046 → 978 numpy calls, 946 → 776 passes over the rows,
 854 → 652 temporaries, 18.3 → 15.1 KB touched per configuration.
 
+2 December 05:05 (nothing else running, load 0.49-0.76), this script alternated between the
+code before and after the last pass cuts (978 -> 909 numpy calls per 16,384-row chunk):
+n = 10^6 2.47 / 2.02 / 2.13 -> 2.87 / 2.84 / 3.20 M configurations/s (median 2.13 -> 2.87; the
+goal of 3 M reached in one run of three), fixed cost per call 0.85 / 0.73 / 0.66 -> 0.61 /
+0.68 / 0.82 ms; n = 10^5 1.77 / 2.58 / 2.22 -> 1.90 / 1.72 / 2.40 M (no difference beyond the
+noise). Figures on this VM move by ±20% from run to run at the same load.
+
 numpy only. The lean path must give ``predict_job``'s numbers bit for bit
 (``tests/costmodel/test_lean_path.py``), and numpy's vectorised ``log``, ``exp`` and
 ``power`` need not round as a compiled kernel's libm does, so a numba kernel would have to
