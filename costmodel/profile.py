@@ -606,6 +606,11 @@ class CalibrationCheck(BaseModel):
         pool = [s for s in self.segments if not s.ok] or self.segments
         return max(pool, key=lambda s: abs(s.error), default=None)
 
+    def brief(self) -> dict[str, str]:
+        """``{"status", "summary"}``: what every JSON output that uses the profile carries, so
+        a program reading it sees a failed calibration as a person reading the text does."""
+        return {"status": self.status, "summary": self.summary()}
+
     def summary(self) -> str:
         """One line: status, worst segment and the reason."""
         if self.status == "not_run":

@@ -81,6 +81,8 @@ class Recommendation:
     #: option instead of written: it moves a size or count beyond the trust region
     #: (:mod:`mrtune.optimizer.trust`); ``None`` when it does not
     far_option: str | None = None
+    #: the profile's calibration check (:meth:`CalibrationCheck.brief`); ``None``: not checked
+    calibration: dict[str, str] | None = None
 
     @property
     def gain_vs_current(self) -> float:
@@ -110,6 +112,7 @@ class Recommendation:
             "strategy": self.strategy,
             "strategy_chosen_by": self.strategy_chosen_by,
             "no_change_recommended": self.no_change,
+            "calibration": self.calibration,
             "predicted_ms": {
                 "current": self.current["job_ms"],
                 "recommended": self.recommended["job_ms"],
@@ -348,6 +351,7 @@ def _explained(
         "evidence": ev.to_json() if ev is not None else None,
         "intervals": intervals,
         "far_option": far_option(chosen, [c.name for c in changes], withheld),
+        "calibration": None if profile.calibration is None else profile.calibration.brief(),
     }
 
 

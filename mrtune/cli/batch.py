@@ -118,6 +118,12 @@ def render(report: Any) -> None:
         f"{report.computed:,} computed, {report.reused:,} reused · {report.wall_s:.1f} s · "
         f"{report.executor}"
     )
+    if s.get("calibration_failed"):
+        console.print(
+            f"[bold yellow]warning:[/] {s['calibration_failed']:,} tuned job(s) have a "
+            "calibration that misses their own run: their predictions rest on it (jobs.csv: "
+            "calibration; jobs.jsonl: the reason)"
+        )
     basis = s.get("changed_by_basis", {})
     if basis.get("defaulted"):
         console.print(

@@ -210,6 +210,13 @@ def strict_option():  # type: ignore[no-untyped-def]
     return typer.Option(False, "--strict", help=STRICT_HELP)
 
 
+def calibration_brief(profile: Any) -> dict[str, str] | None:
+    """The profile's calibration check for a ``--format json`` document
+    (:meth:`~mrtune.costmodel.profile.CalibrationCheck.brief`; ``None``: never checked)."""
+    check = getattr(profile, "calibration", None)
+    return None if check is None else check.brief()
+
+
 def warn_calibration(profile: Any, strict: bool = False) -> None:
     """Say in one line (stderr) that ``profile``'s calibration missed its own observed phase
     times (``JobProfile.calibration``, issue 20); with ``strict``, make it an error (exit 2).

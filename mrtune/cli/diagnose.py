@@ -10,7 +10,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from mrtune.cli._inputs import ClusterOpt, ConfOpt, LocalOpt, NodesOpt, build_cluster
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    err_console,
+    warn_calibration,
+)
 
 app = typer.Typer()
 
@@ -23,6 +30,11 @@ def _sev(sev: Any) -> str:
     from mrtune.diagnose.text import STYLE
 
     return f"[{STYLE[sev]}]{sev.label}[/]"
+
+
+def _calibration_failed(profile: Any) -> bool:
+    check = getattr(profile, "calibration", None)
+    return check is not None and check.status == "failed"
 
 
 def _header(d: Any) -> None:
@@ -42,6 +54,8 @@ def _header(d: Any) -> None:
             f"[yellow]partial diagnosis[/] (no profile, nothing priced): {escape(v.problem)}",
             highlight=False,
         )
+    if v.profile is not None:  # the prices rest on this profile's fitted model
+        warn_calibration(v.profile)
 
 
 def render_job(d: Any, show_all: bool) -> None:
@@ -157,6 +171,16 @@ def render_catalog(diags: list[Any], unreadable: list[tuple[str, str]]) -> None:
             fix = ", ".join(f"{k}={v}" for k, v in f.price.settings.items())
             s.add_row(escape(job), f.name, amount(saving, "ms"), escape(fix))
         console.print(s)
+    failed = [d.view for d in diags if _calibration_failed(d.view.profile)]
+    if failed:
+        console.print(
+            f"[bold yellow]warning:[/] {len(failed)} of the {len(diags)} jobs' calibrations "
+            f"failed (their prices rest on a model that misses the job's own run): "
+            f"{escape(', '.join(v.job_id for v in failed[:5]))}"
+            + (" …" if len(failed) > 5 else "")
+            + " (--format json: each job's calibration)",
+            highlight=False,
+        )
     for path, why in unreadable:
         console.print(f"[yellow]unreadable[/] {escape(path)}: {escape(why)}", highlight=False)
 
@@ -247,6 +271,8 @@ def diagnose_cmd(
 
     diags, bad, catalog = collect(source, conf, cluster_for, resamples)
     if fmt == OutputFormat.json:
+        if len(diags) == 1 and diags[0].view.profile is not None:
+            warn_calibration(diags[0].view.profile)  # and in the JSON: "calibration"
         out: dict[str, Any] = {"source": str(source), "jobs": [d.to_json() for d in diags]}
         if catalog:
             out["unreadable"] = [{"file": f, "reason": r} for f, r in bad]

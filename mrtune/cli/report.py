@@ -10,7 +10,14 @@ from rich.markup import escape
 
 from mrtune.cli._confidence import INCLUDE_LOW_OPT
 from mrtune.cli._inputs import ClusterOpt, ConfOpt, LocalOpt, NodesOpt, build_cluster
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    err_console,
+    warn_calibration,
+)
 from mrtune.errors import InputError
 
 app = typer.Typer()
@@ -68,6 +75,8 @@ def report_cmd(
     with err_console.status("diagnosing, searching and plotting…"):
         views = load_jobs(source, conf)
         view = pick_job(views, job, source)
+        if view.profile is not None:  # the page says it too (job.html.j2)
+            warn_calibration(view.profile)
         diag = diagnose_view(
             view, lambda p: build_cluster(p, nodes, cluster, local), resamples=resamples
         )
@@ -94,6 +103,7 @@ def report_cmd(
         "recommended": bool(ctx.get("modelled")),
         "properties": ctx.get("properties", {}),
         "confidence": ctx.get("confidence", {}).get("label"),
+        "calibration": ctx.get("calibration"),
     }
     if fmt == OutputFormat.json:
         emit_json(summary)

@@ -21,6 +21,7 @@ from mrtune.cli._inputs import (
 )
 from mrtune.cli.console import (
     OutputFormat,
+    calibration_brief,
     cli_errors,
     console,
     emit_json,
@@ -118,7 +119,8 @@ def sweep_cmd(
     if plot is not None:
         _plot(rows, knob, plot)
     if fmt == OutputFormat.json:
-        emit_json({"param": knob.name, "cluster": where, "points": rows})
+        calib = calibration_brief(prof)
+        emit_json({"param": knob.name, "cluster": where, "calibration": calib, "points": rows})
         return
     console.print(f"cluster: {where}")
     t = Table(title=f"sweep of {knob.name}")

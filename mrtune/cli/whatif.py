@@ -30,6 +30,7 @@ from mrtune.cli._whatif_options import (
 )
 from mrtune.cli.console import (
     OutputFormat,
+    calibration_brief,
     cli_errors,
     console,
     emit_json,
@@ -200,6 +201,7 @@ def whatif_cmd(
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
         result["simulated_job_ms"] = sched.job_ms
     result["cluster"] = {"origin": where, **spec.model_dump(mode="json")}
+    result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes
     if fmt == OutputFormat.json:

@@ -27,7 +27,15 @@ from mrtune.cli._workflow_options import (
     OutputFormatParam,
     PlotParam,
 )
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
+from mrtune.cli.console import (
+    OutputFormat,
+    calibration_brief,
+    cli_errors,
+    console,
+    emit_json,
+    warn_calibration,
+    working,
+)
 from mrtune.errors import InputError
 from mrtune.optimizer.workflow_tuning import (
     ExtrapolationResult,
@@ -309,6 +317,12 @@ def workflow(
 ) -> None:
     """Completion time of a workflow of MapReduce jobs: basic vs refined model."""
     spec = load_workflow(file)
+    calibration = {
+        j.name: calibration_brief(j.profile) for j in spec.jobs if j.profile is not None
+    }
+    for j in spec.jobs:  # every job's predictions rest on its profile's fitted model
+        if j.profile is not None:
+            warn_calibration(j.profile)
     models = _models(model)
     est = estimate.value if estimate else None
     odr = order.value if order else None
@@ -338,6 +352,7 @@ def workflow(
             "baseline": _baseline_json(baseline) if baseline else None,
             "tuning": _tuning_json(tuning, models) if tuning else None,
             "confidence": confidence.to_json() if confidence else None,
+            "calibration": calibration,
             "plot": str(plot) if plot else None,
         }
         emit_json(out)

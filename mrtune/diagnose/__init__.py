@@ -88,6 +88,10 @@ class Diagnosis:
             "state": v.status,
             "profiled": v.profile is not None,
             "why_not_profiled": v.problem,
+            # a price from a profile whose model misses its own run says so (DESIGN decision 10)
+            "calibration": None
+            if v.profile is None or v.profile.calibration is None
+            else v.profile.calibration.brief(),
             "cluster": v.cluster_note or None,
             "tasks": {"map": len(v.side("map")), "reduce": len(v.side("reduce"))},
             "severity": self.severity.label,

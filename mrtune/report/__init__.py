@@ -111,6 +111,7 @@ def job_context(
         include_low_confidence=include_low_confidence,
     )
     ctx.update(written(rec, v))
+    ctx["calibration"] = rec.calibration  # shown above the recommendation when it failed
     from mrtune.costmodel.scheduler import simulate_schedule
 
     schedule = simulate_schedule(v.profile, rec.config, v.cluster)

@@ -31,6 +31,7 @@ CSV_COLUMNS = (
     "recommended_gb_s",
     "gain_pct",
     "basis",
+    "calibration",
     "changes",
     "properties",
 )
@@ -58,6 +59,7 @@ def csv_row(r: dict[str, Any]) -> dict[str, Any]:
         "recommended_gb_s": f"{r['recommended_gb_s']:.3f}" if tuned else "",
         "gain_pct": f"{100 * r['gain']:.2f}" if tuned else "",
         "basis": r.get("basis", "") if tuned else "",
+        "calibration": (r.get("calibration") or {}).get("status", "") if tuned else "",
         "changes": "; ".join(
             f"{c['name']}: {_short(c['current'])}->{_short(c['recommended'])}"
             for c in r.get("changes", [])
@@ -133,6 +135,9 @@ def summarize(
         # what the gains rest on (evidence_basis): a defaulted job's gain is the model's at
         # prior costs, not a finding
         "changed_by_basis": _by_basis(r for r in tuned if r.get("changes")),
+        "calibration_failed": sum(
+            1 for r in tuned if (r.get("calibration") or {}).get("status") == "failed"
+        ),
         "predicted_hours_current": cur_h,
         "predicted_hours_recommended": rec_h,
         "predicted_hours_saved": cur_h - rec_h,
@@ -147,26 +152,32 @@ def summarize(
         ],
     }
     if choice is not None:
-        to_h = (lambda v: v) if objective == "resources" else (lambda v: v / MS_PER_HOUR)
-        out["cluster_wide"] = {
-            "settings": {k: _short(v) for k, v in choice.readable().items()},
-            "properties": choice.properties(),
-            "changed": choice.changed,
-            f"total_{'gb_s' if objective == 'resources' else 'hours'}_with_current_cluster_settings": to_h(
-                choice.total_baseline
-            ),
-            f"total_{'gb_s' if objective == 'resources' else 'hours'}_with_cluster_wide_config": to_h(
-                choice.total_chosen
-            ),
-            "marginal": {k: to_h(v) for k, v in choice.marginal.items()},
-            "marginal_exact": choice.marginal_exact,
-            "note": "per-job settings (mapreduce.job.reduces, split size, combiner) at each "
-            "job's recommended value in both totals",
-            **site_notes(choice.hadoop_version, choice.names),
-            "passes": choice.passes,
-            "configurations_evaluated": choice.candidates_evaluated,
-        }
+        out["cluster_wide"] = _cluster_wide(choice, objective)
     return out
+
+
+def _cluster_wide(choice: ClusterChoice, objective: str) -> dict[str, Any]:
+    """The summary's cluster-wide part: the settings, the totals with and without them, each
+    setting's marginal saving, and how they were searched."""
+    to_h = (lambda v: v) if objective == "resources" else (lambda v: v / MS_PER_HOUR)
+    return {
+        "settings": {k: _short(v) for k, v in choice.readable().items()},
+        "properties": choice.properties(),
+        "changed": choice.changed,
+        f"total_{'gb_s' if objective == 'resources' else 'hours'}_with_current_cluster_settings": to_h(
+            choice.total_baseline
+        ),
+        f"total_{'gb_s' if objective == 'resources' else 'hours'}_with_cluster_wide_config": to_h(
+            choice.total_chosen
+        ),
+        "marginal": {k: to_h(v) for k, v in choice.marginal.items()},
+        "marginal_exact": choice.marginal_exact,
+        "note": "per-job settings (mapreduce.job.reduces, split size, combiner) at each "
+        "job's recommended value in both totals",
+        **site_notes(choice.hadoop_version, choice.names),
+        "passes": choice.passes,
+        "configurations_evaluated": choice.candidates_evaluated,
+    }
 
 
 def write_outputs(

@@ -270,12 +270,19 @@ def evidence_basis(profile: JobProfile) -> dict[str, Any]:
     (:data:`mrtune.optimizer.priors.PRIORS`) that its profile measured. ``basis`` is
     ``defaulted`` when none was (every SWIM row: a trace records sizes, not times, so its
     gain is the model's at prior costs, not a finding), ``measured`` when all were, else
-    ``partly measured``."""
+    ``partly measured``. ``calibration``: the profile's check
+    (:meth:`~mrtune.costmodel.profile.CalibrationCheck.brief`; ``None`` for a SWIM row, which
+    has no times to check against)."""
     from mrtune.optimizer.priors import PRIORS, is_measured
 
     measured = [f for f in PRIORS if is_measured(profile, f)]
     basis = "measured" if len(measured) == len(PRIORS) else "partly measured"
-    return {"basis": basis if measured else "defaulted", "measured_factors": measured}
+    check = profile.calibration  # a history's fit that misses its own run says so
+    return {
+        "basis": basis if measured else "defaulted",
+        "measured_factors": measured,
+        "calibration": None if check is None else check.brief(),
+    }
 
 
 def _record_tuning(
