@@ -23,6 +23,8 @@ For every change ``k`` of a recommendation ``R`` (encoded knob rows, as the sear
     measurement could be expected to show the gain a change must bring (issue 14: WordCount's
     spill percent 0.99, predicted ×1.012 with a model interval of ×1.005–1.023, measured
     ×0.91);
+  - the profile's calibration failed (:func:`calibration_miss`): the model misses the job's
+    own observed times, so no gain it predicts is a finding;
   - it moves a size or count (a knob searched on a log scale: buffer and container MB, merge
     factor, reducers, split size) beyond :data:`FAR` times, or below 1/FAR of, the value the
     history ran with: the profile's rates were measured at that value, and the model's
@@ -201,6 +203,7 @@ def assess_changes(
     sens = np.nan_to_num(np.abs(gf - g0))  # (factors, changes)
     noise = _run_noise(evidence.point)
     band = noise.band()
+    miss = calibration_miss(evidence.point)
     out = {}
     for j, k in enumerate(changed):
         gain = ratio_interval(samples[:, 2 + j], samples[:, 1], point[2 + j], point[1])
@@ -237,8 +240,24 @@ def assess_changes(
         if far:
             t.reasons.append(far)
             t.far = True
+        if miss:
+            t.reasons.append(miss)
         out[k] = t
     return out
+
+
+def calibration_miss(profile: JobProfile) -> str | None:
+    """The low-confidence reason every change of a profile whose calibration failed carries:
+    its gain is relative to a model that misses the job's own observed times (a segment the
+    model cannot reproduce also changes every other phase's share of the job)."""
+    check = profile.calibration
+    if check is None or check.status != "failed" or check.worst is None:
+        return None
+    w = check.worst
+    return (
+        f"the profile's calibration failed ({w.segment} {w.error:+.0%}): the gain is relative "
+        "to a model that misses this job's own run"
+    )
 
 
 def confident_row(

@@ -1,0 +1,52 @@
+"""A profile whose calibration failed writes no change by default (issue 14's trust rule,
+issue 20's check): every gain it predicts is relative to a model that misses the job's own
+observed times, so each change carries that reason and is withheld unless
+``--include-low-confidence``."""
+
+from __future__ import annotations
+
+from mrtune.calibration.cost_factors import fit_cost_factors
+from mrtune.costmodel import ClusterSpec
+from mrtune.optimizer.objective import ObjectiveKind
+from mrtune.optimizer.recommend import recommend
+from mrtune.optimizer.trust import calibration_miss
+from tests.calibration.synthetic import TRUTH, synthetic_job
+
+CLUSTER = ClusterSpec(num_nodes=4)
+
+
+def _profiles():  # noqa: ANN202
+    prof, cfg = synthetic_job()
+    ok = fit_cost_factors(prof, cfg).profile
+    slow = [  # a reduce merge 3x what the other phases allow (test_check's failing case)
+        t.model_copy(update={"phases_ms": {**t.phases_ms, "merge": 3 * t.phases_ms["merge"]}})
+        if t.kind == "reduce"
+        else t
+        for t in prof.observed
+    ]
+    bad = fit_cost_factors(
+        prof.model_copy(update={"observed": slow}),
+        cfg,
+        prior=TRUTH,
+        refit=("task_overhead_ms", "map_cpu"),
+    ).profile
+    return ok, bad, cfg
+
+
+def test_a_failed_calibration_withholds_every_change() -> None:
+    ok, bad, cfg = _profiles()
+    assert ok.calibration.status == "ok" and bad.calibration.status == "failed"
+    assert calibration_miss(ok) is None
+    reason = calibration_miss(bad)
+    assert reason is not None and "reduce.merge" in reason
+    kw = {"n_trials": 24, "seed": 0, "objective": ObjectiveKind.robust}
+    good = recommend(ok, cfg, CLUSTER, **kw)
+    assert good.changes  # the same job, calibrated, has changes worth writing
+    assert all(reason not in c.trust.reasons for c in good.changes + good.withheld)
+    rec = recommend(bad, cfg, CLUSTER, **kw)
+    assert rec.changes == [] and rec.withheld
+    assert all(reason in c.trust.reasons for c in rec.withheld)
+    assert rec.calibration["status"] == "failed"
+    every = recommend(bad, cfg, CLUSTER, include_low_confidence=True, **kw)
+    assert every.changes  # --include-low-confidence writes them, reasons attached
+    assert all(reason in c.trust.reasons for c in every.changes)
