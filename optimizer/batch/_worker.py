@@ -7,6 +7,7 @@ pool worker or a remote Dask worker, and gives the same numbers everywhere.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -92,7 +93,8 @@ class BatchSettings:
 #: Bumped when the tuner's results change, so stored results of an older tuner are not reused.
 #: 3: the sort buffer's share of the heap, stated capabilities, Hadoop 1 property names.
 #: 4: each job's moves within optimize's trust region unless --include-low-confidence.
-TUNER_VERSION = 4
+#: 5: a job whose calibration failed keeps its configuration (its changes withheld).
+TUNER_VERSION = 5
 _BASE_CACHE: dict[str, JobProfile] = {}
 
 
@@ -285,6 +287,32 @@ def evidence_basis(profile: JobProfile) -> dict[str, Any]:
     }
 
 
+def _trusted(
+    t: JobTuning, profile: JobProfile, settings: BatchSettings
+) -> tuple[JobTuning, list[dict[str, Any]]]:
+    """``t`` as written: a profile whose calibration failed keeps its current configuration
+    and its changes are withheld with the reason (``optimize``'s trust rule,
+    :func:`mrtune.optimizer.trust.calibration_miss`), unless ``--include-low-confidence``."""
+    from mrtune.optimizer.trust import calibration_miss
+
+    why = None if settings.include_low_confidence else calibration_miss(profile)
+    if why is None or not t.changed:
+        return t, []
+    withheld = [
+        {
+            "name": n,
+            "current": _readable(n, t.current[n]),
+            "recommended": _readable(n, t.best[n]),
+            "reason": why,
+        }
+        for n in t.changed
+    ]
+    kept = dataclasses.replace(
+        t, best=dict(t.current), best_ms=t.current_ms, best_gb_s=t.current_gb_s, marginal_gain={}
+    )
+    return kept, withheld
+
+
 def _record_tuning(
     out: dict[str, Any],
     t: JobTuning,
@@ -292,6 +320,7 @@ def _record_tuning(
     base: HadoopConfig,
     settings: BatchSettings,
 ) -> None:
+    t, withheld = _trusted(t, profile, settings)
     props, cur_vals, rec_vals = changed_properties(t, profile, base)
     if base.hadoop_version == 1:  # each property under the name the job's Hadoop reads
         props = rename(props, NameStyle.hadoop1)
@@ -322,6 +351,7 @@ def _record_tuning(
             for n in t.changed
         ],
         properties=props,
+        withheld_changes=withheld,
         **evidence_basis(profile),
         best_encoded=t.best,
         current_encoded=t.current,

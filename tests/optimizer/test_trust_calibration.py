@@ -50,3 +50,27 @@ def test_a_failed_calibration_withholds_every_change() -> None:
     every = recommend(bad, cfg, CLUSTER, include_low_confidence=True, **kw)
     assert every.changes  # --include-low-confidence writes them, reasons attached
     assert all(reason in c.trust.reasons for c in every.changes)
+
+
+def test_batch_withholds_a_failed_calibrations_changes() -> None:
+    """``mrtune batch`` applies the same rule per job: the job keeps its configuration, its
+    tuned changes are listed as withheld with the reason; the flag writes them."""
+    from mrtune.optimizer.batch import BatchSettings, JobRef, tune_ref
+
+    ok, bad, _ = _profiles()
+    out = {}
+    for name, prof in (("ok", ok), ("bad", bad)):
+        ref = JobRef(f"p:{name}", "profile", "profiles.jsonl", prof.model_dump_json())
+        for low in (False, True):
+            s = BatchSettings(cluster=CLUSTER, include_low_confidence=low)
+            out[name, low] = tune_ref(ref, s)
+    assert out["ok", False]["changes"] and not out["ok", False]["withheld_changes"]
+    bad_default, bad_low = out["bad", False], out["bad", True]
+    assert bad_default["status"] == "tuned" and bad_default["changes"] == []
+    assert bad_default["properties"] == {} and bad_default["gain"] == 0.0
+    assert bad_default["recommended_ms"] == bad_default["current_ms"]
+    assert [w["name"] for w in bad_default["withheld_changes"]] == [
+        c["name"] for c in bad_low["changes"]
+    ]
+    assert all("calibration failed" in w["reason"] for w in bad_default["withheld_changes"])
+    assert bad_low["changes"] and not bad_low["withheld_changes"]
