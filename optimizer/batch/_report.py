@@ -31,6 +31,7 @@ CSV_COLUMNS = (
     "recommended_gb_s",
     "gain_pct",
     "basis",
+    "gain_p10_p90",
     "calibration",
     "changes",
     "properties",
@@ -59,6 +60,7 @@ def csv_row(r: dict[str, Any]) -> dict[str, Any]:
         "recommended_gb_s": f"{r['recommended_gb_s']:.3f}" if tuned else "",
         "gain_pct": f"{100 * r['gain']:.2f}" if tuned else "",
         "basis": r.get("basis", "") if tuned else "",
+        "gain_p10_p90": _interval_text(r.get("interval")) if tuned else "",
         "calibration": (r.get("calibration") or {}).get("status", "") if tuned else "",
         "changes": "; ".join(
             f"{c['name']}: {_short(c['current'])}->{_short(c['recommended'])}"
@@ -66,6 +68,14 @@ def csv_row(r: dict[str, Any]) -> dict[str, Any]:
         ),
         "properties": "; ".join(f"{k}={v}" for k, v in r.get("properties", {}).items()),
     }
+
+
+def _interval_text(interval: dict[str, Any] | None) -> str:
+    """``x1.05-x1.20``: the speedup's p10-p90 with the run-to-run noise (empty: none)."""
+    if not interval:
+        return ""
+    s = interval["speedup"]
+    return f"x{s['low']:.3g}-x{s['high']:.3g}"
 
 
 def public_record(r: dict[str, Any]) -> dict[str, Any]:

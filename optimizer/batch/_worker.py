@@ -322,6 +322,11 @@ def _record_tuning(
 ) -> None:
     t, withheld = _trusted(t, profile, settings)
     props, cur_vals, rec_vals = changed_properties(t, profile, base)
+    interval = None  # a SWIM row has no evidence but the priors (batch/_confidence.py)
+    if props and out.get("kind") != SWIM:
+        from mrtune.optimizer.batch._confidence import gain_interval
+
+        interval = gain_interval(profile, base, props, settings.cluster, settings.objective)
     if base.hadoop_version == 1:  # each property under the name the job's Hadoop reads
         props = rename(props, NameStyle.hadoop1)
     if not all(map(math.isfinite, (t.current_ms, t.current_gb_s, t.best_ms, t.best_gb_s))):
@@ -352,6 +357,7 @@ def _record_tuning(
         ],
         properties=props,
         withheld_changes=withheld,
+        interval=interval,
         **evidence_basis(profile),
         best_encoded=t.best,
         current_encoded=t.current,
