@@ -56,8 +56,19 @@ def _from_csv(r: dict[str, str]) -> dict[str, Any]:
             map_only=r.get("map_only") == "True",
             changes_text=r.get("changes", ""),
             basis=r.get("basis", ""),
+            interval_text=r.get("gain_p10_p90", ""),
+            calibration={"status": r["calibration"]} if r.get("calibration") else None,
         )
     return out
+
+
+def _interval(r: dict[str, Any]) -> str:
+    """The gain's p10-p90 as jobs.csv writes it (empty for a SWIM row: priors only)."""
+    if "interval_text" in r:
+        return str(r["interval_text"])
+    from mrtune.optimizer.batch._report import interval_text
+
+    return interval_text(r.get("interval"))
 
 
 def _changes(r: dict[str, Any]) -> str:
@@ -86,6 +97,9 @@ def job_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "gain": f"{100 * r['gain']:.1f}%" if tuned else "",
                 "gain_sort": f"{r['gain']:.6f}" if tuned else "-1",
                 "basis": str(r.get("basis", "")) if tuned else "",
+                "interval": _interval(r) if tuned else "",
+                "calibration": str((r.get("calibration") or {}).get("status", "")),
+                "calibration_summary": str((r.get("calibration") or {}).get("summary", "")),
                 "changes": _changes(r) if tuned else str(r.get("reason", "")),
             }
         )

@@ -60,7 +60,7 @@ def csv_row(r: dict[str, Any]) -> dict[str, Any]:
         "recommended_gb_s": f"{r['recommended_gb_s']:.3f}" if tuned else "",
         "gain_pct": f"{100 * r['gain']:.2f}" if tuned else "",
         "basis": r.get("basis", "") if tuned else "",
-        "gain_p10_p90": _interval_text(r.get("interval")) if tuned else "",
+        "gain_p10_p90": interval_text(r.get("interval")) if tuned else "",
         "calibration": (r.get("calibration") or {}).get("status", "") if tuned else "",
         "changes": "; ".join(
             f"{c['name']}: {_short(c['current'])}->{_short(c['recommended'])}"
@@ -70,7 +70,7 @@ def csv_row(r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _interval_text(interval: dict[str, Any] | None) -> str:
+def interval_text(interval: dict[str, Any] | None) -> str:
     """``x1.05-x1.20``: the speedup's p10-p90 with the run-to-run noise (empty: none)."""
     if not interval:
         return ""

@@ -118,6 +118,13 @@ def test_batch_report_shows_catalog_and_the_written_xml(batch_dir: Path) -> None
     jobs = [json.loads(ln) for ln in (batch_dir / "jobs.jsonl").read_text().splitlines() if ln]
     assert page.count("<tr><td title=") == len(jobs)
     assert 'id="settings-table"' in page and "<!-- predicted gain in job time (%) -->" in page
+    # what each gain rests on, and each job's calibration (the shared QuasiMonteCarlo and Sleep
+    # histories miss their own reduce time): one cell per job, as jobs.jsonl holds them
+    failed = sum((j.get("calibration") or {}).get("status") == "failed" for j in jobs)
+    assert failed == 4
+    assert page.count('">failed</td>') == failed
+    for basis in ("defaulted", "partly measured"):
+        assert page.count(f"<td>{basis}</td>") == sum(j.get("basis") == basis for j in jobs)
 
 
 def test_report_cli_writes_file_and_json(tmp_path: Path, shared_data: Path) -> None:
