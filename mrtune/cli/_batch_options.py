@@ -56,6 +56,12 @@ OUTPUT_COMPRESSION_OPT = typer.Option(
     help="Let the cluster-wide file change job-output compression (it changes the files "
     "every downstream reader gets; per-job recommendations offer it regardless).",
 )
+STRICT_OPT = typer.Option(
+    False,
+    "--strict",
+    help="Skip (with the reason counted) every job whose calibration failed, instead of "
+    "tuning it with a warning.",
+)
 INCLUDE_LOW_OPT = typer.Option(
     False,
     "--include-low-confidence",

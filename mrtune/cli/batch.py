@@ -36,6 +36,7 @@ from mrtune.cli._batch_options import (
     PLOTS_OPT,
     RESUME_OPT,
     SCHEDULER_OPT,
+    STRICT_OPT,
     WORKERS_OPT,
 )
 from mrtune.cli._optimize_options import ALLOW_NATIVE_CODECS_OPT, CODECS_OPT
@@ -208,6 +209,7 @@ def batch_cmd(
     hadoop_version: str | None = HADOOP_VERSION_OPT,
     output_compression: bool = OUTPUT_COMPRESSION_OPT,
     include_low_confidence: bool = INCLUDE_LOW_OPT,
+    strict: bool = STRICT_OPT,
     db: Path | None = DB_OPT,
     plots: bool = PLOTS_OPT,
     html: bool = HTML_OPT,
@@ -227,6 +229,7 @@ def batch_cmd(
         hadoop_version=_release(hadoop_version),
         cluster_output_compression=output_compression,
         include_low_confidence=include_low_confidence,
+        strict=strict,
     )
     settings.cluster_facts()  # an unknown --codecs entry is refused before any job is read
     try:

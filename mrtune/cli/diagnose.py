@@ -16,6 +16,7 @@ from mrtune.cli.console import (
     console,
     emit_json,
     err_console,
+    strict_option,
     warn_calibration,
 )
 
@@ -35,6 +36,21 @@ def _sev(sev: Any) -> str:
 def _calibration_failed(profile: Any) -> bool:
     check = getattr(profile, "calibration", None)
     return check is not None and check.status == "failed"
+
+
+def _refuse_failed_calibrations(diags: list[Any]) -> None:
+    """``--strict``: a job whose calibration failed is an error (exit 2), as in ``optimize``;
+    one job says its check, a catalog lists the jobs."""
+    failed = [d.view for d in diags if _calibration_failed(d.view.profile)]
+    if len(diags) == 1 and failed:
+        warn_calibration(failed[0].profile, strict=True)
+    if failed:
+        from mrtune.errors import InputError
+
+        ids = ", ".join(v.job_id for v in failed[:5]) + (" …" if len(failed) > 5 else "")
+        raise InputError(
+            f"{len(failed)} of the {len(diags)} jobs' calibrations failed: {ids} (--strict)"
+        )
 
 
 def _header(d: Any) -> None:
@@ -263,6 +279,7 @@ def diagnose_cmd(
     local: bool = LocalOpt,
     conf: Path | None = ConfOpt,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+    strict: bool = strict_option(),
 ) -> None:
     """Diagnose jobs with Dr. Elephant's heuristics, each finding priced by the what-if model."""
 
@@ -270,6 +287,8 @@ def diagnose_cmd(
         return build_cluster(profile, nodes, cluster, local)
 
     diags, bad, catalog = collect(source, conf, cluster_for, resamples)
+    if strict:
+        _refuse_failed_calibrations(diags)
     if fmt == OutputFormat.json:
         if len(diags) == 1 and diags[0].view.profile is not None:
             warn_calibration(diags[0].view.profile)  # and in the JSON: "calibration"

@@ -16,6 +16,7 @@ from mrtune.cli.console import (
     console,
     emit_json,
     err_console,
+    strict_option,
     warn_calibration,
 )
 from mrtune.errors import InputError
@@ -63,6 +64,7 @@ def report_cmd(
     local: bool = LocalOpt,
     conf: Path | None = ConfOpt,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
+    strict: bool = strict_option(),
 ) -> None:
     """Write one self-contained HTML report of a job: diagnosis, breakdown, settings."""
     from mrtune.diagnose import diagnose_view, is_catalog, load_jobs
@@ -76,7 +78,7 @@ def report_cmd(
         views = load_jobs(source, conf)
         view = pick_job(views, job, source)
         if view.profile is not None:  # the page says it too (job.html.j2)
-            warn_calibration(view.profile)
+            warn_calibration(view.profile, strict)
         diag = diagnose_view(
             view, lambda p: build_cluster(p, nodes, cluster, local), resamples=resamples
         )

@@ -33,6 +33,7 @@ from mrtune.cli.console import (
     cli_errors,
     console,
     emit_json,
+    strict_option,
     warn_calibration,
     working,
 )
@@ -314,6 +315,7 @@ def workflow(
     optimize: OptimizeParam = False,
     plot: PlotParam = None,
     output_format: OutputFormatParam = OutputFormat.text,
+    strict: bool = strict_option(),
 ) -> None:
     """Completion time of a workflow of MapReduce jobs: basic vs refined model."""
     spec = load_workflow(file)
@@ -322,7 +324,7 @@ def workflow(
     }
     for j in spec.jobs:  # every job's predictions rest on its profile's fitted model
         if j.profile is not None:
-            warn_calibration(j.profile)
+            warn_calibration(j.profile, strict)
     models = _models(model)
     est = estimate.value if estimate else None
     odr = order.value if order else None

@@ -52,6 +52,8 @@ class BatchSettings:
     #: current value (``--include-low-confidence``; the far-move rule of
     #: :mod:`mrtune.optimizer.trust`; :func:`~mrtune.optimizer.batch._tune.tune_jobs`).
     include_low_confidence: bool = False
+    #: A job whose calibration failed is skipped (``--strict``), not tuned.
+    strict: bool = False
 
     def fingerprint(self) -> str:
         import hashlib
@@ -69,7 +71,7 @@ class BatchSettings:
         for name in ("codecs", "allow_native_codecs", "hadoop_version"):
             if getattr(self, name):  # stores of the defaults keep their key
                 data[name] = getattr(self, name)
-        for flag in ("cluster_output_compression", "include_low_confidence"):
+        for flag in ("cluster_output_compression", "include_low_confidence", "strict"):
             if getattr(self, flag):
                 data[flag] = True
         text = json.dumps(data, sort_keys=True)
@@ -111,6 +113,8 @@ class SkippedJob(Exception):
 #: Reason of a job with zero input bytes: no map reads anything, so no setting changes its
 #: time; Hadoop runs such a job as one empty map per (empty) file.
 ZERO_INPUT = "zero input bytes: nothing to tune"
+#: Reason of a job whose calibration failed, under ``--strict`` (``optimize --strict`` refuses it).
+STRICT_SKIP = "calibration failed: refused by --strict (jobs.jsonl of a run without it says why)"
 
 
 def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopConfig]:
@@ -139,6 +143,9 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
         profile = JobProfile.model_validate_json(ref.payload)
     else:  # pragma: no cover - discover() only makes the kinds above
         raise ValueError(f"unknown job kind {ref.kind!r}")
+    check = profile.calibration
+    if settings.strict and check is not None and check.status == "failed":
+        raise SkippedJob(STRICT_SKIP)
     facts = settings.cluster_facts()
     if facts:  # the cluster's stated capabilities over the job's own (as optimize's options)
         profile = profile.model_copy(update={"cluster_facts": {**profile.cluster_facts, **facts}})

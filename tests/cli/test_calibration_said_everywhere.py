@@ -86,3 +86,31 @@ def test_workflow_json_names_each_jobs_check(tmp_path: Path) -> None:
         "cust_orders_join": None,
         "supp_nation": None,
     }
+
+
+def test_strict_refuses_them_everywhere(qmc: Path, shared_data: Path, tmp_path: Path) -> None:
+    """``--strict`` in every command that uses a profile: one job is refused with its check
+    (exit 2), a catalog diagnosis lists them, a batch skips them with the reason counted."""
+    runner = CliRunner()
+    for args in (
+        ["diagnose", str(qmc), "--resamples", "0"],
+        ["report", str(qmc), "-o", str(tmp_path / "r.html"), "--trials", "8"],
+        ["optimize", str(qmc), "--trials", "8"],
+    ):
+        res = runner.invoke(app, [*args, "--strict"])
+        assert res.exit_code == 2, args
+        assert "calibration failed" in res.output and "(--strict)" in res.output
+    assert not (tmp_path / "r.html").exists()
+    res = runner.invoke(app, ["diagnose", str(shared_data / "jhist"), "--strict"])
+    assert res.exit_code == 2 and "4 of the 9 jobs' calibrations failed" in res.output
+    out = tmp_path / "batch"
+    res = runner.invoke(
+        app, ["batch", str(shared_data / "jhist"), "-o", str(out), "--workers", "1", "--no-plots",
+              "--strict"],
+    )  # fmt: skip
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["skipped"] == 4 and summary["tuned"] == 0
+    assert res.exit_code == 2  # nothing left to tune: said as such
+    repo = Path(__file__).resolve().parents[2]
+    wf = repo / "mrtune" / "examples" / "workflows" / "concurrent3.yaml"
+    assert runner.invoke(app, ["workflow", str(wf), "--strict"]).exit_code == 0  # none checked
