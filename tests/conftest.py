@@ -6,18 +6,38 @@ exactly this); ``HYPOTHESIS_PROFILE=explore`` draws fresh examples when hunting 
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "ci", derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("explore", derandomize=False)
-settings.register_profile("hunt", derandomize=False, max_examples=1500, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+#: What the suite imports beyond pytest: mrtune's own dependencies and the ``test`` extra.
+NEEDED = ("numpy", "scipy", "pydantic", "typer", "optuna", "hypothesis", "importlinter")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse in one line, before any test module is imported, a Python that lacks mrtune or
+    its test extra (a ``pytest`` run outside the environment of the README's install), then
+    load the Hypothesis profile."""
+    missing = [m for m in NEEDED if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.exit(
+            f"this Python ({sys.executable}) lacks {', '.join(missing)}: install mrtune with "
+            "its test extra first, as the README's second command does: "
+            "pip install -e '.[test]' && pytest",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile(
+        "ci", derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    settings.register_profile("explore", derandomize=False)
+    settings.register_profile("hunt", derandomize=False, max_examples=1500, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
