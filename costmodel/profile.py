@@ -796,5 +796,12 @@ class JobProfile(BaseModel):
         """Measured statistics for ``name`` if the profile has them, else the documented prior."""
         return self.codecs.get(name) or CODEC_PRIORS[name]
 
+    @property
+    def calibration_failed(self) -> bool:
+        """Whether the calibrated model misses this job's own observed times
+        (:class:`CalibrationCheck`): every command says so, and no change resting on it is
+        written by default (DESIGN decision 10)."""
+        return self.calibration is not None and self.calibration.status == "failed"
+
     def provenance_of(self, key: str) -> str:
         return self.provenance.get(key, "defaulted: Starfish/mrtune default")

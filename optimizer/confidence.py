@@ -44,7 +44,7 @@ from mrtune.optimizer.priors import (
     PRIORS,
     _prior_draws,
     defaulted_factors,
-    is_measured,
+    measured_factors,
     prior_of,
 )
 
@@ -186,7 +186,7 @@ def gather_evidence(
     """Draw ``samples`` profiles from the evidence (module doc). ``cfg``: the configuration the
     observed attempts ran with (what the refit needs). ``priors=False`` holds the defaulted
     factors at their values: the spread of the measured ones alone (the bootstrap)."""
-    measured = [f for f in PRIORS if is_measured(profile, f)]
+    measured = measured_factors(profile)
     defaulted = defaulted_factors(profile)
     notes: list[str] = []
     ratios: list[dict[str, float]] = []

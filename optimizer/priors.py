@@ -126,6 +126,20 @@ def defaulted_factors(profile: JobProfile) -> list[str]:
     return [f for f in PRIORS if not is_measured(profile, f)]
 
 
+def measured_factors(profile: JobProfile) -> list[str]:
+    """The sampled factors (:data:`PRIORS`) that the profile measured."""
+    return [f for f in PRIORS if is_measured(profile, f)]
+
+
+def basis_label(measured: Sequence[str], defaulted: Sequence[str]) -> str:
+    """What a prediction rests on, in one word: ``defaulted`` when no factor was measured (its
+    gain is the model's at prior costs, not a finding), ``measured`` when every one was, else
+    ``partly measured``."""
+    if not measured:
+        return "defaulted"
+    return "measured" if not defaulted else "partly measured"
+
+
 def latin_hypercube(n: int, d: int, seed: int) -> np.ndarray:
     """``n`` points of a Latin hypercube in ``[0, 1)^d`` (McKay, Beckman & Conover 1979): each
     axis cut into ``n`` equal strata, one point per stratum, strata paired across axes by

@@ -152,6 +152,15 @@ def _far(k: str, cur: Row, best: Row, origin: str = HISTORY) -> str | None:
     return None
 
 
+def far_span(value: float, kind: str) -> tuple[float, float]:
+    """``value`` ×1/:data:`FAR`–×FAR, integers rounded inwards: the values of a size or count
+    the far-move rule trusts (module doc), before a caller cuts them to its own range."""
+    lo, hi = value / FAR, value * FAR
+    if kind == "int":
+        return float(math.ceil(lo)), float(math.floor(hi))
+    return lo, hi
+
+
 def trust_region(space: SearchSpace, cur: Row) -> SearchSpace:
     """``space`` with every log-scale knob searched only where the far-move rule trusts it:
     within ×1/:data:`FAR`–×FAR of its value in ``cur`` (integers rounded inwards), cut to the
@@ -164,9 +173,7 @@ def trust_region(space: SearchSpace, cur: Row) -> SearchSpace:
         if a <= 0:
             knobs.append(k)
             continue
-        lo, hi = a / FAR, a * FAR
-        if k.kind == "int":
-            lo, hi = float(math.ceil(lo)), float(math.floor(hi))
+        lo, hi = far_span(a, k.kind)
         lo, hi = max(float(k.low), lo), min(float(k.high), hi)  # type: ignore[arg-type]
         if lo > hi:
             lo = hi = a
@@ -250,10 +257,9 @@ def calibration_miss(profile: JobProfile) -> str | None:
     """The low-confidence reason every change of a profile whose calibration failed carries:
     its gain is relative to a model that misses the job's own observed times (a segment the
     model cannot reproduce also changes every other phase's share of the job)."""
-    check = profile.calibration
-    if check is None or check.status != "failed" or check.worst is None:
+    w = profile.calibration.worst if profile.calibration_failed else None
+    if w is None:
         return None
-    w = check.worst
     return (
         f"the profile's calibration failed ({w.segment} {w.error:+.0%}): the gain is relative "
         "to a model that misses this job's own run"

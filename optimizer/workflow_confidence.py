@@ -25,6 +25,7 @@ import numpy as np
 
 from mrtune.optimizer.confidence import Interval, gather_evidence, interval_of, ratio_interval
 from mrtune.optimizer.noise import run_noise, widen
+from mrtune.optimizer.priors import basis_label
 from mrtune.optimizer.workflow_eval import evaluate_workflow, job_config
 from mrtune.optimizer.workflow_tuning import WorkflowTuning
 from mrtune.readers.workflow_file import WorkflowSpec
@@ -46,9 +47,7 @@ class JobBasis:
     def label(self) -> str:
         if self.source == "tasks":
             return "given task times"
-        if not self.measured:
-            return "defaulted"
-        return "measured" if not self.defaulted else "partly measured"
+        return basis_label(self.measured, self.defaulted)
 
 
 @dataclass(frozen=True)

@@ -224,10 +224,9 @@ def warn_calibration(profile: Any, strict: bool = False) -> None:
     Predictions from such a profile rest on cost factors that do not reproduce the job's own
     run, so no command may use one silently (DESIGN decision 10).
     """
-    check = getattr(profile, "calibration", None)
-    if check is None or check.status != "failed":
+    if not getattr(profile, "calibration_failed", False):
         return
-    line = f"{profile.job_id}: {check.summary()}"
+    line = f"{profile.job_id}: {profile.calibration.summary()}"
     if strict:
         from mrtune.errors import InputError
 

@@ -33,15 +33,10 @@ def _sev(sev: Any) -> str:
     return f"[{STYLE[sev]}]{sev.label}[/]"
 
 
-def _calibration_failed(profile: Any) -> bool:
-    check = getattr(profile, "calibration", None)
-    return check is not None and check.status == "failed"
-
-
 def _refuse_failed_calibrations(diags: list[Any]) -> None:
     """``--strict``: a job whose calibration failed is an error (exit 2), as in ``optimize``;
     one job says its check, a catalog lists the jobs."""
-    failed = [d.view for d in diags if _calibration_failed(d.view.profile)]
+    failed = [d.view for d in diags if getattr(d.view.profile, "calibration_failed", False)]
     if len(diags) == 1 and failed:
         warn_calibration(failed[0].profile, strict=True)
     if failed:
@@ -187,7 +182,7 @@ def render_catalog(diags: list[Any], unreadable: list[tuple[str, str]]) -> None:
             fix = ", ".join(f"{k}={v}" for k, v in f.price.settings.items())
             s.add_row(escape(job), f.name, amount(saving, "ms"), escape(fix))
         console.print(s)
-    failed = [d.view for d in diags if _calibration_failed(d.view.profile)]
+    failed = [d.view for d in diags if getattr(d.view.profile, "calibration_failed", False)]
     if failed:
         console.print(
             f"[bold yellow]warning:[/] {len(failed)} of the {len(diags)} jobs' calibrations "

@@ -43,7 +43,7 @@ from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig, format_property_value
 from mrtune.costmodel.properties import CODEC_CODES
 from mrtune.optimizer.outputs import NameStyle, rename
-from mrtune.optimizer.trust import FAR
+from mrtune.optimizer.trust import far_span
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.codecs import job_codec_verdicts
 from mrtune.search_spaces.constraints import CONSTRAINTS
@@ -144,7 +144,8 @@ def knob_grid(
     cap = min((r["limits"][n] for r in tuned if n in r.get("limits", {})), default=np.inf)
     g = np.union1d(k.grid_values(), [now])
     if region and k.log and now > 0:
-        g = g[(g >= now / FAR) & (g <= now * FAR)]
+        lo, hi = far_span(now, "float")  # the catalog's value may be fractional: no rounding
+        g = g[(g >= lo) & (g <= hi)]
     return g[g <= cap] if (g <= cap).any() else g[:1]
 
 

@@ -143,8 +143,7 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
         profile = JobProfile.model_validate_json(ref.payload)
     else:  # pragma: no cover - discover() only makes the kinds above
         raise ValueError(f"unknown job kind {ref.kind!r}")
-    check = profile.calibration
-    if settings.strict and check is not None and check.status == "failed":
+    if settings.strict and profile.calibration_failed:
         raise SkippedJob(STRICT_SKIP)
     facts = settings.cluster_facts()
     if facts:  # the cluster's stated capabilities over the job's own (as optimize's options)
@@ -282,13 +281,12 @@ def evidence_basis(profile: JobProfile) -> dict[str, Any]:
     ``partly measured``. ``calibration``: the profile's check
     (:meth:`~mrtune.costmodel.profile.CalibrationCheck.brief`; ``None`` for a SWIM row, which
     has no times to check against)."""
-    from mrtune.optimizer.priors import PRIORS, is_measured
+    from mrtune.optimizer.priors import basis_label, defaulted_factors, measured_factors
 
-    measured = [f for f in PRIORS if is_measured(profile, f)]
-    basis = "measured" if len(measured) == len(PRIORS) else "partly measured"
+    measured = measured_factors(profile)
     check = profile.calibration  # a history's fit that misses its own run says so
     return {
-        "basis": basis if measured else "defaulted",
+        "basis": basis_label(measured, defaulted_factors(profile)),
         "measured_factors": measured,
         "calibration": None if check is None else check.brief(),
     }

@@ -110,7 +110,7 @@ def region_grids(
     the grid's own range (the knob's bounds, the sort buffer's heap cap). A knob whose grid lies
     wholly outside keeps its current value only (:func:`~mrtune.optimizer.trust.trust_region`
     does the same to a space's bounds)."""
-    from mrtune.optimizer.trust import FAR
+    from mrtune.optimizer.trust import far_span
 
     out = []
     for j, (k, g) in enumerate(zip(space.knobs, grids, strict=True)):
@@ -118,9 +118,8 @@ def region_grids(
         if not k.log or not a > 0:
             out.append(g)
             continue
-        lo, hi = max(a / FAR, float(g.min())), min(a * FAR, float(g.max()))
-        if k.kind == "int":
-            lo, hi = float(np.ceil(lo)), float(np.floor(hi))
+        lo, hi = far_span(a, k.kind)  # grid ends of an int knob are integers: cut after
+        lo, hi = max(lo, float(g.min())), min(hi, float(g.max()))
         if lo > hi:
             out.append(np.array([a]))
             continue
