@@ -86,6 +86,25 @@ def interval_of(draws: np.ndarray, point: float) -> Interval:
     return Interval(min(float(lo), point), float(mid), max(float(hi), point), point)
 
 
+def intervals_of_rows(draws: np.ndarray, points: np.ndarray) -> list[Interval]:
+    """:func:`interval_of` of each row of ``draws`` (shape ``(n, samples)``) with its point:
+    the percentiles of all-finite rows in one call along the axis (the same values), the
+    others row by row."""
+    d = np.asarray(draws, dtype=float)
+    finite = np.isfinite(d).all(axis=1)
+    pct = np.full((3, d.shape[0]), np.nan)
+    if finite.any():
+        pct[:, finite] = np.percentile(d[finite], [LEVEL[0], 50.0, LEVEL[1]], axis=1)
+    out = []
+    for i, point in enumerate(map(float, points)):
+        if not finite[i]:
+            out.append(interval_of(d[i], point))
+            continue
+        lo, mid, hi = (float(x) for x in pct[:, i])
+        out.append(Interval(min(lo, point), mid, max(hi, point), point))
+    return out
+
+
 @dataclass
 class Evidence:
     """The sampled profiles of one job (module doc) and how they were drawn."""

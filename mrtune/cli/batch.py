@@ -110,15 +110,9 @@ def _load_base_profile(path: Path | None) -> str | None:
         ) from None
 
 
-def render(report: Any) -> None:
-    s = report.summary
-    console.print(
-        f"[bold]{s['jobs']:,}[/] jobs · [green]{s['tuned']:,} tuned[/] · "
-        f"{s.get('skipped', 0):,} skipped · "
-        f"[red]{s['failed']:,} failed[/] · {s['changed']:,} with changes · "
-        f"{report.computed:,} computed, {report.reused:,} reused · {report.wall_s:.1f} s · "
-        f"{report.executor}"
-    )
+def _render_evidence(s: dict[str, Any]) -> None:
+    """What the summary's gains rest on: failed calibrations, defaulted factors, and how many
+    changed jobs keep a gain at the p10 of their interval."""
     if s.get("calibration_failed"):
         console.print(
             f"[bold yellow]warning:[/] {s['calibration_failed']:,} tuned job(s) have a "
@@ -133,6 +127,25 @@ def render(report: Any) -> None:
             "timing): their gains are the model's at prior costs, not findings (jobs.csv: "
             "basis)"
         )
+    by_iv = s.get("changed_by_interval", {})
+    if by_iv.get("holds") or by_iv.get("could_vanish"):
+        console.print(
+            f"gain intervals (p10-p90, jobs.csv: gain_p10_p90): {by_iv.get('holds', 0):,} "
+            f"gain at p10, [yellow]{by_iv.get('could_vanish', 0):,} could lose the gain[/] "
+            "within the evidence (for SWIM rows: the priors' ranges)"
+        )
+
+
+def render(report: Any) -> None:
+    s = report.summary
+    console.print(
+        f"[bold]{s['jobs']:,}[/] jobs · [green]{s['tuned']:,} tuned[/] · "
+        f"{s.get('skipped', 0):,} skipped · "
+        f"[red]{s['failed']:,} failed[/] · {s['changed']:,} with changes · "
+        f"{report.computed:,} computed, {report.reused:,} reused · {report.wall_s:.1f} s · "
+        f"{report.executor}"
+    )
+    _render_evidence(s)
     unit = s["settings_unit"]
     console.print(
         f"predicted job time: {s['predicted_hours_current']:,.2f} h → "

@@ -99,6 +99,20 @@ def _by_basis(records: Iterable[dict[str, Any]]) -> dict[str, int]:
     return {b: counts[b] for b in ("measured", "partly measured", "defaulted") if counts[b]}
 
 
+def _by_interval(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Changed jobs by what their gain's interval says: ``holds`` when its p10 still gains
+    (the speedup's low end above ×1, run-to-run noise included), ``could_vanish`` when it does
+    not, ``none`` without an interval. For a SWIM row the interval spans the priors' ranges:
+    ``holds`` then means the gain survives whatever the defaulted costs are within them."""
+    counts = Counter(
+        "none"
+        if not r.get("interval")
+        else ("holds" if r["interval"]["speedup"]["low"] > 1.0 else "could_vanish")
+        for r in records
+    )
+    return {k: counts[k] for k in ("holds", "could_vanish", "none") if counts[k]}
+
+
 def summarize(
     results: Sequence[dict[str, Any]], choice: ClusterChoice | None, objective: str
 ) -> dict[str, Any]:
@@ -145,6 +159,7 @@ def summarize(
         # what the gains rest on (evidence_basis): a defaulted job's gain is the model's at
         # prior costs, not a finding
         "changed_by_basis": _by_basis(r for r in tuned if r.get("changes")),
+        "changed_by_interval": _by_interval(r for r in tuned if r.get("changes")),
         "calibration_failed": sum(
             1 for r in tuned if (r.get("calibration") or {}).get("status") == "failed"
         ),

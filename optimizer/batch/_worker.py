@@ -7,7 +7,6 @@ pool worker or a remote Dask worker, and gives the same numbers everywhere.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -18,12 +17,12 @@ from pydantic import ValidationError
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
-from mrtune.optimizer.batch._properties import changed_properties
-from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, JobTuning, tune_jobs
+from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, tune_jobs
+from mrtune.optimizer.batch._written import Written, chunk_intervals, readable, written_of
 from mrtune.optimizer.outputs import NameStyle, rename
 from mrtune.profiling.swim import swim_profile
 from mrtune.readers.swim import parse_swim_line
-from mrtune.search_spaces import SearchSpace, find_knob
+from mrtune.search_spaces import SearchSpace
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,8 @@ class BatchSettings:
 #: 3: the sort buffer's share of the heap, stated capabilities, Hadoop 1 property names.
 #: 4: each job's moves within optimize's trust region unless --include-low-confidence.
 #: 5: a job whose calibration failed keeps its configuration (its changes withheld).
-TUNER_VERSION = 5
+#: 6: a SWIM row's changes carry the interval of their gain across the priors' ranges.
+TUNER_VERSION = 6
 _BASE_CACHE: dict[str, JobProfile] = {}
 
 
@@ -209,10 +209,6 @@ def reason_kind(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
-def _readable(name: str, encoded: float) -> Any:
-    return find_knob(name).decode(encoded)
-
-
 def tune_ref(ref: JobRef, settings: BatchSettings) -> dict[str, Any]:
     """Tune one job; a job that cannot be read or tuned comes back ``failed`` with its reason
     (``skipped`` for a job with nothing to tune)."""
@@ -253,11 +249,18 @@ def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, An
         spaces=spaces,
         region=not settings.include_low_confidence,
     )
+    written: list[tuple[int, JobProfile, HadoopConfig, Written]] = []
     for (k, profile, base), t in zip(loaded, tunings, strict=True):
         try:
             if isinstance(t, Exception):
                 raise t
-            _record_tuning(outs[k], t, profile, base, settings)
+            written.append((k, profile, base, written_of(t, profile, base, settings)))
+        except Exception as exc:  # noqa: BLE001
+            _record_failure(outs[k], exc)
+    intervals = chunk_intervals(written, settings)
+    for k, profile, base, w in written:
+        try:
+            _record_tuning(outs[k], w, profile, base, settings, intervals.get(k))
         except Exception as exc:  # noqa: BLE001
             _record_failure(outs[k], exc)
     return outs
@@ -292,46 +295,17 @@ def evidence_basis(profile: JobProfile) -> dict[str, Any]:
     }
 
 
-def _trusted(
-    t: JobTuning, profile: JobProfile, settings: BatchSettings
-) -> tuple[JobTuning, list[dict[str, Any]]]:
-    """``t`` as written: a profile whose calibration failed keeps its current configuration
-    and its changes are withheld with the reason (``optimize``'s trust rule,
-    :func:`mrtune.optimizer.trust.calibration_miss`), unless ``--include-low-confidence``."""
-    from mrtune.optimizer.trust import calibration_miss
-
-    why = None if settings.include_low_confidence else calibration_miss(profile)
-    if why is None or not t.changed:
-        return t, []
-    withheld = [
-        {
-            "name": n,
-            "current": _readable(n, t.current[n]),
-            "recommended": _readable(n, t.best[n]),
-            "reason": why,
-        }
-        for n in t.changed
-    ]
-    kept = dataclasses.replace(
-        t, best=dict(t.current), best_ms=t.current_ms, best_gb_s=t.current_gb_s, marginal_gain={}
-    )
-    return kept, withheld
-
-
 def _record_tuning(
     out: dict[str, Any],
-    t: JobTuning,
+    w: Written,
     profile: JobProfile,
     base: HadoopConfig,
     settings: BatchSettings,
+    interval: dict[str, Any] | Exception | None,
 ) -> None:
-    t, withheld = _trusted(t, profile, settings)
-    props, cur_vals, rec_vals = changed_properties(t, profile, base)
-    interval = None  # a SWIM row has no evidence but the priors (batch/_confidence.py)
-    if props and out.get("kind") != SWIM:
-        from mrtune.optimizer.batch._confidence import gain_interval
-
-        interval = gain_interval(profile, base, props, settings.cluster, settings.objective)
+    if isinstance(interval, Exception):
+        raise interval
+    t, props, cur_vals, rec_vals = w.tuning, w.properties, w.current_values, w.recommended_values
     if base.hadoop_version == 1:  # each property under the name the job's Hadoop reads
         props = rename(props, NameStyle.hadoop1)
     if not all(map(math.isfinite, (t.current_ms, t.current_gb_s, t.best_ms, t.best_gb_s))):
@@ -349,8 +323,8 @@ def _record_tuning(
         recommended_ms=t.best_ms,
         recommended_gb_s=t.best_gb_s,
         gain=1.0 - obj_best / obj_cur if obj_cur > 0 else 0.0,
-        current={n: _readable(n, v) for n, v in t.current.items()},
-        recommended={n: _readable(n, v) for n, v in t.best.items()},
+        current={n: readable(n, v) for n, v in t.current.items()},
+        recommended={n: readable(n, v) for n, v in t.best.items()},
         changes=[
             {
                 "name": n,
@@ -361,7 +335,7 @@ def _record_tuning(
             for n in t.changed
         ],
         properties=props,
-        withheld_changes=withheld,
+        withheld_changes=w.withheld,
         interval=interval,
         **evidence_basis(profile),
         best_encoded=t.best,

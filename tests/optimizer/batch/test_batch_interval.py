@@ -1,6 +1,7 @@
 """Each batch job read from a history or a profile carries its gain's interval (issue 14:
 every prediction says how sure it is); a SWIM row, whose every factor is a prior, carries
-its basis instead."""
+the spread of its gain across the priors' ranges, all of a chunk's rows in one stacked call
+that equals the job-by-job interval exactly."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import pytest
 
 from mrtune.costmodel import ClusterSpec
 from mrtune.optimizer.batch import BatchSettings, JobRef, tune_ref
-from mrtune.optimizer.batch._report import csv_row
+from mrtune.optimizer.batch._confidence import gain_interval, prior_intervals
+from mrtune.optimizer.batch._report import csv_row, summarize
+from mrtune.optimizer.batch._worker import load_ref, tune_chunk
 from tests.optimizer.test_trust_calibration import _profiles
 
 CLUSTER = ClusterSpec(num_nodes=4)
@@ -35,8 +38,40 @@ def test_a_profiled_job_has_the_interval_of_what_it_writes(
     assert csv_row(r)["gain_p10_p90"] == f"x{sp['low']:.3g}-x{sp['high']:.3g}"
 
 
-def test_a_swim_row_has_a_basis_not_an_interval() -> None:
-    line = "j\t0\t0\t400000000000\t100000\t100000"
-    r = tune_ref(JobRef("j", "swim", "fb.tsv", line), BatchSettings(cluster=CLUSTER))
-    assert r["changes"] and r["interval"] is None and r["basis"] == "defaulted"
-    assert csv_row(r)["gain_p10_p90"] == ""
+#: SWIM rows (id, submit, gap, input, shuffle, output bytes) of different shapes.
+SWIM_LINES = [
+    "j0\t0\t0\t400000000000\t100000\t100000",
+    "j1\t0\t0\t53088744165\t2000000000\t30000000",
+    "j2\t0\t0\t6913085573\t800000000\t500000000",
+    "j3\t0\t0\t12976476\t5000000\t1000",
+]
+
+
+def test_a_swim_row_has_the_interval_of_its_priors() -> None:
+    r = tune_ref(JobRef("j", "swim", "fb.tsv", SWIM_LINES[0]), BatchSettings(cluster=CLUSTER))
+    assert r["changes"] and r["basis"] == "defaulted"
+    iv = r["interval"]
+    assert iv["evidence"] == "priors" and iv["measured_factors"] == []
+    sp = iv["speedup"]
+    assert sp["point"] == pytest.approx(r["current_ms"] / r["recommended_ms"], rel=1e-9)
+    assert sp["low"] < sp["point"] < sp["high"]  # the priors' ranges do move the gain
+    assert csv_row(r)["gain_p10_p90"] == f"x{sp['low']:.3g}-x{sp['high']:.3g}"
+
+
+@pytest.mark.parametrize("objective", ["time", "resources"])
+def test_a_chunk_of_swim_rows_is_stacked_exactly(objective: str) -> None:
+    settings = BatchSettings(cluster=CLUSTER, objective=objective)
+    refs = [JobRef(f"j{i}", "swim", "fb.tsv", line) for i, line in enumerate(SWIM_LINES)]
+    outs = tune_chunk(refs, settings)
+    changed = [(ref, r) for ref, r in zip(refs, outs, strict=True) if r.get("properties")]
+    assert len(changed) >= 2  # the chunk's intervals came from the stacked call
+    jobs = [(*load_ref(ref, settings), r["properties"]) for ref, r in changed]
+    stacked = prior_intervals(jobs, CLUSTER, objective)
+    for (p, b, props), (_, r), s in zip(jobs, changed, stacked, strict=True):
+        alone = gain_interval(p, b, props, CLUSTER, objective)
+        assert s == alone == r["interval"]  # bit for bit, and what the job records
+    summary = summarize(outs, None, objective)
+    by_iv = summary["changed_by_interval"]
+    assert sum(by_iv.values()) == summary["changed"] and "none" not in by_iv
+    holds = sum(1 for _, r in changed if r["interval"]["speedup"]["low"] > 1.0)
+    assert by_iv.get("holds", 0) == holds

@@ -1,0 +1,112 @@
+"""A batch job's tuning as its file writes it, and the interval of that gain (issue 14).
+
+The trust rule (``optimize``'s: a profile whose calibration failed keeps its configuration)
+is applied first, so the changed properties are what is written and the interval is of
+exactly what was scored. Intervals are computed for a whole chunk at once: rows whose factors
+are all priors (SWIM) in one stacked model call (:mod:`._confidence`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
+from mrtune.optimizer.batch._properties import changed_properties
+from mrtune.optimizer.batch._tune import JobTuning
+from mrtune.search_spaces import find_knob
+
+
+class BatchSettings(Protocol):
+    """What this module reads of :class:`~mrtune.optimizer.batch._worker.BatchSettings` (which
+    imports it)."""
+
+    cluster: ClusterSpec
+    objective: str
+    include_low_confidence: bool
+
+
+def readable(name: str, encoded: float) -> Any:
+    return find_knob(name).decode(encoded)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A job's tuning as its file writes it: after the trust rule (:func:`trusted`), with the
+    changed properties under Hadoop 2/3 names (what the interval is of) and their values."""
+
+    tuning: JobTuning
+    withheld: list[dict[str, Any]]
+    properties: dict[str, str]
+    current_values: dict[str, Any]
+    recommended_values: dict[str, Any]
+
+
+def written_of(
+    t: JobTuning, profile: JobProfile, base: HadoopConfig, settings: BatchSettings
+) -> Written:
+    t, withheld = trusted(t, profile, settings)
+    props, cur_vals, rec_vals = changed_properties(t, profile, base)
+    return Written(t, withheld, props, cur_vals, rec_vals)
+
+
+def chunk_intervals(
+    written: list[tuple[int, JobProfile, HadoopConfig, Written]], settings: BatchSettings
+) -> dict[int, dict[str, Any] | Exception]:
+    """Each changed job's gain interval (batch/_confidence.py): the jobs whose factors are
+    all priors (every SWIM row) in one stacked call, the others job by job (their measured
+    factors are resampled from their own attempts). A job whose interval cannot be computed
+    gets the exception, which fails that job alone, as any error while tuning it does; if the
+    stacked call fails, its jobs are tried one by one, so one bad job cannot fail the rest."""
+    from mrtune.optimizer.batch._confidence import gain_interval, prior_intervals, prior_only
+
+    todo = [(k, p, b, w.properties) for k, p, b, w in written if w.properties]
+    stack = [row for row in todo if prior_only(row[1])]
+    out: dict[int, dict[str, Any] | Exception] = {}
+    if len(stack) > 1:
+        try:
+            found = prior_intervals(
+                [(p, b, props) for _, p, b, props in stack], *_objective(settings)
+            )
+            out.update({k: iv for (k, *_), iv in zip(stack, found, strict=True)})
+        except Exception:  # noqa: BLE001 - each job alone below
+            out.clear()
+    for k, p, b, props in todo:
+        if k in out:
+            continue
+        try:
+            out[k] = gain_interval(p, b, props, *_objective(settings))
+        except Exception as exc:  # noqa: BLE001 - recorded as this job's failure
+            out[k] = exc
+    return out
+
+
+def _objective(settings: BatchSettings) -> tuple[ClusterSpec, str]:
+    return settings.cluster, settings.objective
+
+
+def trusted(
+    t: JobTuning, profile: JobProfile, settings: BatchSettings
+) -> tuple[JobTuning, list[dict[str, Any]]]:
+    """``t`` as written: a profile whose calibration failed keeps its current configuration
+    and its changes are withheld with the reason (``optimize``'s trust rule,
+    :func:`mrtune.optimizer.trust.calibration_miss`), unless ``--include-low-confidence``."""
+    from mrtune.optimizer.trust import calibration_miss
+
+    why = None if settings.include_low_confidence else calibration_miss(profile)
+    if why is None or not t.changed:
+        return t, []
+    withheld = [
+        {
+            "name": n,
+            "current": readable(n, t.current[n]),
+            "recommended": readable(n, t.best[n]),
+            "reason": why,
+        }
+        for n in t.changed
+    ]
+    kept = dataclasses.replace(
+        t, best=dict(t.current), best_ms=t.current_ms, best_gb_s=t.current_gb_s, marginal_gain={}
+    )
+    return kept, withheld
