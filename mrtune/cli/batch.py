@@ -134,6 +134,13 @@ def _render_evidence(s: dict[str, Any]) -> None:
             f"gain at p10, [yellow]{by_iv.get('could_vanish', 0):,} could lose the gain[/] "
             "within the evidence (for SWIM rows: the priors' ranges)"
         )
+    held = s.get("withheld_by_rule", {})
+    if held.get("gain_within_noise"):
+        console.print(
+            f"[yellow]{held['gain_within_noise']:,} job(s) keep their configuration[/]: their "
+            "gain could vanish within the evidence and the run-to-run noise (jobs.csv: "
+            "withheld; --include-low-confidence writes them)"
+        )
 
 
 def render(report: Any) -> None:

@@ -35,6 +35,7 @@ CSV_COLUMNS = (
     "calibration",
     "changes",
     "properties",
+    "withheld",
 )
 
 
@@ -67,6 +68,10 @@ def csv_row(r: dict[str, Any]) -> dict[str, Any]:
             for c in r.get("changes", [])
         ),
         "properties": "; ".join(f"{k}={v}" for k, v in r.get("properties", {}).items()),
+        "withheld": "; ".join(
+            f"{c['name']}: {_short(c['current'])}->{_short(c['recommended'])} ({c['rule']})"
+            for c in r.get("withheld_changes", [])
+        ),
     }
 
 
@@ -111,6 +116,16 @@ def _by_interval(records: Iterable[dict[str, Any]]) -> dict[str, int]:
         for r in records
     )
     return {k: counts[k] for k in ("holds", "could_vanish", "none") if counts[k]}
+
+
+def _withheld_by_rule(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Jobs whose changes were withheld, per rule (a job counts once per rule)."""
+    counts = Counter(
+        rule
+        for r in records
+        for rule in {c.get("rule", "calibration_miss") for c in r.get("withheld_changes", [])}
+    )
+    return dict(sorted(counts.items()))
 
 
 def summarize(
@@ -160,6 +175,8 @@ def summarize(
         # prior costs, not a finding
         "changed_by_basis": _by_basis(r for r in tuned if r.get("changes")),
         "changed_by_interval": _by_interval(r for r in tuned if r.get("changes")),
+        # changes not written: a failed calibration, or a gain that could vanish
+        "withheld_by_rule": _withheld_by_rule(tuned),
         "calibration_failed": sum(
             1 for r in tuned if (r.get("calibration") or {}).get("status") == "failed"
         ),

@@ -18,7 +18,13 @@ from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
 from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, tune_jobs
-from mrtune.optimizer.batch._written import Written, chunk_intervals, readable, written_of
+from mrtune.optimizer.batch._written import (
+    Written,
+    chunk_intervals,
+    readable,
+    settle,
+    written_of,
+)
 from mrtune.optimizer.outputs import NameStyle, rename
 from mrtune.profiling.swim import swim_profile
 from mrtune.readers.swim import parse_swim_line
@@ -95,7 +101,8 @@ class BatchSettings:
 #: 3: the sort buffer's share of the heap, stated capabilities, Hadoop 1 property names.
 #: 4: each job's moves within optimize's trust region unless --include-low-confidence.
 #: 5: a job whose calibration failed keeps its configuration (its changes withheld).
-#: 6: a SWIM row's changes carry the interval of their gain across the priors' ranges.
+#: 6: a SWIM row's changes carry the interval of their gain across the priors' ranges; a
+#: job whose gain could vanish within its interval and the noise keeps its configuration.
 TUNER_VERSION = 6
 _BASE_CACHE: dict[str, JobProfile] = {}
 
@@ -260,7 +267,8 @@ def tune_chunk(refs: list[JobRef], settings: BatchSettings) -> list[dict[str, An
     intervals = chunk_intervals(written, settings)
     for k, profile, base, w in written:
         try:
-            _record_tuning(outs[k], w, profile, base, settings, intervals.get(k))
+            w, interval = settle(w, intervals.get(k), profile, base, settings)
+            _record_tuning(outs[k], w, profile, base, settings, interval)
         except Exception as exc:  # noqa: BLE001
             _record_failure(outs[k], exc)
     return outs
@@ -336,6 +344,7 @@ def _record_tuning(
         ],
         properties=props,
         withheld_changes=w.withheld,
+        withheld_interval=w.withheld_interval,
         interval=interval,
         **evidence_basis(profile),
         best_encoded=t.best,

@@ -41,6 +41,9 @@ class Written:
     properties: dict[str, str]
     current_values: dict[str, Any]
     recommended_values: dict[str, Any]
+    #: The interval of the withheld changes' gain, when the noise rule withheld them
+    #: (:func:`settle`): what the job would have gained, and why it is not a finding.
+    withheld_interval: dict[str, Any] | None = None
 
 
 def written_of(
@@ -97,12 +100,23 @@ def trusted(
     why = None if settings.include_low_confidence else calibration_miss(profile)
     if why is None or not t.changed:
         return t, []
+    return _withhold(t, why, CALIBRATION_RULE)
+
+
+#: The rules that withhold a batch job's changes (``withheld_changes[].rule``).
+CALIBRATION_RULE = "calibration_miss"
+NOISE_RULE = "gain_within_noise"
+
+
+def _withhold(t: JobTuning, why: str, rule: str) -> tuple[JobTuning, list[dict[str, Any]]]:
+    """``t`` kept at its current configuration, its changes listed with the reason."""
     withheld = [
         {
             "name": n,
             "current": readable(n, t.current[n]),
             "recommended": readable(n, t.best[n]),
             "reason": why,
+            "rule": rule,
         }
         for n in t.changed
     ]
@@ -110,3 +124,43 @@ def trusted(
         t, best=dict(t.current), best_ms=t.current_ms, best_gb_s=t.current_gb_s, marginal_gain={}
     )
     return kept, withheld
+
+
+def noise_miss(interval: dict[str, Any]) -> str | None:
+    """Why a job's gain is no finding, or ``None``: ``optimize``'s noise rule
+    (:mod:`mrtune.optimizer.trust`) on the job's whole change. Its interval, widened by the
+    run-to-run noise of a speedup measured from five pairs, must still gain the
+    :data:`~mrtune.optimizer.trust.MIN_GAIN` a change must bring at its low end. For a SWIM
+    row the interval spans the priors' ranges: a gain that vanishes somewhere inside them
+    is a guess, not a recommendation."""
+    from mrtune.optimizer.trust import MIN_GAIN
+
+    sp = interval["speedup"]
+    if sp["low"] > 1.0 + MIN_GAIN:
+        return None
+    of = "the priors' ranges" if interval.get("evidence") == "priors" else "the evidence"
+    return (
+        f"its gain (×{sp['point']:.3g} in {interval['of']}) could vanish: across {of} and "
+        f"the run-to-run noise its p10 is ×{sp['low']:.4g}, under the ×{1 + MIN_GAIN:g} a "
+        "change must bring"
+    )
+
+
+def settle(
+    w: Written,
+    interval: dict[str, Any] | Exception | None,
+    profile: JobProfile,
+    base: HadoopConfig,
+    settings: BatchSettings,
+) -> tuple[Written, dict[str, Any] | Exception | None]:
+    """The job as written once its interval is known: a gain that could vanish
+    (:func:`noise_miss`) is withheld, with its interval kept as ``withheld_interval``,
+    unless ``--include-low-confidence``."""
+    if settings.include_low_confidence or not isinstance(interval, dict):
+        return w, interval
+    why = noise_miss(interval)
+    if why is None:
+        return w, interval
+    t, withheld = _withhold(w.tuning, why, NOISE_RULE)
+    props, cur_vals, rec_vals = changed_properties(t, profile, base)
+    return Written(t, [*w.withheld, *withheld], props, cur_vals, rec_vals, interval), None

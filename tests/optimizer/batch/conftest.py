@@ -4,8 +4,10 @@ truncated ``.jhist``, SWIM rows and a JSONL file with one valid and one impossib
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +28,20 @@ TRUNCATED = (
     "job_1410289045532_259974-1411647985641-user35-SomeJobName-1411647999554-1-0-SUCCEEDED-"
     "root.someQueueName-1411647995323.jhist"
 )
+
+
+def as_written(alone: Any, got: dict[str, Any]) -> Any:
+    """The job-alone tuning ``alone`` as the batch writes it: when the batch withheld the
+    job's changes by the noise rule (their gain could vanish within its interval), the job
+    keeps its current configuration; the withheld changes are exactly ``alone``'s."""
+    held = got.get("withheld_changes") or []
+    if not held:
+        return alone
+    assert [c["name"] for c in held] == alone.changed
+    assert {c["rule"] for c in held} == {"gain_within_noise"}
+    return dataclasses.replace(
+        alone, best=alone.current, best_ms=alone.current_ms, best_gb_s=alone.current_gb_s
+    )
 
 
 def swim_rows(n: int, start: int = 0) -> str:

@@ -20,7 +20,7 @@ from mrtune.costmodel import ClusterSpec, evaluate
 from mrtune.optimizer.batch import BatchSettings, _score, discover, run_batch, tune_job
 from mrtune.optimizer.batch._cluster import choose_cluster_config
 from mrtune.optimizer.batch._worker import load_ref
-from tests.optimizer.batch.conftest import swim_rows
+from tests.optimizer.batch.conftest import as_written, swim_rows
 
 N_JOBS = 320
 
@@ -92,7 +92,7 @@ def test_batch_equals_the_per_job_path(catalog, tmp_path, objective: str) -> Non
         stored = store.results()
     refs = discover([catalog])
     results = [stored[r.key] for r in refs]
-    tuned = 0
+    tuned = withheld = 0
     for ref, got in zip(refs, results, strict=True):
         if float(ref.payload.split("\t")[3]) == 0:
             assert got["status"] == "skipped"
@@ -101,8 +101,10 @@ def test_batch_equals_the_per_job_path(catalog, tmp_path, objective: str) -> Non
         profile, base = load_ref(ref, settings)
         alone = tune_job(profile, base, settings.cluster, objective=objective)
         assert got["status"] == "tuned", got.get("reason")
-        assert got["best_encoded"] == alone.best
         assert got["current_encoded"] == alone.current
+        withheld += bool(got["withheld_changes"])
+        alone = as_written(alone, got)  # the noise rule may keep the job as it runs
+        assert got["best_encoded"] == alone.best
         assert (got["recommended_ms"], got["current_ms"]) == (alone.best_ms, alone.current_ms)
         assert (got["recommended_gb_s"], got["current_gb_s"]) == (
             alone.best_gb_s,
@@ -111,7 +113,7 @@ def test_batch_equals_the_per_job_path(catalog, tmp_path, objective: str) -> Non
         assert got["evaluations"] == alone.evaluations
         assert got["limits"] == alone.limits
         tuned += 1
-    assert tuned > N_JOBS * 0.9
+    assert tuned > N_JOBS * 0.9 and withheld < tuned * 0.2
     ref_choice = choose_cluster_config(
         results, {r.key: r for r in refs}, settings, _PerJobScorer(settings)
     )

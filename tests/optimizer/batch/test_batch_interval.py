@@ -75,3 +75,26 @@ def test_a_chunk_of_swim_rows_is_stacked_exactly(objective: str) -> None:
     assert sum(by_iv.values()) == summary["changed"] and "none" not in by_iv
     holds = sum(1 for _, r in changed if r["interval"]["speedup"]["low"] > 1.0)
     assert by_iv.get("holds", 0) == holds
+
+
+#: A 3.5 MB FB-2010 job whose predicted gain (×1.05) the priors' ranges and the noise could
+#: take below the 1% a change must bring.
+SMALL = "job66\t240\t7\t3585259\t5243777\t41169"
+
+
+@pytest.mark.parametrize("include", [False, True])
+def test_a_gain_that_could_vanish_is_withheld(include: bool) -> None:
+    settings = BatchSettings(cluster=ClusterSpec(), include_low_confidence=include)
+    r = tune_ref(JobRef("s", "swim", "fb.tsv", SMALL), settings)
+    if include:  # written, with the interval that says how little it rests on
+        assert r["properties"] and r["interval"]["speedup"]["low"] <= 1.01
+        assert not r["withheld_changes"] and r["withheld_interval"] is None
+        return
+    assert not r["properties"] and not r["changes"] and r["interval"] is None
+    assert r["recommended_ms"] == r["current_ms"] and r["gain"] == 0.0
+    held, iv = r["withheld_changes"], r["withheld_interval"]
+    assert held and {c["rule"] for c in held} == {"gain_within_noise"}
+    assert iv["evidence"] == "priors" and iv["speedup"]["low"] <= 1.01 < iv["speedup"]["point"]
+    assert f"×{iv['speedup']['low']:.4g}" in held[0]["reason"]
+    assert csv_row(r)["withheld"].count("(gain_within_noise)") == len(held)
+    assert summarize([r], None, "time")["withheld_by_rule"] == {"gain_within_noise": 1}

@@ -12,7 +12,7 @@ from mrtune.optimizer.batch._catalog import SWIM
 from mrtune.optimizer.batch._score import _candidate_batch, score_chunk
 from mrtune.optimizer.batch._tune import tune_jobs
 from mrtune.optimizer.batch._worker import load_ref, tune_chunk
-from tests.optimizer.batch.conftest import swim_rows
+from tests.optimizer.batch.conftest import as_written, swim_rows
 
 CLUSTER = ClusterSpec(num_nodes=50)
 SETTINGS = BatchSettings(cluster=CLUSTER)
@@ -109,7 +109,7 @@ def test_fb2010_chunked_recommendations_equal_the_per_job_path(tmp_path) -> None
             assert got["status"] == "skipped"
             continue
         profile, base = load_ref(ref, settings)
-        alone = tune_job(profile, base, settings.cluster)
+        alone = as_written(tune_job(profile, base, settings.cluster), got)
         assert got["status"] == "tuned"
         assert got["best_encoded"] == alone.best and got["current_encoded"] == alone.current
         assert (got["recommended_ms"], got["current_ms"]) == (alone.best_ms, alone.current_ms)
