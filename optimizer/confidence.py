@@ -46,6 +46,8 @@ from mrtune.optimizer.priors import (
     defaulted_factors,
     measured_factors,
     prior_of,
+    shape_spans,
+    span_draws,
 )
 
 #: Samples of the evidence (bootstrap × prior) and bootstrap refits per interval: 64 samples
@@ -117,6 +119,9 @@ class Evidence:
     n_refits: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    #: grid-measured shape factors sampled across the span their evidence leaves
+    #: (:func:`mrtune.optimizer.priors.shape_spans`)
+    spans: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def method(self) -> str:
@@ -125,9 +130,15 @@ class Evidence:
             if self.n_refits
             else "no bootstrap (no observed attempts to resample)"
         )
+        spans = (
+            f" and across the spans of {len(self.spans)} grid-measured shape factors "
+            "(this history's pick to the machine's or the prior's value)"
+            if self.spans
+            else ""
+        )
         return (
             f"{len(self.samples)} samples: {boot}, jointly with a Latin hypercube over the prior "
-            f"ranges of {len(self.defaulted)} defaulted cost factors; "
+            f"ranges of {len(self.defaulted)} defaulted cost factors{spans}; "
             f"{LEVEL[0]:.0f}th-{LEVEL[1]:.0f}th percentile"
         )
 
@@ -143,6 +154,7 @@ class Evidence:
                 f: {"low": p.low, "high": p.high, "relative": p.relative}
                 for f, p in ((f, prior_of(self.point, f)) for f in self.defaulted)
             },
+            "shape_spans": {f: {"low": lo, "high": hi} for f, (lo, hi) in self.spans.items()},
             "seed": self.seed,
             "notes": self.notes,
             "run_noise": run_noise(self.point).to_json(),
@@ -218,6 +230,8 @@ def gather_evidence(
             else "the refits of the observed attempts failed: measured factors held"
         )
     draws = _prior_draws(profile, defaulted, samples, seed) if priors else {}
+    spans = shape_spans(profile) if priors else {}
+    spread = span_draws(spans, samples, seed + 1)
     base = profile.costs.model_dump()
     out = []
     for i in range(samples):
@@ -227,6 +241,8 @@ def gather_evidence(
         for f, d in draws.items():
             p = PRIORS[f]
             vals[f] = base[f] * d[i] if p.relative else d[i]
+        for f, d in spread.items():
+            vals[f] = float(d[i])
         # a reduce-side override (CostFactors.reduce_side) moves with its factor: the
         # evidence is on the factor's level, the two profiles measured the sides' ratio
         changed = {f: v for f, v in vals.items() if v != base[f]}
@@ -240,6 +256,7 @@ def gather_evidence(
         n_refits=len({id(r) for r in ratios}),
         seed=seed,
         notes=notes,
+        spans=spans,
     )
 
 

@@ -330,6 +330,10 @@ def solve_contention(
             if cand.cost < best.cost:
                 best = cand
         kappa, gamma = best.contention, best.slowdown
+    best.shape_reference = {
+        **({"spill_contention": prior.spill_contention} if has_bg else {}),
+        **({"sort_cache_slowdown": prior.sort_cache_slowdown} if sizes else {}),
+    }
     best.contention_how = (
         f"measured: best of {CONTENTION_GRID} for the spills' own times "
         "(background vs final spill, from the task logs)"

@@ -97,6 +97,10 @@ def finish(profile: JobProfile, fit: _Fit) -> CalibrationResult:
     for seg_name, v in fit.warmup_ms.items():
         # the first tasks' extra time in the shared JVM: a job constant, not a cost factor
         facts[f"jvm_warmup.{seg_name}_ms"] = v
+    for name, ref in fit.shape_reference.items():
+        # what the shape factor's grid search started from: the evidence's span
+        # (mrtune.optimizer.priors.shape_spans)
+        facts[f"fit.{name}.reference"] = ref
     for sf in seg_fits:
         facts[f"fit.{sf.name}.observed_ms"] = sf.observed_mean_ms
         facts[f"fit.{sf.name}.model_ms"] = sf.model_mean_ms

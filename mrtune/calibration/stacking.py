@@ -43,6 +43,9 @@ class _Fit:
     warmup_ms: dict[str, float] = field(default_factory=dict)
     slowdown: float = 0.0
     slowdown_how: str = ""
+    #: The values the grid search started from (the machine benchmark's or the prior's), for
+    #: the shape factors it measured (:func:`~mrtune.calibration.cost_factors.solve_contention`)
+    shape_reference: dict[str, float] = field(default_factory=dict)
     cache_bytes: float = SORT_CACHE_BYTES
     #: segment → share of it the volume terms explain at prior costs, for fixed-time segments
     fixed_share: dict[str, float] = field(default_factory=dict)
