@@ -191,7 +191,7 @@ class SearchSpace:
 
     def _context(self) -> dict[str, float]:
         b = self.base
-        return {
+        ctx = {
             "heap_ratio": b.heap_memory_mb_ratio,
             "map_heap_mb": b.map_heap_bytes / MB,
             "map_container_mb": float(b.map_container_mb),
@@ -202,6 +202,10 @@ class SearchSpace:
             "current_sort_mb": float(b.io_sort_mb),
             "hadoop1": float(b.hadoop_version == 1),
         }
+        use = self.profile.map_heap_use
+        if use is not None:  # the sort buffer leaves the map function its observed heap
+            ctx["map_heap_need_mb"] = use.need_mb
+        return ctx
 
     def repair(self, values: Values) -> Values:
         """Clip values into the feasible region (round ints, apply every constraint's repair).
