@@ -25,7 +25,12 @@ Rules (each finding names the property, its value, the rule, its threshold and t
   the JVM runs out of heap allocating ``kvbuffer``); the search offers
   :data:`~mrtune.search_spaces.constraints.SORT_BUFFER_HEAP_SHARE` of the heap at most (half:
   Hadoop's ClusterSetup guidance, 512 MB for -Xmx1024M), so a share above it, from 0.75 and
-  above 0.8 is low, moderate, severe (a fifth of the heap or less for the map function).
+  above 0.8 is low, moderate, severe (a fifth of the heap or less for the map function). When
+  the profile observed the map function's heap (:class:`~mrtune.costmodel.profile.MapHeapUse`:
+  the maps' committed heap beyond their sort buffer), a buffer that leaves less than
+  :data:`~mrtune.search_spaces.constraints.HEAP_NEED_HEADROOM` × that figure is low and one
+  that leaves less than the figure itself severe (the profiled maps took more than that beside
+  their buffer); the finding names the figure and where it comes from.
 * ``heap-container``: ``-Xmx`` against ``mapreduce.{map,reduce}.memory.mb`` (Hadoop 2/3). Above
   the container is an error (YARN's ``ContainersMonitorImpl`` kills the task, "running beyond
   physical memory limits"); 0.85, 0.9, 0.95, 1.0 of it leave the JVM's non-heap memory
@@ -42,14 +47,19 @@ Rules (each finding names the property, its value, the rule, its threshold and t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, predict_job
 from mrtune.costmodel.config import MB, parse_xmx
+from mrtune.costmodel.profile import MapHeapUse
 from mrtune.optimizer.severity import Severity, ascending, descending
 from mrtune.optimizer.units import format_bytes
 from mrtune.search_spaces.constraints import (
+    HEAP_NEED_HEADROOM,
     MIN_REDUCE_BYTES,
     MIN_SPLIT_BLOCK_SHARE,
     SORT_BUFFER_HEAP_SHARE,
@@ -57,6 +67,7 @@ from mrtune.search_spaces.constraints import (
     map_output_bytes,
     max_reducers_for,
     parse_release,
+    sort_buffer_cap,
 )
 from mrtune.search_spaces.knobs import CODEC_AVAILABILITY
 
@@ -107,10 +118,12 @@ class Finding:
 
 @dataclass
 class LintReport:
-    """Every finding of severity low or more, and the rules that were checked."""
+    """Every finding of severity low or more, the rules that were checked, and the limits
+    that rest on the job's own evidence (``sort_buffer``: :func:`sort_buffer_limit`)."""
 
     findings: list[Finding] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    limits: dict[str, Any] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Finding]:
@@ -121,6 +134,7 @@ class LintReport:
             "rules_checked": self.checked,
             "findings": [f.to_json() for f in self.findings],
             "errors": len(self.errors),
+            "limits": self.limits,
         }
 
 
@@ -146,7 +160,7 @@ def lint_config(
         ("spill-ratio", lambda: _spill(pred, config)),
         ("map-granularity", lambda: _map_granularity(pred, profile, config)),
         ("reduce-granularity", lambda: _reduce_granularity(pred, profile, config)),
-        ("sort-buffer-heap", lambda: _sort_buffer(config)),
+        ("sort-buffer-heap", lambda: sort_buffer_findings(config, profile.map_heap_use)),
         ("heap-container", lambda: _heap_container(config, cluster)),
         ("container-node", lambda: _container_node(config, cluster)),
         ("codec-availability", lambda: _codecs(profile, config, base)),
@@ -158,6 +172,8 @@ def lint_config(
                 f.emitted = emitted is None or f.property in emitted
                 report.findings.append(f)
     report.findings.sort(key=lambda f: -f.severity)
+    if profile.map_heap_use is not None:
+        report.limits["sort_buffer"] = sort_buffer_limit(config, profile.map_heap_use)
     return report
 
 
@@ -173,7 +189,7 @@ def lint_settings(
     library) codec availability too, ``base`` being what the cluster's jobs run with now."""
     report = LintReport()
     rules = [
-        ("sort-buffer-heap", lambda: _sort_buffer(config)),
+        ("sort-buffer-heap", lambda: sort_buffer_findings(config, None)),
         ("heap-container", lambda: _heap_container(config, cluster)),
         ("container-node", lambda: _container_node(config, cluster)),
     ]
@@ -255,27 +271,74 @@ def _reduce_granularity(pred: Any, profile: JobProfile, cfg: HadoopConfig) -> li
     ]
 
 
-def _sort_buffer(cfg: HadoopConfig) -> list[Finding]:
+def sort_buffer_findings(cfg: HadoopConfig, use: MapHeapUse | None) -> list[Finding]:
+    """The ``sort-buffer-heap`` rule (module docstring) on ``cfg``, with the map function's
+    observed heap ``use`` when the profile has it (``whatif`` applies it to a ``--set`` too)."""
     heap_mb = cfg.map_heap_bytes / MB
     share = cfg.io_sort_mb / heap_mb
+    left = heap_mb - cfg.io_sort_mb
+    threshold = (
+        f"{share:.0%} of the {heap_mb:,.0f} MB map heap; limits above "
+        f"{SORT_BUFFER_HEAP_SHARE:.0%}, 75%, above 80%; error at the heap or above "
+        f"{SORT_MB_MAX}"
+    )
     if cfg.io_sort_mb > SORT_MB_MAX or cfg.io_sort_mb >= heap_mb:
         sev, msg = Severity.ERROR, "the map task fails at start-up allocating its sort buffer"
     else:
         sev = ascending(share, SORT_SHARE_LIMITS)
-        msg = f"leaves {heap_mb - cfg.io_sort_mb:,.0f} MB of the heap for the map function"
+        msg = f"leaves {left:,.0f} MB of the heap for the map function"
+    if use is not None and sev != Severity.ERROR:
+        need = use.need_mb
+        by_need = (
+            Severity.SEVERE
+            if left < need
+            else Severity.LOW
+            if left < HEAP_NEED_HEADROOM * need
+            else Severity.NONE
+        )
+        sev = max(sev, by_need)
+        msg += f", which took {need:,.0f} MB beside its buffer on the profiled run"
+        threshold += (
+            f"; low below {HEAP_NEED_HEADROOM:g}x that {need:,.0f} MB left, severe below it"
+        )
     return [
         Finding(
             "sort-buffer-heap",
             "mapreduce.task.io.sort.mb",
             str(cfg.io_sort_mb),
             sev,
-            f"{share:.0%} of the {heap_mb:,.0f} MB map heap; limits above "
-            f"{SORT_BUFFER_HEAP_SHARE:.0%}, 75%, above 80%; error at the heap or above "
-            f"{SORT_MB_MAX}",
+            threshold,
             msg,
             "hadoop MapTask.MapOutputBuffer.init",
         )
     ]
+
+
+def sort_buffer_limit(cfg: HadoopConfig, use: MapHeapUse) -> dict[str, Any]:
+    """The sort buffer's cap at ``cfg``'s map heap and what sets it (the documented share or
+    the map function's observed heap: :func:`~mrtune.search_spaces.constraints.
+    sort_buffer_cap`), with the observed figure and its source, so the output names what
+    the search left free."""
+    heap_mb = cfg.map_heap_bytes / MB
+    share_mb = max(math.floor(SORT_BUFFER_HEAP_SHARE * heap_mb), 1)
+    cap = float(sort_buffer_cap(np.array([heap_mb]), {"map_heap_need_mb": use.need_mb})[0])
+    by_need = cap < share_mb
+    why = (
+        f"the heap less {HEAP_NEED_HEADROOM:g}x the map function's observed heap"
+        if by_need
+        else f"{SORT_BUFFER_HEAP_SHARE:.0%} of it, which leaves {HEAP_NEED_HEADROOM:g}x the "
+        "map function's observed heap"
+    )
+    kept = f"; the job's own {cfg.io_sort_mb} kept" if cfg.io_sort_mb > cap else ""
+    return {
+        "cap_mb": cap,
+        "heap_mb": heap_mb,
+        "share_cap_mb": float(share_mb),
+        "set_by": "observed heap" if by_need else "share",
+        "map_heap_use": use.model_dump(),
+        "line": f"io.sort.mb <= {cap:,.0f} MB in the {heap_mb:,.0f} MB map heap ({why}"
+        f"{kept}); map function: {use.brief()}",
+    }
 
 
 def _heap_container(cfg: HadoopConfig, cluster: ClusterSpec) -> list[Finding]:

@@ -34,6 +34,7 @@ from mrtune.cli.console import (
     cli_errors,
     console,
     emit_json,
+    err_console,
     strict_option,
     warn_calibration,
 )
@@ -204,6 +205,7 @@ def whatif_cmd(
     result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes
+    warn_limits(result["lint"])
     if fmt == OutputFormat.json:
         emit_json(result)
         return
@@ -213,6 +215,22 @@ def whatif_cmd(
         console.print(
             f"task-by-task simulation: {result['simulated_job_ms'] / 1000:,.1f} s; "
             f"wrote {timeline}"
+        )
+
+
+def warn_limits(findings: list[dict[str, Any]]) -> None:
+    """One warning line (stderr) per lint finding on the question's values
+    (:func:`mrtune.optimizer.whatif.limit_findings`): the prediction is still shown, as
+    Hadoop would still run the configuration."""
+    from rich.markup import escape
+
+    for f in findings:
+        line = (
+            f"lint {f['severity']} {f['rule']}: {f['property']}={f['value']}: "
+            f"{f['message']} ({f['threshold']})"
+        )
+        err_console.print(
+            f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True
         )
 
 
