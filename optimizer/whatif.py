@@ -237,14 +237,14 @@ def evaluate_scenarios(scenarios: list[Scenario]) -> list[dict[str, Any]]:
 
 
 def limit_findings(profile: JobProfile, base: HadoopConfig, proposed: HadoopConfig) -> list[Any]:
-    """The lint's ``sort-buffer-heap`` findings (:func:`~mrtune.optimizer.lint.
+    """The lint's ``sort-buffer-heap`` findings (:func:`~mrtune.optimizer.lint_memory.
     sort_buffer_findings`) when the question moves the sort buffer or the map heap: a
     ``--set`` that leaves the map function less than the heap the profiled maps took beside
     their buffer is flagged as ``optimize`` flags a value it writes. A buffer at or above the
     heap never gets here: :class:`HadoopConfig` refuses it (one line, exit 2)."""
     if (proposed.io_sort_mb, proposed.map_heap_bytes) == (base.io_sort_mb, base.map_heap_bytes):
         return []
-    from mrtune.optimizer.lint import sort_buffer_findings
+    from mrtune.optimizer.lint_memory import sort_buffer_findings
     from mrtune.optimizer.severity import Severity
 
     found = sort_buffer_findings(proposed, profile.map_heap_use)
