@@ -205,10 +205,10 @@ def whatif_cmd(
     result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes
-    warn_limits(result["lint"])
     if fmt == OutputFormat.json:
-        emit_json(result)
+        emit_json(result)  # its "lint" carries the findings
         return
+    warn_limits(result["lint"])
     console.print(f"cluster: {where}" + (f" → {nodes} nodes" if nodes else ""))
     render_whatif(result)
     if timeline is not None:

@@ -92,6 +92,7 @@ def test_whatif_warns_when_a_set_leaves_less_than_the_observed_need(tmp_path: Pa
     assert "which took 400 MB beside its buffer" in res.stderr
     res = runner.invoke(cli_app, [*args, "--format", "json"])
     assert [f["severity"] for f in json.loads(res.stdout)["lint"]] == ["severe"]
+    assert "lint" not in res.stderr  # the document carries it
     bare = tmp_path / "bare.json"
     bare.write_text(with_need.model_copy(update={"map_heap_use": None}).model_dump_json())
     res = runner.invoke(cli_app, ["whatif", str(bare), *args[2:], "--format", "json"])
