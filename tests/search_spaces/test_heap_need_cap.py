@@ -14,7 +14,7 @@ from mrtune.costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfil
 from mrtune.costmodel.profile import MapHeapUse
 from mrtune.optimizer.recommend import recommend
 from mrtune.optimizer.strategies._base import current_row
-from mrtune.search_spaces import SearchSpace
+from mrtune.search_spaces import SearchSpace, find_knob
 from mrtune.search_spaces.constraints import (
     HEAP_NEED_HEADROOM,
     SORT_BUFFER_HEAP_SHARE,
@@ -83,6 +83,7 @@ def test_the_space_repairs_and_grids_below_the_need() -> None:
     fixed = space.repair(vals)
     assert fixed[SORT_MB].tolist() == [150.0, cap, cap]
     assert space.feasible(fixed).all()
+    assert cap in space.grid(find_knob(SORT_MB))  # the largest buffer allowed is offered
     unbound = SearchSpace.for_job(big_maps(100), BASE, CLUSTER)  # 820 - 125 > 410
     assert unbound.sort_buffer_cap_mb() == 410
 

@@ -55,7 +55,7 @@ def test_each_job_is_limited_by_its_own_evidence_and_the_file_by_the_tightest(
     held = _tuned(tmp_path / "held", 500.0)
     bound = HEAP_MB - HEAP_NEED_HEADROOM * 500  # 195 MB, below half the heap (410)
     limit = {k.rsplit(":", 1)[1]: r["limits"][SORT_MB] for k, r in held.items()}
-    assert limit["1"] <= bound < limit["2"] == limit["3"]  # only the job that took 500 MB
+    assert limit["1"] == bound < limit["2"] == limit["3"]  # only the job that took 500 MB
     assert all(r["limits"][SORT_MB] > bound for r in free.values())
     base = HadoopConfig()  # the line's defaults, as the cluster-wide search starts from
     grid_free = knob_grid(SORT_MB, list(free.values()), 100.0, base, {})
