@@ -43,11 +43,11 @@ Values = dict[str, np.ndarray]
 SORT_BUFFER_HEAP_SHARE = 0.5
 #: Headroom on the map function's observed heap (:class:`~mrtune.costmodel.profile.MapHeapUse`,
 #: the maps' committed heap beyond their sort buffer) that the sort buffer must leave free:
-#: ×1.25, the 25% Dr. Elephant's memory heuristic keeps above a task's largest observed use
-#: (``mrtune.diagnose.resources.HEADROOM``), for maps whose input or keys need more than the
-#: profiled run's largest did. The ``mapred-site.xml`` table of ClusterSetup.md gives the
-#: share above; Hadoop states no figure for the map function, whose need only the job's own
-#: run can show.
+#: ×1.25, the headroom mrtune's memory finding already keeps above a task's largest observed
+#: physical memory (``mrtune.diagnose.resources.HEADROOM``), for maps whose split or keys need
+#: more than the profiled run's largest did. The ``mapred-site.xml`` table of ClusterSetup.md
+#: gives the share above; Hadoop states no figure for the map function's own heap, which only
+#: the job's run can show (the committed heap is already an upper bound on its live data).
 HEAP_NEED_HEADROOM = 1.25
 #: Smallest gap kept between the single-shuffle limit and the merge percent when repairing.
 SHUFFLE_PERCENT_GAP = 0.01
