@@ -727,6 +727,56 @@ class MapClass(BaseModel):
         )
 
 
+#: ``MapHeapUse.saturated``: a committed heap within this share of ``-Xmx`` is the whole heap.
+HEAP_SATURATED_SHARE = 0.99
+
+
+class MapHeapUse(BaseModel):
+    """The maps' observed heap beyond their sort buffer: what the map function itself took.
+
+    ``COMMITTED_HEAP_BYTES`` is ``Runtime.totalMemory()`` at the task's last counter update
+    (``Task.updateHeapUsageCounter``; Rumen keeps it as ``resourceUsageMetrics.heapUsage``,
+    ``LoggedTaskAttempt.incorporateCounters``), and ``MapTask.MapOutputBuffer.init`` allocates
+    ``kvbuffer`` (``io.sort.mb`` MiB) once at start-up, so a map's committed heap holds its whole
+    sort buffer. Committed heap minus ``io.sort.mb`` is therefore what the map function,
+    its objects and the JVM's free-heap slack took; an upper bound on its live data (the JVM
+    commits at least its initial heap and grows before it is full), which is the safe side for
+    a limit. The largest over successful map attempts: one map out of heap fails the job.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    need_mb: float = Field(
+        ge=0,
+        description="largest committed heap of a successful map minus the sort buffer, MiB "
+        "(never below 0)",
+    )
+    committed_mb: float = Field(ge=0, description="that map's COMMITTED_HEAP_BYTES, MiB")
+    sort_mb: float = Field(
+        ge=0,
+        description="the sort buffer subtracted: the run's io.sort.mb, 0 for a map-only job "
+        "(its maps write through DirectMapOutputCollector and allocate no kvbuffer)",
+    )
+    heap_mb: float = Field(gt=0, description="the map heap (-Xmx) the run had, MiB")
+    attempts: int = Field(ge=1, description="successful map attempts that recorded the counter")
+    source: str = Field(description="where the figure comes from (counter and history format)")
+
+    @property
+    def saturated(self) -> bool:
+        """Whether the maps committed their whole heap: the need is then at most this figure
+        (the run says only that the map function took all the heap the buffer left)."""
+        return self.committed_mb >= HEAP_SATURATED_SHARE * self.heap_mb
+
+    def brief(self) -> str:
+        """One line for the CLI and the lint: the figure and where it comes from."""
+        whole = ", the whole heap" if self.saturated else ""
+        return (
+            f"{self.need_mb:,.0f} MB observed beyond the sort buffer (committed heap "
+            f"{self.committed_mb:,.0f} MB of {self.heap_mb:,.0f}{whole}, io.sort.mb "
+            f"{self.sort_mb:,.0f}; {self.source})"
+        )
+
+
 class JobProfile(BaseModel):
     """Everything the cost model needs to know about a job, independent of its configuration."""
 
@@ -771,6 +821,13 @@ class JobProfile(BaseModel):
         default_factory=list,
         description="classes of map tasks modelled apart (split sizes, inputs' own map "
         "profiles); empty: one input of input_files equal files",
+    )
+    map_heap_use: MapHeapUse | None = Field(
+        None,
+        description="the maps' observed heap beyond the sort buffer (COMMITTED_HEAP_BYTES "
+        "minus io.sort.mb), which the sort buffer's cap leaves to the map function "
+        "(search_spaces.constraints.sort_buffer_cap); None: the history records no heap "
+        "counter, or an older profile",
     )
 
     @model_validator(mode="after")

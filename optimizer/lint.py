@@ -25,7 +25,12 @@ Rules (each finding names the property, its value, the rule, its threshold and t
   the JVM runs out of heap allocating ``kvbuffer``); the search offers
   :data:`~mrtune.search_spaces.constraints.SORT_BUFFER_HEAP_SHARE` of the heap at most (half:
   Hadoop's ClusterSetup guidance, 512 MB for -Xmx1024M), so a share above it, from 0.75 and
-  above 0.8 is low, moderate, severe (a fifth of the heap or less for the map function).
+  above 0.8 is low, moderate, severe (a fifth of the heap or less for the map function). When
+  the profile observed the map function's heap (:class:`~mrtune.costmodel.profile.MapHeapUse`:
+  the maps' committed heap beyond their sort buffer), a buffer that leaves less than
+  :data:`~mrtune.search_spaces.constraints.HEAP_NEED_HEADROOM` × that figure is low and one
+  that leaves less than the figure itself severe (the profiled maps took more than that beside
+  their buffer); the finding names the figure and where it comes from.
 * ``heap-container``: ``-Xmx`` against ``mapreduce.{map,reduce}.memory.mb`` (Hadoop 2/3). Above
   the container is an error (YARN's ``ContainersMonitorImpl`` kills the task, "running beyond
   physical memory limits"); 0.85, 0.9, 0.95, 1.0 of it leave the JVM's non-heap memory
@@ -42,17 +47,24 @@ Rules (each finding names the property, its value, the rule, its threshold and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, predict_job
-from mrtune.costmodel.config import MB, parse_xmx
+from mrtune.optimizer.lint_memory import (  # noqa: F401 - re-exported with the report types
+    HEAP_SHARE_LIMITS,
+    SORT_MB_MAX,
+    SORT_SHARE_LIMITS,
+    container_node,
+    heap_container,
+    sort_buffer_findings,
+    sort_buffer_limit,
+)
+from mrtune.optimizer.lint_report import Finding, LintReport
 from mrtune.optimizer.severity import Severity, ascending, descending
 from mrtune.optimizer.units import format_bytes
 from mrtune.search_spaces.constraints import (
     MIN_REDUCE_BYTES,
     MIN_SPLIT_BLOCK_SHARE,
-    SORT_BUFFER_HEAP_SHARE,
     job_codec_verdicts,
     map_output_bytes,
     max_reducers_for,
@@ -68,60 +80,6 @@ TIME_TASK_LIMITS = (50.0, 101.0, 500.0, 1000.0)
 MAP_BLOCK_SHARE_LIMITS = tuple(MIN_SPLIT_BLOCK_SHARE / 4**i for i in range(4))
 #: Reducers as a multiple of those the map output fills: just over, then ×4, ×16, ×64.
 REDUCER_EXCESS_LIMITS = (1.0 + 1e-9, 4.0, 16.0, 64.0)
-#: Above the documented share (Hadoop's guidance: half the heap), from three quarters, and
-#: above four fifths (a fifth of the heap or less left to the map function).
-SORT_SHARE_LIMITS = (SORT_BUFFER_HEAP_SHARE + 1e-9, 0.75, 0.8 + 1e-9)
-HEAP_SHARE_LIMITS = (0.85, 0.9, 0.95, 1.0)
-SORT_MB_MAX = 2047
-
-
-@dataclass
-class Finding:
-    """One rule's verdict on one emitted value."""
-
-    rule: str
-    property: str
-    value: str
-    severity: Severity
-    threshold: str
-    message: str
-    source: str
-    #: whether the property is among those written (else it is the job's own, kept)
-    emitted: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "property": self.property,
-            "value": self.value,
-            "severity": self.severity.label,
-            "threshold": self.threshold,
-            "message": self.message,
-            "source": self.source,
-            "emitted": self.emitted,
-        }
-
-    def line(self) -> str:
-        return f"{self.severity.label}: {self.property}={self.value}: {self.message} ({self.threshold})"
-
-
-@dataclass
-class LintReport:
-    """Every finding of severity low or more, and the rules that were checked."""
-
-    findings: list[Finding] = field(default_factory=list)
-    checked: list[str] = field(default_factory=list)
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == Severity.ERROR]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rules_checked": self.checked,
-            "findings": [f.to_json() for f in self.findings],
-            "errors": len(self.errors),
-        }
 
 
 def lint_config(
@@ -146,9 +104,9 @@ def lint_config(
         ("spill-ratio", lambda: _spill(pred, config)),
         ("map-granularity", lambda: _map_granularity(pred, profile, config)),
         ("reduce-granularity", lambda: _reduce_granularity(pred, profile, config)),
-        ("sort-buffer-heap", lambda: _sort_buffer(config)),
-        ("heap-container", lambda: _heap_container(config, cluster)),
-        ("container-node", lambda: _container_node(config, cluster)),
+        ("sort-buffer-heap", lambda: sort_buffer_findings(config, profile.map_heap_use)),
+        ("heap-container", lambda: heap_container(config, cluster)),
+        ("container-node", lambda: container_node(config, cluster)),
         ("codec-availability", lambda: _codecs(profile, config, base)),
     )
     for name, rule in rules:
@@ -158,6 +116,8 @@ def lint_config(
                 f.emitted = emitted is None or f.property in emitted
                 report.findings.append(f)
     report.findings.sort(key=lambda f: -f.severity)
+    if profile.map_heap_use is not None:
+        report.limits["sort_buffer"] = sort_buffer_limit(config, profile.map_heap_use)
     return report
 
 
@@ -173,9 +133,9 @@ def lint_settings(
     library) codec availability too, ``base`` being what the cluster's jobs run with now."""
     report = LintReport()
     rules = [
-        ("sort-buffer-heap", lambda: _sort_buffer(config)),
-        ("heap-container", lambda: _heap_container(config, cluster)),
-        ("container-node", lambda: _container_node(config, cluster)),
+        ("sort-buffer-heap", lambda: sort_buffer_findings(config, None)),
+        ("heap-container", lambda: heap_container(config, cluster)),
+        ("container-node", lambda: container_node(config, cluster)),
     ]
     if facts is not None:
         cur = base or HadoopConfig(hadoop_version=config.hadoop_version)
@@ -253,84 +213,6 @@ def _reduce_granularity(pred: Any, profile: JobProfile, cfg: HadoopConfig) -> li
             DR_ELEPHANT + "ReducerTimeHeuristic.java",
         )
     ]
-
-
-def _sort_buffer(cfg: HadoopConfig) -> list[Finding]:
-    heap_mb = cfg.map_heap_bytes / MB
-    share = cfg.io_sort_mb / heap_mb
-    if cfg.io_sort_mb > SORT_MB_MAX or cfg.io_sort_mb >= heap_mb:
-        sev, msg = Severity.ERROR, "the map task fails at start-up allocating its sort buffer"
-    else:
-        sev = ascending(share, SORT_SHARE_LIMITS)
-        msg = f"leaves {heap_mb - cfg.io_sort_mb:,.0f} MB of the heap for the map function"
-    return [
-        Finding(
-            "sort-buffer-heap",
-            "mapreduce.task.io.sort.mb",
-            str(cfg.io_sort_mb),
-            sev,
-            f"{share:.0%} of the {heap_mb:,.0f} MB map heap; limits above "
-            f"{SORT_BUFFER_HEAP_SHARE:.0%}, 75%, above 80%; error at the heap or above "
-            f"{SORT_MB_MAX}",
-            msg,
-            "hadoop MapTask.MapOutputBuffer.init",
-        )
-    ]
-
-
-def _heap_container(cfg: HadoopConfig, cluster: ClusterSpec) -> list[Finding]:
-    if cfg.hadoop_version == 1 or cluster.local_mode:
-        return []  # no containers: TaskTracker slots / one local JVM
-    out = []
-    for side in ("map", "reduce"):
-        opts = getattr(cfg, f"{side}_java_opts") or cfg.child_java_opts
-        if parse_xmx(opts) is None:
-            continue  # Hadoop derives the heap from the container (ratio): fits by design
-        heap = getattr(cfg, f"{side}_heap_bytes") / MB
-        box = float(getattr(cfg, f"{side}_container_mb"))
-        share = heap / box
-        sev = Severity.ERROR if share > 1.0 else ascending(share, HEAP_SHARE_LIMITS)
-        out.append(
-            Finding(
-                "heap-container",
-                f"mapreduce.{side}.java.opts",
-                f"-Xmx{heap:.0f}m",
-                sev,
-                f"heap {share:.0%} of the {box:.0f} MB container; limits 85%, 90%, 95%, 100%; "
-                "error above it",
-                "YARN kills the container" if share > 1.0 else "little room for non-heap memory",
-                "hadoop ContainersMonitorImpl; MAPREDUCE-5785 (heap ratio 0.8)",
-            )
-        )
-    return out
-
-
-def _container_node(cfg: HadoopConfig, cluster: ClusterSpec) -> list[Finding]:
-    if cfg.hadoop_version == 1 or cluster.local_mode:
-        return []
-    out = []
-    for side in ("map", "reduce"):
-        mb, vc = cfg.map_container_mb, cfg.map_vcores
-        if side == "reduce":
-            mb, vc = cfg.reduce_container_mb, cfg.reduce_vcores
-        share = mb / cluster.node_memory_mb
-        too_big = mb > cluster.node_memory_mb or vc > cluster.node_vcores
-        sev = Severity.ERROR if too_big else (Severity.LOW if share > 0.5 else Severity.NONE)
-        out.append(
-            Finding(
-                "container-node",
-                f"mapreduce.{side}.memory.mb",
-                str(mb),
-                sev,
-                f"{mb} MB and {vc} vcores on nodes of {cluster.node_memory_mb} MB and "
-                f"{cluster.node_vcores} vcores; low above half a node, error above a node",
-                "the ResourceManager refuses the request"
-                if too_big
-                else "at most one such container per node",
-                "hadoop SchedulerUtils.normalizeAndValidateRequest",
-            )
-        )
-    return out
 
 
 def _codecs(profile: JobProfile, cfg: HadoopConfig, base: HadoopConfig) -> list[Finding]:

@@ -236,6 +236,21 @@ def evaluate_scenarios(scenarios: list[Scenario]) -> list[dict[str, Any]]:
     return [o for o in out if o is not None]
 
 
+def limit_findings(profile: JobProfile, base: HadoopConfig, proposed: HadoopConfig) -> list[Any]:
+    """The lint's ``sort-buffer-heap`` findings (:func:`~mrtune.optimizer.lint_memory.
+    sort_buffer_findings`) when the question moves the sort buffer or the map heap: a
+    ``--set`` that leaves the map function less than the heap the profiled maps took beside
+    their buffer is flagged as ``optimize`` flags a value it writes. A buffer at or above the
+    heap never gets here: :class:`HadoopConfig` refuses it (one line, exit 2)."""
+    if (proposed.io_sort_mb, proposed.map_heap_bytes) == (base.io_sort_mb, base.map_heap_bytes):
+        return []
+    from mrtune.optimizer.lint_memory import sort_buffer_findings
+    from mrtune.optimizer.severity import Severity
+
+    found = sort_buffer_findings(proposed, profile.map_heap_use)
+    return [f for f in found if f.severity > Severity.NONE]
+
+
 def what_if(
     profile: JobProfile,
     base: HadoopConfig,
@@ -260,7 +275,7 @@ def what_if(
     ``interval``: the speedup's interval, current ÷ what-if taken per sample
     (:func:`whatif_interval`).
     ``replay``: a configuration file's properties, layered over ``base`` first
-    (:func:`replay_conf`), then ``changes`` over them.
+    (:func:`replay_conf`), then ``changes`` over them. ``lint``: :func:`limit_findings`.
     """
     changes = changes or {}
     start, unread = base, []
@@ -268,6 +283,7 @@ def what_if(
         start, unread = replay_conf(base, replay, profile, source=replay_source)
     proposed = apply_changes(start, changes, profile, allow_unknown=allow_unknown)
     (new_cluster or cluster).check_fits(proposed)  # containers YARN would refuse: one line
+    limits = limit_findings(profile, base, proposed)
     new_profile = profile
     if input_bytes is not None:
         new_profile = profile.model_copy(update={"input_bytes": float(input_bytes)})
@@ -303,6 +319,7 @@ def what_if(
         "current": cur,
         "what_if": new,
         "speedup": cur["job_ms"] / new["job_ms"] if new["job_ms"] > 0 else float("inf"),
+        "lint": [f.to_json() for f in limits],
         "interval": None
         if evidence is None
         else whatif_interval(evidence, base, proposed, cluster, new_cluster, input_bytes),

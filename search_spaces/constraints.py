@@ -41,6 +41,14 @@ Values = dict[str, np.ndarray]
 #: buffer also decreases the memory available to the mapper". Issue 14: the batch's 600 MB
 #: in an 819 MB heap (the old share, 0.8) left ~200 MB for user code.
 SORT_BUFFER_HEAP_SHARE = 0.5
+#: Headroom on the map function's observed heap (:class:`~mrtune.costmodel.profile.MapHeapUse`,
+#: the maps' committed heap beyond their sort buffer) that the sort buffer must leave free:
+#: ×1.25, the headroom mrtune's memory finding already keeps above a task's largest observed
+#: physical memory (``mrtune.diagnose.resources.HEADROOM``), for maps whose split or keys need
+#: more than the profiled run's largest did. The ``mapred-site.xml`` table of ClusterSetup.md
+#: gives the share above; Hadoop states no figure for the map function's own heap, which only
+#: the job's run can show (the committed heap is already an upper bound on its live data).
+HEAP_NEED_HEADROOM = 1.25
 #: Smallest gap kept between the single-shuffle limit and the merge percent when repairing.
 SHUFFLE_PERCENT_GAP = 0.01
 
@@ -91,10 +99,17 @@ def followed_heap_mb(
 
 def sort_buffer_cap(heap_mb: np.ndarray, ctx: dict[str, float]) -> np.ndarray:
     """The largest ``io.sort.mb`` (MB) offered with a map heap of ``heap_mb``:
-    :data:`SORT_BUFFER_HEAP_SHARE` of it, but never below the value the job already runs with
-    while its heap stays the same (``ctx["current_sort_mb"]``): that one is proven on the
-    job's own data, as a codec the job uses is (it stays scorable and kept)."""
-    cap = np.maximum(np.floor(SORT_BUFFER_HEAP_SHARE * heap_mb), 1.0)
+    :data:`SORT_BUFFER_HEAP_SHARE` of it and, when the profile observed the map function's heap
+    (``ctx["map_heap_need_mb"]``, :class:`~mrtune.costmodel.profile.MapHeapUse`), no more than
+    leaves :data:`HEAP_NEED_HEADROOM` × that need free: ``min(share·heap, heap − 1.25·need)``,
+    so the evidence only ever tightens the documented share. Never below the value the job
+    already runs with while its heap stays the same (``ctx["current_sort_mb"]``): that one is
+    proven on the job's own data, as a codec the job uses is (it stays scorable and kept)."""
+    cap = np.floor(SORT_BUFFER_HEAP_SHARE * np.asarray(heap_mb, dtype=np.float64))
+    need = ctx.get("map_heap_need_mb")
+    if need is not None:
+        cap = np.minimum(cap, np.floor(heap_mb - HEAP_NEED_HEADROOM * need))
+    cap = np.maximum(cap, 1.0)
     now = ctx.get("current_sort_mb")
     if now is None:
         return cap
@@ -167,8 +182,9 @@ CONSTRAINTS: tuple[Constraint, ...] = (
     ),
     Constraint(
         "sort-buffer-fits-heap",
-        f"mapreduce.task.io.sort.mb <= 2047 and <= {SORT_BUFFER_HEAP_SHARE:.0%} of the map heap "
-        "(or the value the job runs with, in its own heap)",
+        f"mapreduce.task.io.sort.mb <= 2047 and <= {SORT_BUFFER_HEAP_SHARE:.0%} of the map heap, "
+        f"leaving {HEAP_NEED_HEADROOM:g}x the maps' observed heap beyond the buffer when the "
+        "history has it (or the value the job runs with, in its own heap)",
         _sort_check,
         _sort_repair,
     ),

@@ -191,7 +191,7 @@ class SearchSpace:
 
     def _context(self) -> dict[str, float]:
         b = self.base
-        return {
+        ctx = {
             "heap_ratio": b.heap_memory_mb_ratio,
             "map_heap_mb": b.map_heap_bytes / MB,
             "map_container_mb": float(b.map_container_mb),
@@ -202,6 +202,10 @@ class SearchSpace:
             "current_sort_mb": float(b.io_sort_mb),
             "hadoop1": float(b.hadoop_version == 1),
         }
+        use = self.profile.map_heap_use
+        if use is not None:  # the sort buffer leaves the map function its observed heap
+            ctx["map_heap_need_mb"] = use.need_mb
+        return ctx
 
     def repair(self, values: Values) -> Values:
         """Clip values into the feasible region (round ints, apply every constraint's repair).
@@ -261,8 +265,9 @@ class SearchSpace:
 
         The registry grid is generic; the best values often sit where a wave fills up or a
         map's output just fits one spill. So the grid adds reducer counts that are whole
-        multiples of the reduce slots, split sizes that make the maps whole waves, and the
-        smallest sort buffer that holds one map's output in a single spill. The array is
+        multiples of the reduce slots, split sizes that make the maps whole waves, the
+        smallest sort buffer that holds one map's output in a single spill and, when the
+        profile observed the map function's heap, the sort buffer's cap. The array is
         read-only (a knob without job-aware values returns the registry's own grid).
         """
         extra: list[float] = []
@@ -283,6 +288,9 @@ class SearchSpace:
             out = split * st.map_size_sel
             need = (out + 16.0 * recs) / b.sort_spill_percent / 2**20
             extra = [_ceil(need) + 1]
+            cap = self.sort_buffer_cap_mb()
+            if cap is not None and prof.map_heap_use is not None:
+                extra.append(cap)  # the most the map function's observed heap leaves
         base = _registry_grid(knob)
         if not extra:
             return base

@@ -59,6 +59,9 @@ def lint_before_writing(
 
 def render_lint(report: Any) -> None:
     colour = {"low": "cyan", "moderate": "yellow", "severe": "red", "critical": "bold red"}
+    limit = report.limits.get("sort_buffer")
+    if limit is not None:  # the cap that rests on the job's observed heap, and its figure
+        console.print(f"[dim]sort buffer: {limit['line']}[/]", highlight=False)
     if not report.findings:
         console.print(f"[dim]lint: clean ({len(report.checked)} rules checked)[/]")
         return

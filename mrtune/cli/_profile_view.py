@@ -167,6 +167,9 @@ def print_summary(profile) -> None:  # noqa: ANN001
         f"{_fmt(f.get('duplicate_attempt_events'))}",
         highlight=False,
     )
+    use = profile.map_heap_use
+    if use is not None:  # what the sort buffer's cap leaves the map function
+        console.print(f"map heap: {use.brief()}", highlight=False)
     for cls in profile.map_classes:  # modelled apart (costmodel.map_groups)
         own = "own map profile" if cls.stats is not None else "the job's map profile"
         console.print(f"  map class {cls.name} ({own})", highlight=False)

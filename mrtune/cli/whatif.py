@@ -34,6 +34,7 @@ from mrtune.cli.console import (
     cli_errors,
     console,
     emit_json,
+    err_console,
     strict_option,
     warn_calibration,
 )
@@ -205,14 +206,31 @@ def whatif_cmd(
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes
     if fmt == OutputFormat.json:
-        emit_json(result)
+        emit_json(result)  # its "lint" carries the findings
         return
+    warn_limits(result["lint"])
     console.print(f"cluster: {where}" + (f" → {nodes} nodes" if nodes else ""))
     render_whatif(result)
     if timeline is not None:
         console.print(
             f"task-by-task simulation: {result['simulated_job_ms'] / 1000:,.1f} s; "
             f"wrote {timeline}"
+        )
+
+
+def warn_limits(findings: list[dict[str, Any]]) -> None:
+    """One warning line (stderr) per lint finding on the question's values
+    (:func:`mrtune.optimizer.whatif.limit_findings`): the prediction is still shown, as
+    Hadoop would still run the configuration."""
+    from rich.markup import escape
+
+    for f in findings:
+        line = (
+            f"lint {f['severity']} {f['rule']}: {f['property']}={f['value']}: "
+            f"{f['message']} ({f['threshold']})"
+        )
+        err_console.print(
+            f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True
         )
 
 

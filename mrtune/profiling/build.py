@@ -32,6 +32,7 @@ from mrtune.profiling.dataflow import (
     stored_input,
     stored_input_bytes,
 )
+from mrtune.profiling.heap_use import map_heap_use
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
@@ -114,6 +115,12 @@ def build_statistics(
         observed=_observed_timings(job.h),
         observed_counters=job.J,
         warnings=_dedupe(job.warnings),
+        map_heap_use=map_heap_use(
+            (a.counters for a in job.h.successful("map")),
+            cfg,
+            map_only=job.map_only,
+            source_format=job.h.source_format,
+        ),
     )
     if ms.has_combiner and not job.map_only:
         maps = [a.counters for a in job.h.successful("map")]

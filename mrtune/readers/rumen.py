@@ -4,7 +4,8 @@ A trace is one ``LoggedJob`` JSON object per job, written one after another (not
 optionally gzip-compressed. Each job holds ``mapTasks``/``reduceTasks`` (``LoggedTask``) with
 ``attempts`` (``LoggedTaskAttempt``): ``result`` (SUCCESS/FAILED/KILLED), start and finish times,
 ``shuffleFinished``/``sortFinished`` for reduces, and the counters Rumen keeps as plain fields
-(``hdfsBytesRead``, ``mapInputRecords``, ``spilledRecords``…; ``-1`` means "not recorded").
+(``hdfsBytesRead``, ``mapInputRecords``, ``spilledRecords``…; ``-1`` means "not recorded"), and
+the committed heap in ``resourceUsageMetrics.heapUsage``.
 Newer traces add ``jobProperties`` (the job configuration), ``jobMapMB``/``jobReduceMB`` and
 ``heapMegabytes``.
 
@@ -39,6 +40,12 @@ ATTEMPT_COUNTERS: dict[str, str] = {
     "reduceOutputRecords": "REDUCE_OUTPUT_RECORDS",
     "spilledRecords": "SPILLED_RECORDS",
 }
+
+#: ``resourceUsageMetrics.heapUsage`` is the attempt's ``COMMITTED_HEAP_BYTES`` counter (Rumen's
+#: ``LoggedTaskAttempt.incorporateCounters`` sets it from that counter): read back under its name.
+#: The other usage metrics (CPU, physical and virtual memory) are left out: nothing reads them
+#: from a trace yet.
+HEAP_USAGE_COUNTER = "COMMITTED_HEAP_BYTES"
 
 #: JobTracker-era job ids carry the tracker's start as ``yyyyMMddHHmm`` (12 digits); YARN ids
 #: carry the ResourceManager's start in epoch milliseconds (13 digits).
@@ -145,6 +152,10 @@ def _attempt_counters(att: dict[str, Any]) -> dict[str, float]:
         v = _num(att.get(field))
         if v is not None:
             out[name] = v
+    usage = att.get("resourceUsageMetrics")
+    heap = _num(usage.get("heapUsage")) if isinstance(usage, dict) else None
+    if heap:  # 0: ResourceUsageMetrics' default, the counter was not recorded
+        out[HEAP_USAGE_COUNTER] = heap
     return out
 
 

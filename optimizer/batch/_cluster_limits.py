@@ -28,7 +28,11 @@ are rules about *what may be written*, not about how the search goes:
   ``io.sort.mb``, ``mapred.*``; :data:`~mrtune.costmodel.properties.HADOOP1_NAMES`).
 
 The sort buffer's cap (:data:`~mrtune.search_spaces.constraints.SORT_BUFFER_HEAP_SHARE` of each
-job's heap) comes with each job's result (``limits``) and is applied by the search itself.
+job's heap, and no more than leaves :data:`~mrtune.search_spaces.constraints.HEAP_NEED_HEADROOM`
+× the heap that job's maps took beside their buffer where its history records it:
+``JobProfile.map_heap_use``; a SWIM row records none) comes with each job's result (``limits``,
+from that job's own space) and is applied by the search itself: the file's grid stops at the
+tightest job's (:func:`knob_grid`).
 """
 
 from __future__ import annotations
@@ -135,9 +139,10 @@ def knob_grid(
     region: bool = True,
 ) -> np.ndarray:
     """Knob ``n``'s grid with the catalog's value ``now``, below every job's cap of it (the
-    sort buffer's share of each heap) and, with ``region``, within the trust region of a
-    size or count (×1/FAR–×FAR of ``now``, module docstring); a codec knob's, the codecs
-    every job and the cluster load (:func:`codec_grid`)."""
+    sort buffer's share of each heap, or less where a job's observed heap binds) and, with
+    ``region``, within the trust region of a size or count (×1/FAR–×FAR of ``now``, module
+    docstring); a codec knob's, the codecs every job and the cluster load
+    (:func:`codec_grid`)."""
     k = find_knob(n)
     if k.role in CODEC_ROLES:
         return codec_grid(n, tuned, now, base, facts)

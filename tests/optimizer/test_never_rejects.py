@@ -3,11 +3,14 @@
 Over random jobs, base configurations (heap from ``-Xmx`` or derived from the container,
 container sizes, Hadoop 1/2/3, node memory) and random points of the search space, the
 repaired point is feasible, builds a valid :class:`HadoopConfig`, fits the cluster's nodes,
-can be written as properties, and lints clean of errors; and every registered strategy's
-answer does the same.
+can be written as properties, lints clean of errors, and keeps its sort buffer within half its
+heap and clear of the maps' observed heap (drawn for some jobs); and every registered
+strategy's answer does the same.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -22,6 +25,7 @@ from mrtune.costmodel import (
     JobProfile,
     predict_job,
 )
+from mrtune.costmodel.profile import MapHeapUse
 from mrtune.optimizer.lint import lint_config
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.outputs import changed_properties
@@ -67,8 +71,20 @@ def jobs(draw: st.DrawFn) -> tuple[JobProfile, HadoopConfig, ClusterSpec]:
         child_java_opts=opts if version == 1 else None,
     )
     has_combiner = draw(st.booleans())
+    need = draw(st.none() | st.floats(0, 2.0 * heap_mb))  # the maps' observed heap, if any
+    use = None
+    if need is not None:
+        use = MapHeapUse(
+            need_mb=need,
+            committed_mb=need + sort_mb,
+            sort_mb=sort_mb,
+            heap_mb=heap_mb,
+            attempts=1,
+            source="drawn",
+        )
     profile = JobProfile(
         job_id="random",
+        map_heap_use=use,
         input_bytes=draw(st.floats(1e5, 5e11)),
         has_combiner=has_combiner,
         combine_class="org.example.Combiner" if has_combiner else None,
@@ -89,6 +105,19 @@ def _accepted(space: SearchSpace, row: dict[str, float]) -> None:
     props = changed_properties(space.base, cfg)
     report = lint_config(space.profile, cfg, space.cluster, base=space.base, emitted=set(props))
     assert not report.errors, [f.line() for f in report.errors]
+    _leaves_the_observed_heap(space, cfg)
+
+
+def _leaves_the_observed_heap(space: SearchSpace, cfg: HadoopConfig) -> None:
+    """The sort buffer built is within half its heap and leaves 1.25x the maps' observed heap
+    beside it (issue 14), unless it is at most the job's own value in the job's own heap."""
+    heap = cfg.map_heap_bytes / 2**20
+    kept = heap == space.base.map_heap_bytes / 2**20 and cfg.io_sort_mb <= space.base.io_sort_mb
+    cap = math.floor(0.5 * heap)
+    use = space.profile.map_heap_use
+    if use is not None:
+        cap = min(cap, math.floor(heap - 1.25 * use.need_mb))
+    assert kept or cfg.io_sort_mb <= max(cap, 1), (cfg.io_sort_mb, heap, use)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
