@@ -238,8 +238,80 @@ public class CodecProbeCollector<K, V> implements MapOutputCollector<K, V> {
       }
       reader.close();
       measure(stage, codecs, seg.buf.getData(), seg.ks, seg.vs, seg.ve, null, 0, seg.n, timed);
+      if (index.size() == 1) {
+        probePartitions(names, codecs, seg);
+      }
     }
     record("final", names, stage, index.size(), timed);
+  }
+
+  /**
+   * The final data as a run with {@code r} reducers would store it, for every {@code r} of
+   * {@code mrtune.codec.probe.partitions} (off unless set; benchmarks/codec_order_study.py): the one segment of a single-reducer probe dealt to
+   * {@code r} partitions by the job's own partitioner (key order kept within a partition, as
+   * the sort-and-spill leaves it), each partition through its own {@code IFile.Writer} and
+   * codec stream. A partition holds 1/r of the keys, so neighbouring records share less (key
+   * prefixes, lengths) within a codec's window and block: how well a codec compresses the
+   * same records depends on {@code r}. Bytes only, counters {@code parts<r>.SEGMENTS},
+   * {@code .RAW_BYTES} and {@code .<Codec>.COMPRESSED_BYTES}.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void probePartitions(List<String> names, List<CompressionCodec> codecs, Segment seg)
+      throws IOException {
+    String spec = job.get("mrtune.codec.probe.partitions", "");
+    if (spec.trim().isEmpty() || !job.getUseNewMapper()) {
+      return;
+    }
+    org.apache.hadoop.mapreduce.Partitioner<Object, Object> partitioner;
+    try {
+      partitioner = (org.apache.hadoop.mapreduce.Partitioner<Object, Object>)
+          ReflectionUtils.newInstance(
+              new org.apache.hadoop.mapreduce.task.JobContextImpl(job, null)
+                  .getPartitionerClass(), job);
+    } catch (ClassNotFoundException e) {
+      throw new IOException(e);
+    }
+    SerializationFactory sf = new SerializationFactory(job);
+    org.apache.hadoop.io.serializer.Deserializer kd =
+        sf.getDeserializer(job.getMapOutputKeyClass());
+    org.apache.hadoop.io.serializer.Deserializer vd =
+        sf.getDeserializer(job.getMapOutputValueClass());
+    DataInputBuffer kin = new DataInputBuffer();
+    DataInputBuffer vin = new DataInputBuffer();
+    kd.open(kin);
+    vd.open(vin);
+    byte[] buf = seg.buf.getData();
+    for (String item : spec.split(",")) {
+      int r = Integer.parseInt(item.trim());
+      int[] of = new int[seg.n];
+      Object key = null;
+      Object value = null;
+      for (int i = 0; i < seg.n; i++) {
+        kin.reset(buf, seg.ks[i], seg.vs[i] - seg.ks[i]);
+        vin.reset(buf, seg.vs[i], seg.ve[i] - seg.vs[i]);
+        key = kd.deserialize(key);
+        value = vd.deserialize(value);
+        of[i] = partitioner.getPartition(key, value, r);
+      }
+      // records of partition 0, then 1, ...: key order kept within each (a stable bucket pass)
+      int[] start = new int[r + 1];
+      for (int i = 0; i < seg.n; i++) {
+        start[of[i] + 1]++;
+      }
+      for (int p = 0; p < r; p++) {
+        start[p + 1] += start[p];
+      }
+      int[] order = new int[seg.n];
+      int[] next = Arrays.copyOf(start, r);
+      for (int i = 0; i < seg.n; i++) {
+        order[next[of[i]]++] = i;
+      }
+      Stage st = new Stage(codecs.size());
+      for (int p = 0; p < r; p++) {
+        measure(st, codecs, buf, seg.ks, seg.vs, seg.ve, order, start[p], start[p + 1], false);
+      }
+      record("parts" + r, names, st, r, false);
+    }
   }
 
   /**
