@@ -222,6 +222,9 @@ def _figures(
         "rerun_finished_batch_s": round(rerun, 2),
         "sqlite_mb": round(db_mb, 1),
         "hours_saved": round(s["predicted_hours_saved"], 2),
+        "changed": s.get("changed", 0),
+        "changed_by_interval": s.get("changed_by_interval", {}),
+        "withheld_by_rule": s.get("withheld_by_rule", {}),
         "cluster_wide": s.get("cluster_wide", {}).get("settings"),
         "load_average_at_end": os.getloadavg(),
     }
