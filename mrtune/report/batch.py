@@ -55,6 +55,7 @@ def _from_csv(r: dict[str, str]) -> dict[str, Any]:
             gain=float(r["gain_pct"]) / 100,
             map_only=r.get("map_only") == "True",
             changes_text=r.get("changes", ""),
+            withheld_text=r.get("withheld", ""),
             basis=r.get("basis", ""),
             interval_text=r.get("gain_p10_p90", ""),
             calibration={"status": r["calibration"]} if r.get("calibration") else None,
@@ -63,7 +64,7 @@ def _from_csv(r: dict[str, str]) -> dict[str, Any]:
 
 
 def _interval(r: dict[str, Any]) -> str:
-    """The gain's p10-p90 as jobs.csv writes it (empty for a SWIM row: priors only)."""
+    """The gain's p10-p90 as jobs.csv writes it (empty: nothing changed)."""
     if "interval_text" in r:
         return str(r["interval_text"])
     from mrtune.optimizer.batch._report import interval_text
@@ -72,11 +73,19 @@ def _interval(r: dict[str, Any]) -> str:
 
 
 def _changes(r: dict[str, Any]) -> str:
+    """The written changes, or, for a job that keeps its configuration by a trust rule, the
+    withheld ones with the rule (``withheld: name: a→b (rule)``)."""
     if "changes_text" in r:
-        return str(r["changes_text"])
-    return "; ".join(
-        f"{c['name']}: {c['current']}→{c['recommended']}" for c in r.get("changes", [])
-    )
+        written, held = str(r["changes_text"]), str(r.get("withheld_text", ""))
+    else:
+        written = "; ".join(
+            f"{c['name']}: {c['current']}→{c['recommended']}" for c in r.get("changes", [])
+        )
+        held = "; ".join(
+            f"{c['name']}: {c['current']}→{c['recommended']} ({c.get('rule', 'calibration_miss')})"
+            for c in r.get("withheld_changes", [])
+        )
+    return written or (f"withheld: {held}" if held else "")
 
 
 def job_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -125,6 +125,12 @@ def test_batch_report_shows_catalog_and_the_written_xml(batch_dir: Path) -> None
     assert page.count('">failed</td>') == failed
     for basis in ("defaulted", "partly measured"):
         assert page.count(f"<td>{basis}</td>") == sum(j.get("basis") == basis for j in jobs)
+    # a job that keeps its configuration by a trust rule shows what was withheld, and why
+    held = [j for j in jobs if j.get("withheld_changes") and not j.get("changes")]
+    assert held  # the calibration misses above, and small SWIM gains within the noise
+    assert htmllib.unescape(page).count("withheld: ") == len(held)
+    rules = {c["rule"] for j in held for c in j["withheld_changes"]}
+    assert all(f"({rule})" in htmllib.unescape(page) for rule in rules)
 
 
 def test_report_cli_writes_file_and_json(tmp_path: Path, shared_data: Path) -> None:
