@@ -185,6 +185,12 @@ def render(report: Any) -> None:
             console.print(ct)
         else:
             console.print("cluster-wide: no setting gains 1% of the catalog's total; none changed")
+        for name, cap in (cw.get("caps") or {}).items():
+            if name in cw["settings"] and float(cw["settings"][name]) >= cap["cap"]:
+                console.print(
+                    f"  {name} held at its cap, {cap['cap']:g}: job {escape(str(cap['job']))}'s "
+                    "map heap (jobs.jsonl: limits)"
+                )
         totals = [(k, v) for k, v in cw.items() if k.startswith("total_")]
         for k, v in totals:
             console.print(f"  {k.replace('_', ' ')}: {v:,.2f}")

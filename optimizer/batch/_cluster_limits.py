@@ -154,6 +154,18 @@ def knob_grid(
     return g[g <= cap] if (g <= cap).any() else g[:1]
 
 
+def tightest_caps(tuned: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per capped knob, the lowest cap over the catalog's jobs and the job it comes from: what
+    bounds the file's value of it (:func:`knob_grid`), so a file held there names the job
+    (its map heap, and the heap its maps took beside the buffer where its history says)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in tuned:
+        for n, cap in (r.get("limits") or {}).items():
+            if n not in out or cap < out[n]["cap"]:
+                out[n] = {"cap": float(cap), "job": r.get("job_id") or r["key"], "key": r["key"]}
+    return out
+
+
 def within_grids(
     cand: np.ndarray, grids: list[np.ndarray], names: list[str], baseline: np.ndarray
 ) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from mrtune.optimizer.batch._cluster import ClusterChoice
-from mrtune.optimizer.batch._cluster_limits import site_notes
+from mrtune.optimizer.batch._cluster_limits import site_notes, tightest_caps
 from mrtune.optimizer.outputs import mapred_site_xml
 
 MS_PER_HOUR = 3_600_000.0
@@ -194,7 +194,7 @@ def summarize(
         ],
     }
     if choice is not None:
-        out["cluster_wide"] = _cluster_wide(choice, objective)
+        out["cluster_wide"] = {**_cluster_wide(choice, objective), "caps": tightest_caps(tuned)}
     return out
 
 

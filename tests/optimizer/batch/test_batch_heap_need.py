@@ -8,7 +8,7 @@ from pathlib import Path
 from mrtune.costmodel import ClusterSpec, DataflowStats, HadoopConfig, JobProfile
 from mrtune.costmodel.profile import MapHeapUse
 from mrtune.optimizer.batch import BatchSettings, discover, load_ref, run_batch
-from mrtune.optimizer.batch._cluster_limits import knob_grid
+from mrtune.optimizer.batch._cluster_limits import knob_grid, tightest_caps
 from mrtune.optimizer.batch._store import ResultStore
 from mrtune.search_spaces.constraints import HEAP_NEED_HEADROOM
 from tests.optimizer.batch.conftest import swim_rows
@@ -61,6 +61,9 @@ def test_each_job_is_limited_by_its_own_evidence_and_the_file_by_the_tightest(
     grid_free = knob_grid(SORT_MB, list(free.values()), 100.0, base, {})
     grid_held = knob_grid(SORT_MB, list(held.values()), 100.0, base, {})
     assert grid_free.max() > bound >= grid_held.max()
+    # the summary names the job whose evidence bounds the file
+    cap = tightest_caps(list(held.values()))[SORT_MB]
+    assert cap["cap"] == bound and cap["job"] == "big-0"
 
 
 def test_swim_rows_carry_no_observed_heap(tmp_path: Path) -> None:
