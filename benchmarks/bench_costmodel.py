@@ -30,6 +30,16 @@ goal of 3 M reached in one run of three), fixed cost per call 0.85 / 0.73 / 0.66
 0.68 / 0.82 ms; n = 10^5 1.77 / 2.58 / 2.22 -> 1.90 / 1.72 / 2.40 M (no difference beyond the
 noise). Figures on this VM move by ±20% from run to run at the same load.
 
+2 December 07:56-07:59 (nothing else running, load 0.45-0.98), this script alternated between
+main (384b68a) and speed18d (11 numpy calls and 13 passes fewer per 16,384-row chunk: no
+stretch products without a contention term, shared zeros and slots as cached columns):
+n = 10^6 3.47 / 2.90 / 3.47 / 3.77 -> 3.37 / 3.54 / 3.52 / 3.63 M configurations/s (median
+3.47 -> 3.53: within the noise; main itself met 3 M here, where it gave 2.87 at 05:05: the
+host's speed moves more than the code's). ``perf record`` of the search path (n = 10^6):
+numpy's loops 72% (multiply 18%, add 10%, ``where`` 6.4% for 16 calls, divide 6.1%,
+maximum 4.2%, subtract 3.5%, SVML pow 3.3% for 7 calls, minimum 2.3%), the interpreter
+18.6%, libc's malloc/free 4.9%, the kernel's page clearing and faults 3.9%.
+
 numpy only. The lean path must give ``predict_job``'s numbers bit for bit
 (``tests/costmodel/test_lean_path.py``), and numpy's vectorised ``log``, ``exp`` and
 ``power`` need not round as a compiled kernel's libm does, so a numba kernel would have to

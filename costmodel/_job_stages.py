@@ -70,20 +70,26 @@ def task_times(j: JobShape, rd: ReduceTaskResult) -> TaskTimes:
     (:meth:`~mrtune.costmodel.cluster.ClusterSpec.cpu_stretch`; 1 unless the cluster states
     its cores), the launch delay, and a reduce's fixed time after its merge."""
     cluster, groups, startup = j.cluster, j.groups, j.startup
-    # tasks of a full wave share the nodes' cores
-    s_map = cluster.cpu_stretch(np.minimum(j.n_maps, j.map_slots))
-    s_red = cluster.cpu_stretch(np.minimum(j.Rn, j.red_slots))
-    r_task = rd.task_ms * s_red
+    if not cluster.stretches:
+        # cpu_stretch is 1.0 whatever the wave (no contention term), and x · 1.0 is x: the
+        # waves' sizes and the products are left out (the same numbers, four passes fewer)
+        s_map = s_red = 1.0
+        r_task = rd.task_ms
+        m_times = [g.result.task_ms for g in groups]
+    else:  # tasks of a full wave share the nodes' cores
+        s_map = cluster.cpu_stretch(np.minimum(j.n_maps, j.map_slots))
+        s_red = cluster.cpu_stretch(np.minimum(j.Rn, j.red_slots))
+        r_task = rd.task_ms * s_red
+        m_times = [g.result.task_ms * s_map for g in groups]
     if cluster.reduce_fixed_ms and not cluster.local_mode:
         r_task = r_task + cluster.reduce_fixed_ms  # wall time after the merge, unstretched
-    m_times = [g.result.task_ms * s_map for g in groups]
     # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
     t_times = [m + startup for m in m_times] if startup else m_times
     map_work = groups[0].count * t_times[0]
-    longest = t_times[0] * (groups[0].count > 0)
+    longest = _if_any(t_times[0], groups[0].count)
     for g, t in zip(groups[1:], t_times[1:], strict=True):
         map_work = map_work + g.count * t
-        longest = np.maximum(longest, t * (g.count > 0))
+        longest = np.maximum(longest, _if_any(t, g.count))
     return TaskTimes(
         s_map=s_map,
         s_red=s_red,
@@ -94,6 +100,13 @@ def task_times(j: JobShape, rd: ReduceTaskResult) -> TaskTimes:
         t_map_avg=map_work / j.n_maps,
         t_red=r_task + startup if startup else r_task,
     )
+
+
+def _if_any(t: F64, count: F64) -> F64:
+    """``t · (count > 0)``: a group's task time where it has tasks, 0 where it has none
+    (``t`` itself when every row has some: ``x · 1.0`` is ``x``, no cast and product)."""
+    some = count > 0
+    return t if some.all() else t * some
 
 
 def map_stage_times(j: JobShape, t: TaskTimes) -> tuple[F64, F64, F64]:
@@ -152,7 +165,9 @@ def reduce_stage_times(
     """
     cluster, startup, n_maps = j.cluster, j.startup, j.n_maps
     s_red, t_red = t.s_red, t.t_red
-    fetch_ms = rd.phase_ms["shuffle"] * s_red
+    fetch_ms = rd.phase_ms["shuffle"]
+    if not (isinstance(s_red, float) and s_red == 1.0):  # x · 1.0 is x: no pass for it
+        fetch_ms = fetch_ms * s_red
     early = (not cluster.local_mode) & j.has_red & (reduce_start < map_stage)
     red_start = np.where(early, reduce_start, map_stage)
     if cluster.reduce_ramp_ms and not cluster.local_mode:

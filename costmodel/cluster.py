@@ -185,6 +185,12 @@ class ClusterSpec(BaseModel):
         )
         return beyond * remote
 
+    @property
+    def stretches(self) -> bool:
+        """Whether :meth:`cpu_stretch` can be above 1: the cluster states its cores and is not
+        local mode (else every task runs at its own speed, and the model skips the term)."""
+        return self.node_cores is not None and not self.local_mode
+
     def cpu_stretch(self, containers: NDArray[np.float64] | float) -> NDArray[np.float64] | float:
         """How much longer a task takes when ``containers`` run at once on the cluster's cores.
 
@@ -195,7 +201,7 @@ class ClusterSpec(BaseModel):
         YARN packs by memory (DefaultResourceCalculator) or vcores, neither of which is the
         host's cores: a mini-cluster's NodeManagers all run on one machine. 1 without
         ``node_cores`` and in local mode (its threads are timed as they ran)."""
-        if self.node_cores is None or self.local_mode:
+        if not self.stretches:
             return 1.0
         cores = self.num_nodes * self.node_cores
         busy = min(self.container_cores, cores)

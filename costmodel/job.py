@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import at_least, quotient
+from mrtune.costmodel._ifile import at_least, filled, quotient
 from mrtune.costmodel._job_stages import (
     REDUCE_RAMPUP_LIMIT,
     JobShape,
@@ -195,8 +195,8 @@ def _slots(cluster: ClusterSpec, batch: ConfigBatch, n: int) -> tuple[F64, F64, 
     container packing (:func:`container_slots`), or Hadoop 1's TaskTracker slots; and
     whether every configuration has the same map slots."""
     if cluster.local_mode:
-        map_slots = np.full(n, float(cluster.max_concurrent_maps or 1))
-        red_slots = np.full(n, float(cluster.max_concurrent_reduces or 1))
+        map_slots = filled(float(cluster.max_concurrent_maps or 1), n)
+        red_slots = filled(float(cluster.max_concurrent_reduces or 1), n)
         return map_slots, red_slots, True
     yarn_map = _side_slots(cluster, batch.map_container_mb, batch.map_vcores, n)
     yarn_red = _side_slots(cluster, batch.reduce_container_mb, batch.reduce_vcores, n)
@@ -211,8 +211,8 @@ def _slots(cluster: ClusterSpec, batch: ConfigBatch, n: int) -> tuple[F64, F64, 
         )
         return map_slots, red_slots, False
     if h1:  # every configuration is Hadoop 1
-        map_slots = np.full(n, float(cluster.num_nodes * cluster.map_slots_per_node))
-        red_slots = np.full(n, float(cluster.num_nodes * cluster.reduce_slots_per_node))
+        map_slots = filled(float(cluster.num_nodes * cluster.map_slots_per_node), n)
+        red_slots = filled(float(cluster.num_nodes * cluster.reduce_slots_per_node), n)
         return map_slots, red_slots, True
     return (
         map_slots,
@@ -227,7 +227,8 @@ def _side_slots(cluster: ClusterSpec, container_mb: F64, vcores: NDArray[np.int6
     configuration shares their size (:func:`~mrtune.costmodel.batch.shared_value`)."""
     if shared_value(container_mb) is None or shared_value(vcores) is None:
         return container_slots(cluster, container_mb, vcores)
-    return np.full(n, container_slots(cluster, container_mb[:1], vcores[:1])[0])
+    # one value for every row: the cached read-only column of it (no fill per chunk)
+    return filled(float(container_slots(cluster, container_mb[:1], vcores[:1])[0]), n)
 
 
 def _prediction(

@@ -35,6 +35,7 @@ from mrtune.costmodel._ifile import (
     INDEX_CHECKSUM_BYTES,
     METADATA_BYTES,
     NS_PER_MS,
+    filled,
     ifile_bytes,
     on_disk_bytes,
     task_total_ms,
@@ -250,8 +251,9 @@ def _map_result(
 ) -> MapTaskResult:
     """The task's counters and phase times (ns → ms)."""
     c = profile.costs
-    zero = np.zeros(n)  # every part that is zero in all rows (read-only, shared)
-    zero.setflags(write=False)
+    # every part that is zero in all rows: one read-only array, kept for the next call of
+    # this length (a search's chunks share it; no allocation and zero-fill per task)
+    zero = filled(0.0, n)
     phase_io = {
         "read": w.read_io / NS_PER_MS,
         "map": zero,
@@ -273,7 +275,9 @@ def _map_result(
         records_full = np.minimum(mi.per_spill, w.out_recs)
         if w.any_no_spill:
             records_full = np.where(w.spills > 0, records_full, 0.0)
-    hdfs_written = w.hdfs_written if w.hdfs_written is not None else np.zeros(n)
+    hdfs_written = w.hdfs_written
+    if hdfs_written is None:  # read by the counters alone: the shared zeros on a search's call
+        hdfs_written = np.zeros(n) if counters else zero
     return MapTaskResult(
         hdfs_bytes_read=w.split_bytes.astype(np.float64) if counters else w.split_bytes,
         input_records=w.in_recs,

@@ -26,7 +26,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from mrtune.costmodel._ifile import NS_PER_MS, at_least, task_total_ms
+from mrtune.costmodel._ifile import NS_PER_MS, at_least, filled, task_total_ms
 from mrtune.costmodel._reduce_shuffle import (
     ReduceWork,
     combine_keys,
@@ -314,8 +314,7 @@ def _reduce_result(
 ) -> ReduceTaskResult:
     """The task's counters and phase times (ns → ms); counters left out are ``None``."""
     c = reduce_side_costs(profile)
-    zero = np.zeros(n)  # every part that is zero in all rows (read-only, shared)
-    zero.setflags(write=False)
+    zero = filled(0.0, n)  # every part that is zero in all rows (read-only, shared)
     comb_in = w.comb_in if w.comb_in is not None else zero
     comb_out = w.comb_out if w.comb_out is not None else zero
     in_records = w.in_records
