@@ -32,7 +32,7 @@ from mrtune.profiling.dataflow import (
     stored_input,
     stored_input_bytes,
 )
-from mrtune.profiling.heap_use import map_heap_use
+from mrtune.profiling.heap_use import checked_heap_use
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
@@ -91,6 +91,12 @@ def build_statistics(
     facts = _job_facts(job, ms, input_files, files_how, files_conf)
     cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)
     cfg = job.cfg
+    heap_use, heap_warning = checked_heap_use(
+        (a.counters for a in job.h.successful("map")),
+        cfg,
+        map_only=job.map_only,
+        source_format=job.h.source_format,
+    )
     profile = JobProfile(
         job_id=job.h.job_id,
         job_name=job.h.job_name,
@@ -114,13 +120,8 @@ def build_statistics(
         cluster=cluster,
         observed=_observed_timings(job.h),
         observed_counters=job.J,
-        warnings=_dedupe(job.warnings),
-        map_heap_use=map_heap_use(
-            (a.counters for a in job.h.successful("map")),
-            cfg,
-            map_only=job.map_only,
-            source_format=job.h.source_format,
-        ),
+        warnings=_dedupe([*job.warnings, *([heap_warning] if heap_warning else [])]),
+        map_heap_use=heap_use,
     )
     if ms.has_combiner and not job.map_only:
         maps = [a.counters for a in job.h.successful("map")]

@@ -25,12 +25,38 @@ from mrtune.costmodel.profile import MapHeapUse
 
 #: The counter read (Hadoop's ``TaskCounter.COMMITTED_HEAP_BYTES``).
 HEAP_COUNTER = "COMMITTED_HEAP_BYTES"
+#: A committed heap may exceed the configured heap by this share at most: ``totalMemory()``
+#: never exceeds ``maxMemory()``, which the JVM sets at or a little below ``-Xmx`` (a survivor
+#: space is not counted); the slack covers a heap given in units the conf rounds.
+HEAP_SLACK = 1.05
 #: How each history format records it, for the figure's ``source``.
 _FORMAT_NAMES = {
     "jhist": ".jhist MAP_ATTEMPT_FINISHED counters",
     "rest": "JobHistory REST task attempt counters",
     "rumen": "Rumen resourceUsageMetrics.heapUsage",
 }
+
+
+def checked_heap_use(
+    map_counters: Iterable[Mapping[str, float]],
+    cfg: HadoopConfig,
+    *,
+    map_only: bool,
+    source_format: str,
+) -> tuple[MapHeapUse | None, str | None]:
+    """:func:`map_heap_use`, or ``None`` with the profile's warning when the committed heap is
+    larger than the heap the configuration gives the maps (beyond :data:`HEAP_SLACK`): the JVM
+    cannot commit more than its ``-Xmx``, so either the configuration given is not the run's
+    or the counter is corrupt, and no limit is derived from it."""
+    use = map_heap_use(map_counters, cfg, map_only=map_only, source_format=source_format)
+    if use is None or use.committed_mb <= HEAP_SLACK * use.heap_mb:
+        return use, None
+    return None, (
+        f"{HEAP_COUNTER}: the maps committed {use.committed_mb:,.0f} MB of heap, more than the "
+        f"{use.heap_mb:,.0f} MB map heap the configuration gives (a JVM commits at most its "
+        "-Xmx): the configuration does not describe the run or the counter is wrong; no "
+        "heap figure is used for the sort buffer's limit"
+    )
 
 
 def map_heap_use(

@@ -88,3 +88,24 @@ def test_a_negative_need_is_refused() -> None:
         MapHeapUse(
             need_mb=-1, committed_mb=1, sort_mb=2, heap_mb=10, attempts=1, source="hand-made"
         )
+
+
+def test_a_committed_heap_above_the_configured_heap_gives_no_figure_and_a_warning(
+    tmp_path: Path,
+) -> None:
+    """A JVM commits at most its -Xmx: the Sleep history with its maps' counter raised past
+    the conf's 500 MB heap cannot be the run that conf describes, so no limit comes from it
+    and the profile says why."""
+    text = SLEEP.read_text()
+    raised = text.replace('"value":181272576', f'"value":{900 * MIB}')
+    assert raised != text
+    path = tmp_path / SLEEP.name
+    path.write_text(raised)
+    prof = load_profile_source(path, SLEEP_CONF)
+    assert prof.map_heap_use is None
+    said = [w for w in prof.warnings if w.startswith("COMMITTED_HEAP_BYTES")]
+    assert len(said) == 1 and "900 MB" in said[0] and "500 MB map heap" in said[0]
+    # within the JVM's slack the figure stands (committed at the heap: the whole heap)
+    path.write_text(text.replace('"value":181272576', f'"value":{500 * MIB}'))
+    use = load_profile_source(path, SLEEP_CONF).map_heap_use
+    assert use is not None and use.need_mb == 400
