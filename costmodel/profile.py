@@ -584,6 +584,12 @@ class SegmentCheck(BaseModel):
     ok: bool
     reason: str = Field("", description="why the segment misses (empty when it does not)")
 
+    @property
+    def error_text(self) -> str:
+        """The relative miss as a percentage, or "none observed" when the observed mean is
+        below a millisecond (a relative error of 1e11 says nothing)."""
+        return f"{self.error:+.0%}" if self.observed_ms >= 1.0 else "none observed"
+
 
 class CalibrationCheck(BaseModel):
     """Whether the calibrated model reproduces the job's own observed phase times.
@@ -618,7 +624,7 @@ class CalibrationCheck(BaseModel):
         w = self.worst
         worst = (
             f"worst {w.segment} {w.observed_ms:.0f} ms observed vs {w.predicted_ms:.0f} ms "
-            f"model ({w.error:+.0%})"
+            f"model ({w.error_text})"
             if w is not None
             else "no segment to compare"
         )
@@ -857,7 +863,8 @@ class JobProfile(BaseModel):
     def calibration_failed(self) -> bool:
         """Whether the calibrated model misses this job's own observed times
         (:class:`CalibrationCheck`): every command says so, and no change resting on it is
-        written by default (DESIGN decision 10)."""
+        written by default when the miss is material (DESIGN decision 10;
+        :func:`mrtune.optimizer.trust.calibration_miss`)."""
         return self.calibration is not None and self.calibration.status == "failed"
 
     def provenance_of(self, key: str) -> str:

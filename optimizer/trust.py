@@ -272,7 +272,7 @@ def calibration_miss(profile: JobProfile) -> str | None:
     if share <= noise:
         return None
     return (
-        f"the profile's calibration failed ({w.segment} {w.error:+.0%}, {share:.0%} of its "
+        f"the profile's calibration failed ({w.segment} {w.error_text}, {share:.0%} of its "
         f"task's time, more than the job's {noise:.0%} run-to-run noise): the gain is relative "
         "to a model that misses this job's own run"
     )
@@ -288,7 +288,11 @@ def miss_share(profile: JobProfile) -> float:
     totals: dict[str, float] = {}
     for kind in ("map", "reduce"):
         seg = next((s for s in check.segments if s.segment == f"{kind}.total"), None)
-        times = [t.phases_ms.get("total", 0.0) for t in profile.observed if t.kind == kind]
+        times = [
+            t.phases_ms.get("total", sum(t.phases_ms.values()))  # phases only: their sum
+            for t in profile.observed
+            if t.kind == kind
+        ]
         totals[kind] = (
             seg.observed_ms if seg is not None else (float(np.mean(times)) if times else 0.0)
         )
