@@ -18,7 +18,7 @@ from mrtune.optimizer.batch._tune import JobTuning
 from mrtune.search_spaces import find_knob
 
 
-class BatchSettings(Protocol):
+class WrittenSettings(Protocol):
     """What this module reads of :class:`~mrtune.optimizer.batch._worker.BatchSettings` (which
     imports it)."""
 
@@ -47,7 +47,7 @@ class Written:
 
 
 def written_of(
-    t: JobTuning, profile: JobProfile, base: HadoopConfig, settings: BatchSettings
+    t: JobTuning, profile: JobProfile, base: HadoopConfig, settings: WrittenSettings
 ) -> Written:
     t, withheld = trusted(t, profile, settings)
     props, cur_vals, rec_vals = changed_properties(t, profile, base)
@@ -55,7 +55,7 @@ def written_of(
 
 
 def chunk_intervals(
-    written: list[tuple[int, JobProfile, HadoopConfig, Written]], settings: BatchSettings
+    written: list[tuple[int, JobProfile, HadoopConfig, Written]], settings: WrittenSettings
 ) -> dict[int, dict[str, Any] | Exception]:
     """Each changed job's gain interval (batch/_confidence.py): the jobs whose factors are
     all priors (every SWIM row) in one stacked call, the others job by job (their measured
@@ -85,12 +85,12 @@ def chunk_intervals(
     return out
 
 
-def _objective(settings: BatchSettings) -> tuple[ClusterSpec, str]:
+def _objective(settings: WrittenSettings) -> tuple[ClusterSpec, str]:
     return settings.cluster, settings.objective
 
 
 def trusted(
-    t: JobTuning, profile: JobProfile, settings: BatchSettings
+    t: JobTuning, profile: JobProfile, settings: WrittenSettings
 ) -> tuple[JobTuning, list[dict[str, Any]]]:
     """``t`` as written: a profile whose calibration failed keeps its current configuration
     and its changes are withheld with the reason (``optimize``'s trust rule,
@@ -151,7 +151,7 @@ def settle(
     interval: dict[str, Any] | Exception | None,
     profile: JobProfile,
     base: HadoopConfig,
-    settings: BatchSettings,
+    settings: WrittenSettings,
 ) -> tuple[Written, dict[str, Any] | Exception | None]:
     """The job as written once its interval is known: a gain that could vanish
     (:func:`noise_miss`) is withheld, with its interval kept as ``withheld_interval``,

@@ -32,7 +32,10 @@ def test_a_profiled_job_has_the_interval_of_what_it_writes(
     sp, model = iv["speedup"], iv["speedup_model"]
     # the point is the written configuration's own prediction: what is written was scored
     assert sp["point"] == pytest.approx(r[cur] / r[rec], rel=1e-9)
-    assert sp["low"] <= model["low"] <= sp["point"] <= model["high"] <= sp["high"]
+    assert sp["low"] <= model["low"]  # the noise only widens the model's interval
+    assert model["low"] <= sp["point"]
+    assert sp["point"] <= model["high"]
+    assert model["high"] <= sp["high"]
     assert sp["high"] > sp["low"] and iv["samples"] == 32 and iv["measured_factors"]
     assert iv["of"] == ("GB·s" if objective == "resources" else "job time")
     assert csv_row(r)["gain_p10_p90"] == f"x{sp['low']:.3g}-x{sp['high']:.3g}"
@@ -54,7 +57,8 @@ def test_a_swim_row_has_the_interval_of_its_priors() -> None:
     assert iv["evidence"] == "priors" and iv["measured_factors"] == []
     sp = iv["speedup"]
     assert sp["point"] == pytest.approx(r["current_ms"] / r["recommended_ms"], rel=1e-9)
-    assert sp["low"] < sp["point"] < sp["high"]  # the priors' ranges do move the gain
+    assert sp["low"] < sp["point"]  # the priors' ranges do move the gain
+    assert sp["point"] < sp["high"]
     assert csv_row(r)["gain_p10_p90"] == f"x{sp['low']:.3g}-x{sp['high']:.3g}"
 
 
@@ -94,7 +98,9 @@ def test_a_gain_that_could_vanish_is_withheld(include: bool) -> None:
     assert r["recommended_ms"] == r["current_ms"] and r["gain"] == 0.0
     held, iv = r["withheld_changes"], r["withheld_interval"]
     assert held and {c["rule"] for c in held} == {"gain_within_noise"}
-    assert iv["evidence"] == "priors" and iv["speedup"]["low"] <= 1.01 < iv["speedup"]["point"]
+    assert iv["evidence"] == "priors"
+    assert iv["speedup"]["low"] <= 1.01  # could vanish
+    assert iv["speedup"]["point"] > 1.01  # though the point gains
     assert f"×{iv['speedup']['low']:.4g}" in held[0]["reason"]
     assert csv_row(r)["withheld"].count("(gain_within_noise)") == len(held)
     assert summarize([r], None, "time")["withheld_by_rule"] == {"gain_within_noise": 1}
