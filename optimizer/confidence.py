@@ -30,6 +30,7 @@ interval stays under ``<name>_model``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ import numpy as np
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile
 from mrtune.costmodel.job import evaluate
 from mrtune.costmodel.stacked import StackedProfiles
+from mrtune.optimizer.model_miss import miss_band
 from mrtune.optimizer.noise import RunNoise, Z, run_noise, widen
 from mrtune.optimizer.priors import (
     PRIORS,
@@ -315,17 +317,20 @@ def prediction_intervals(
     }
     if full is not None and full != recommended:
         out["speedup_with_withheld"] = ratio_interval(s[:, 0], s[:, 2], float(p[0]), float(p[2]))
-    return with_run_noise(out, run_noise(evidence.point))
+    return with_run_noise(out, run_noise(evidence.point), miss_band(evidence.point))
 
 
-def with_run_noise(intervals: dict[str, Interval], noise: RunNoise) -> dict[str, Interval]:
+def with_run_noise(
+    intervals: dict[str, Interval], noise: RunNoise, miss: float = 0.0
+) -> dict[str, Interval]:
     """The intervals a measurement is checked against (:mod:`mrtune.optimizer.noise`): job
     times widened by one run's noise, speedups by the noise of a speedup measured from
-    :data:`~mrtune.optimizer.noise.PAIRS` interleaved pairs; the model's own intervals stay
-    under ``<name>_model``."""
+    :data:`~mrtune.optimizer.noise.PAIRS` interleaved pairs, both also by ``miss``, the band of
+    a failed calibration's material miss (:mod:`mrtune.optimizer.model_miss`); the model's
+    own intervals stay under ``<name>_model``."""
     out: dict[str, Interval] = {}
     for name, iv in intervals.items():
         band = noise.band() if name.startswith("speedup") else Z * noise.sigma
-        out[name] = widen(iv, band)
+        out[name] = widen(iv, math.hypot(band, miss))
         out[f"{name}_model"] = iv
     return out

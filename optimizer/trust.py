@@ -23,8 +23,11 @@ For every change ``k`` of a recommendation ``R`` (encoded knob rows, as the sear
     measurement could be expected to show the gain a change must bring (issue 14: WordCount's
     spill percent 0.99, predicted ×1.012 with a model interval of ×1.005–1.023, measured
     ×0.91);
-  - the profile's calibration failed (:func:`calibration_miss`): the model misses the job's
-    own observed times, so no gain it predicts is a finding;
+  - the profile's calibration failed materially (:func:`calibration_miss`) and its gain could
+    be that miss: the model misses the job's own observed times by a share of a task larger
+    than the job's run-to-run noise, and the gain interval widened by that share
+    (:func:`mrtune.optimizer.model_miss.miss_band`) and by the noise band reaches
+    1 + :data:`MIN_GAIN`. A gain far larger than the miss stands, its interval widened;
   - it moves a size or count (a knob searched on a log scale: buffer and container MB, merge
     factor, reducers, split size) beyond :data:`FAR` times, or below 1/FAR of, the value the
     history ran with: the profile's rates were measured at that value, and the model's
@@ -52,6 +55,7 @@ import numpy as np
 
 from mrtune.costmodel import ClusterSpec, JobProfile
 from mrtune.optimizer.confidence import Evidence, Interval, evaluate_profiles, ratio_interval
+from mrtune.optimizer.model_miss import material_miss, miss_band
 from mrtune.optimizer.noise import PAIRS, widen
 from mrtune.optimizer.noise import run_noise as _run_noise
 from mrtune.optimizer.priors import PRIORS, is_measured
@@ -90,6 +94,9 @@ class ChangeTrust:
     noise_band: float = 0.0
     #: the change moves a size or count beyond ×FAR of its origin (one of the ``reasons``)
     far: bool = False
+    #: the band a failed calibration's material miss adds (log half-width,
+    #: :func:`mrtune.optimizer.model_miss.miss_band`); 0 when it passed
+    miss_band: float = 0.0
 
     @property
     def low(self) -> bool:
@@ -98,8 +105,11 @@ class ChangeTrust:
     def to_json(self) -> dict[str, Any]:
         return {
             "gain_ratio": self.gain.to_json(),
-            "gain_ratio_measured": widen(self.gain, self.noise_band).to_json(),
+            "gain_ratio_measured": widen(
+                self.gain, math.hypot(self.noise_band, self.miss_band)
+            ).to_json(),
             "noise_band": float(np.expm1(self.noise_band)),
+            "calibration_miss_band": float(np.expm1(self.miss_band)),
             "alone_ratio": self.alone.to_json(),
             "rests_on": {"measured": self.measured, "defaulted": self.defaulted},
             "defaulted_share": self.defaulted_share,
@@ -210,7 +220,7 @@ def assess_changes(
     sens = np.nan_to_num(np.abs(gf - g0))  # (factors, changes)
     noise = _run_noise(evidence.point)
     band = noise.band()
-    miss = calibration_miss(evidence.point)
+    miss, m_band = calibration_miss(evidence.point), miss_band(evidence.point)
     out = {}
     for j, k in enumerate(changed):
         gain = ratio_interval(samples[:, 2 + j], samples[:, 1], point[2 + j], point[1])
@@ -231,6 +241,7 @@ def assess_changes(
             defaulted=[f for f in rest if not is_measured(evidence.point, f)],
             defaulted_share=d_share,
             noise_band=band,
+            miss_band=m_band,
         )
         if d_share > DEFAULTED_SHARE:
             t.reasons.append(f"{d_share:.0%} of its gain rests on defaulted cost factors")
@@ -247,63 +258,32 @@ def assess_changes(
         if far:
             t.reasons.append(far)
             t.far = True
-        if miss:
-            t.reasons.append(miss)
+        low = widen(gain, math.hypot(band, m_band)).low
+        if miss and gain.low > 1.0 and low <= 1.0 + MIN_GAIN:
+            t.reasons.append(
+                f"{miss}: its gain (×{gain.point:.3g}) could be that miss: the miss (±"
+                f"{np.expm1(m_band):.0%}) and the noise leave ×{low:.3g} at the low end, under "
+                f"the ×{1 + MIN_GAIN:g} a change must bring"
+            )
         out[k] = t
     return out
 
 
 def calibration_miss(profile: JobProfile) -> str | None:
-    """The low-confidence reason every change of a profile whose calibration failed carries:
-    its gain is relative to a model that misses the job's own observed times (a segment the
-    model cannot reproduce also changes every other phase's share of the job).
-
-    Unless the miss is immaterial (:func:`miss_share`): a failed segment whose miss is a
-    smaller share of its task's observed time than the job's own run-to-run noise
-    (:func:`mrtune.optimizer.noise.run_noise`) moves no prediction by more than the job moves
-    from one run to the next. The check still says it failed, in every command; only the
-    trust rule lets the changes stand. Issue 21's YARN round at 08:16: sort's calibration
-    missed a 58 ms reduce segment by 290 ms (about 3% of its reduce task, against 11.5%
-    run-to-run noise) and withheld a split change predicted at x1.8-2.3."""
+    """What a failed calibration says of a profile's changes, or ``None`` when its miss is
+    immaterial (:func:`mrtune.optimizer.model_miss.material_miss`: within the job's own
+    run-to-run noise). The check still says it failed in every command; this text is the
+    reason a change carries when its gain could be the miss (:func:`assess_changes`) and a
+    batch job's when its whole change could (``batch``'s calibration rule)."""
     w = profile.calibration.worst if profile.calibration_failed else None
-    if w is None:
+    share = material_miss(profile)
+    if w is None or share <= 0:
         return None
-    share, noise = miss_share(profile), _run_noise(profile).sigma
-    if share <= noise:
-        return None
+    noise = _run_noise(profile).sigma
     return (
         f"the profile's calibration failed ({w.segment} {w.error_text}, {share:.0%} of its "
-        f"task's time, more than the job's {noise:.0%} run-to-run noise): the gain is relative "
-        "to a model that misses this job's own run"
+        f"task's time, more than the job's {noise:.0%} run-to-run noise)"
     )
-
-
-def miss_share(profile: JobProfile) -> float:
-    """The largest miss of a failed segment as a share of its task's observed mean time
-    (``map.*`` of a map attempt's, ``reduce.*`` of a reduce attempt's); 1 where the task's
-    time is not known, so such a miss always counts."""
-    check = profile.calibration
-    if check is None:
-        return 0.0
-    totals: dict[str, float] = {}
-    for kind in ("map", "reduce"):
-        seg = next((s for s in check.segments if s.segment == f"{kind}.total"), None)
-        times = [
-            t.phases_ms.get("total", sum(t.phases_ms.values()))  # phases only: their sum
-            for t in profile.observed
-            if t.kind == kind
-        ]
-        totals[kind] = (
-            seg.observed_ms if seg is not None else (float(np.mean(times)) if times else 0.0)
-        )
-    share = 0.0
-    for s in check.segments:
-        if s.ok:
-            continue
-        total = totals.get(s.segment.split(".", 1)[0], 0.0)
-        miss = abs(s.predicted_ms - s.observed_ms)
-        share = max(share, miss / total if total > 0 else 1.0)
-    return share
 
 
 def confident_row(

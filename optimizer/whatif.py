@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from mrtune.costmodel import (
     ClusterSpec,
     ConfigBatch,
@@ -29,6 +31,7 @@ from mrtune.optimizer.confidence import (
     ratio_interval,
     with_run_noise,
 )
+from mrtune.optimizer.model_miss import miss_band
 from mrtune.optimizer.noise import run_noise
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.knobs import Role, canonical_name
@@ -352,11 +355,14 @@ def whatif_interval(
         "what_if_ms": interval_of(new[:-1], float(new[-1])),
     }
     # the same intervals as `optimize` gives: widened by the run-to-run noise a measurement of
-    # them has (the model's own stay under `<name>_model`)
-    widened = with_run_noise(model, run_noise(evidence.point))
+    # them has and by a failed calibration's material miss (the model's own stay under
+    # `<name>_model`)
+    miss = miss_band(evidence.point)
+    widened = with_run_noise(model, run_noise(evidence.point), miss)
     return {
         **{name: iv.to_json() for name, iv in widened.items()},
         "run_noise": run_noise(evidence.point).to_json(),
+        "calibration_miss_band": float(np.expm1(miss)),
         "method": evidence.method,
         "measured_factors": evidence.measured,
         "defaulted_factors": evidence.defaulted,

@@ -56,11 +56,17 @@ def gain_interval(
 def _interval_json(
     profile: JobProfile, model: Any, objective: str, samples: int, measured: list[str]
 ) -> dict[str, Any]:
-    """The interval as jobs.jsonl holds it: widened by the job's run-to-run noise."""
+    """The interval as jobs.jsonl holds it: widened by the job's run-to-run noise and by a
+    failed calibration's material miss (:mod:`mrtune.optimizer.model_miss`)."""
+    import math
+
+    from mrtune.optimizer.model_miss import miss_band
     from mrtune.optimizer.noise import run_noise, widen
 
+    miss = miss_band(profile)
     return {
-        "speedup": widen(model, run_noise(profile).band()).to_json(),
+        "speedup": widen(model, math.hypot(run_noise(profile).band(), miss)).to_json(),
+        "calibration_miss_band": math.expm1(miss),
         "speedup_model": model.to_json(),
         "of": "GB·s" if objective == "resources" else "job time",
         "samples": samples,

@@ -103,7 +103,9 @@ class BatchSettings:
 #: 5: a job whose calibration failed keeps its configuration (its changes withheld).
 #: 6: a SWIM row's changes carry the interval of their gain across the priors' ranges; a
 #: job whose gain could vanish within its interval and the noise keeps its configuration.
-TUNER_VERSION = 6
+#: 7: a failed calibration's material miss widens the job's interval and withholds only a
+#: gain it could explain (:mod:`mrtune.optimizer.model_miss`).
+TUNER_VERSION = 7
 _BASE_CACHE: dict[str, JobProfile] = {}
 
 

@@ -1,8 +1,9 @@
 """A batch job's tuning as its file writes it, and the interval of that gain (issue 14).
 
-The trust rule (``optimize``'s: a profile whose calibration failed keeps its configuration)
-is applied first, so the changed properties are what is written and the interval is of
-exactly what was scored. Intervals are computed for a whole chunk at once: rows whose factors
+The trust rule (``optimize``'s: a gain that could vanish within the evidence, the run-to-run
+noise and a failed calibration's material miss is withheld, :func:`settle`) is applied once
+the interval of the tuned change is known; what is withheld keeps the job's configuration, so
+the changed properties are what is written and the interval is of exactly what was scored. Intervals are computed for a whole chunk at once: rows whose factors
 are all priors (SWIM) in one stacked model call (:mod:`._confidence`).
 """
 
@@ -33,7 +34,7 @@ def readable(name: str, encoded: float) -> Any:
 
 @dataclass(frozen=True)
 class Written:
-    """A job's tuning as its file writes it: after the trust rule (:func:`trusted`), with the
+    """A job's tuning as its file writes it: after the trust rule (:func:`settle`), with the
     changed properties under Hadoop 2/3 names (what the interval is of) and their values."""
 
     tuning: JobTuning
@@ -49,9 +50,8 @@ class Written:
 def written_of(
     t: JobTuning, profile: JobProfile, base: HadoopConfig, settings: WrittenSettings
 ) -> Written:
-    t, withheld = trusted(t, profile, settings)
     props, cur_vals, rec_vals = changed_properties(t, profile, base)
-    return Written(t, withheld, props, cur_vals, rec_vals)
+    return Written(t, [], props, cur_vals, rec_vals)
 
 
 def chunk_intervals(
@@ -89,20 +89,6 @@ def _objective(settings: WrittenSettings) -> tuple[ClusterSpec, str]:
     return settings.cluster, settings.objective
 
 
-def trusted(
-    t: JobTuning, profile: JobProfile, settings: WrittenSettings
-) -> tuple[JobTuning, list[dict[str, Any]]]:
-    """``t`` as written: a profile whose calibration failed keeps its current configuration
-    and its changes are withheld with the reason (``optimize``'s trust rule,
-    :func:`mrtune.optimizer.trust.calibration_miss`), unless ``--include-low-confidence``."""
-    from mrtune.optimizer.trust import calibration_miss
-
-    why = None if settings.include_low_confidence else calibration_miss(profile)
-    if why is None or not t.changed:
-        return t, []
-    return _withhold(t, why, CALIBRATION_RULE)
-
-
 #: The rules that withhold a batch job's changes (``withheld_changes[].rule``).
 CALIBRATION_RULE = "calibration_miss"
 NOISE_RULE = "gain_within_noise"
@@ -126,23 +112,27 @@ def _withhold(t: JobTuning, why: str, rule: str) -> tuple[JobTuning, list[dict[s
     return kept, withheld
 
 
-def noise_miss(interval: dict[str, Any]) -> str | None:
+def noise_miss(interval: dict[str, Any], miss: str | None = None) -> str | None:
     """Why a job's gain is no finding, or ``None``: ``optimize``'s noise rule
     (:mod:`mrtune.optimizer.trust`) on the job's whole change. Its interval, widened by the
-    run-to-run noise of a speedup measured from five pairs, must still gain the
-    :data:`~mrtune.optimizer.trust.MIN_GAIN` a change must bring at its low end. For a SWIM
-    row the interval spans the priors' ranges: a gain that vanishes somewhere inside them
-    is a guess, not a recommendation."""
+    run-to-run noise of a speedup measured from five pairs (and by a failed calibration's
+    material miss, ``miss`` its text, :mod:`mrtune.optimizer.model_miss`), must still gain
+    the :data:`~mrtune.optimizer.trust.MIN_GAIN` a change must bring at its low end. For a
+    SWIM row the interval spans the priors' ranges: a gain that vanishes somewhere inside
+    them is a guess, not a recommendation."""
     from mrtune.optimizer.trust import MIN_GAIN
 
     sp = interval["speedup"]
     if sp["low"] > 1.0 + MIN_GAIN:
         return None
     of = "the priors' ranges" if interval.get("evidence") == "priors" else "the evidence"
+    noise = "the run-to-run noise" if miss is None else "the miss and the run-to-run noise"
+    head = f"its gain (×{sp['point']:.3g} in {interval['of']}) could vanish"
+    if miss is not None:
+        head = f"{miss}: its gain (×{sp['point']:.3g} in {interval['of']}) could be that miss"
     return (
-        f"its gain (×{sp['point']:.3g} in {interval['of']}) could vanish: across {of} and "
-        f"the run-to-run noise its p10 is ×{sp['low']:.4g}, under the ×{1 + MIN_GAIN:g} a "
-        "change must bring"
+        f"{head}: across {of} and {noise} its p10 is ×{sp['low']:.4g}, under the "
+        f"×{1 + MIN_GAIN:g} a change must bring"
     )
 
 
@@ -155,12 +145,16 @@ def settle(
 ) -> tuple[Written, dict[str, Any] | Exception | None]:
     """The job as written once its interval is known: a gain that could vanish
     (:func:`noise_miss`) is withheld, with its interval kept as ``withheld_interval``,
-    unless ``--include-low-confidence``."""
+    unless ``--include-low-confidence``. The rule is ``calibration_miss`` when the profile's
+    calibration failed materially (the interval holds the miss), else ``gain_within_noise``."""
     if settings.include_low_confidence or not isinstance(interval, dict):
         return w, interval
-    why = noise_miss(interval)
+    from mrtune.optimizer.trust import calibration_miss
+
+    miss = calibration_miss(profile)
+    why = noise_miss(interval, miss)
     if why is None:
         return w, interval
-    t, withheld = _withhold(w.tuning, why, NOISE_RULE)
+    t, withheld = _withhold(w.tuning, why, NOISE_RULE if miss is None else CALIBRATION_RULE)
     props, cur_vals, rec_vals = changed_properties(t, profile, base)
     return Written(t, [*w.withheld, *withheld], props, cur_vals, rec_vals, interval), None
