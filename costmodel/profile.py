@@ -862,9 +862,9 @@ class JobProfile(BaseModel):
     @property
     def calibration_failed(self) -> bool:
         """Whether the calibrated model misses this job's own observed times
-        (:class:`CalibrationCheck`): every command says so, and no change resting on it is
-        written by default when the miss is material (DESIGN decision 10;
-        :func:`mrtune.optimizer.trust.calibration_miss`)."""
+        (:class:`CalibrationCheck`): every command says so; a material miss widens every
+        interval and no change whose gain it could explain is written by default (DESIGN
+        decision 10; :mod:`mrtune.optimizer.model_miss`)."""
         return self.calibration is not None and self.calibration.status == "failed"
 
     def provenance_of(self, key: str) -> str:
