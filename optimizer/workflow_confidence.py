@@ -18,12 +18,14 @@ largest of their noise bands (:mod:`mrtune.optimizer.noise`) widens the speedup'
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from mrtune.optimizer.confidence import Interval, gather_evidence, interval_of, ratio_interval
+from mrtune.optimizer.model_miss import miss_band
 from mrtune.optimizer.noise import run_noise, widen
 from mrtune.optimizer.priors import basis_label
 from mrtune.optimizer.workflow_eval import evaluate_workflow, job_config
@@ -86,7 +88,8 @@ def _sampled_specs(
     spec: WorkflowSpec, samples: int, seed: int
 ) -> tuple[list[WorkflowSpec], dict[str, JobBasis], float]:
     """The workflow once per evidence sample (each profiled job's ``s``-th sample), each
-    job's basis, and the largest speedup noise band among the jobs."""
+    job's basis, and the largest speedup band among the jobs (run-to-run noise, and a failed
+    calibration's material miss)."""
     drawn: dict[str, list[Any]] = {}
     basis: dict[str, JobBasis] = {}
     band = 0.0
@@ -99,7 +102,9 @@ def _sampled_specs(
         )
         drawn[job.name] = ev.samples
         basis[job.name] = JobBasis(ev.measured, ev.defaulted, "cost model")
-        band = max(band, run_noise(job.profile).band())
+        # a failed calibration's material miss widens the job's band as it does optimize's
+        # intervals (mrtune.optimizer.model_miss)
+        band = max(band, math.hypot(run_noise(job.profile).band(), miss_band(job.profile)))
     specs = []
     for s in range(samples):
         jobs = [

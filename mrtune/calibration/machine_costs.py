@@ -23,6 +23,18 @@ from mrtune.profiling.codecs import MEASURED_BY_PROBE_CPU
 JOB_FACTORS: tuple[str, ...] = ("map_cpu", "reduce_cpu", "combine_cpu", "sort_cpu")
 
 
+#: What a machine file supplies to a YARN history's fit (``mrtune validate --machine`` on
+#: ``hadoop-run --mode yarn`` runs): the fixed cost of a spill (a new spill file and its index,
+#: ``MapTask.sortAndSpill``) and of a segment's seek in a merge (``Merger``). Both are a task's
+#: own operations on its node's local disk, the same in a LocalJobRunner thread as in a
+#: container on that node, and one history rarely separates them (one spill per map, every
+#: reduce merging as many segments): without them the fit keeps the documented priors, a
+#: 300 ms spill measured on Ceesay et al.'s HDD cluster. The rest of a machine file does not
+#: carry over to a cluster: local mode reads and writes the local file system, not HDFS, and
+#: its "shuffle" is a file copy, not an HTTP fetch.
+CLUSTER_PRIOR_FACTORS: tuple[str, ...] = ("spill_file_ns", "segment_seek_ns")
+
+
 class CodecCpu(BaseModel):
     """A codec's CPU cost on this machine (ns per uncompressed / compressed byte)."""
 
@@ -89,6 +101,11 @@ class MachineCosts(BaseModel):
 
     def save(self, path: Path) -> None:
         path.write_text(self.model_dump_json(indent=1) + "\n")
+
+    def cluster_priors(self) -> dict[str, float]:
+        """The factors of :data:`CLUSTER_PRIOR_FACTORS`: the priors a history's fit starts
+        from where the history cannot separate them."""
+        return {f: float(getattr(self.costs, f)) for f in CLUSTER_PRIOR_FACTORS}
 
     @classmethod
     def load(cls, path: Path) -> MachineCosts:

@@ -150,18 +150,25 @@ def validate_histories(
     output,
     codec_runs: list[Path] = (),
     reduce_fixed_ms: float | None = None,
+    machine: Path | None = None,
 ) -> None:
     """``mrtune validate runs.jsonl`` for YARN runs: counters, waves, job time per run
     (``calibrate``: one label per job group, default each group's ``<job>-default``;
     ``codec_runs``: records whose compressed runs give the codec ratios;
-    ``reduce_fixed_ms``: measured on other runs; None: from the calibration history)."""
+    ``reduce_fixed_ms``: measured on other runs; None: from the calibration history;
+    ``machine``: a machine cost file whose per-spill and per-segment costs are the fit's
+    priors, :meth:`~mrtune.calibration.machine_costs.MachineCosts.cluster_priors`)."""
     import json
 
+    from mrtune.calibration.machine_costs import MachineCosts
     from mrtune.harness.yarn_codecs import load_codec_runs
     from mrtune.harness.yarn_fidelity import history_report, load_history_runs
 
     records = load_codec_runs(list(codec_runs)) if codec_runs else None
-    report = history_report(load_history_runs(runs), calibrate, records, reduce_fixed_ms)
+    priors = MachineCosts.load(machine).cluster_priors() if machine is not None else None
+    report = history_report(
+        load_history_runs(runs), calibrate, records, reduce_fixed_ms, priors=priors
+    )
     if output is not None:
         output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     if format == OutputFormat.json:

@@ -69,7 +69,8 @@ MACHINE_OPT = Annotated[
         "--machine",
         dir_okay=False,
         help="Machine cost file (mrtune calibrate-machine): each job's run then "
-        "refits only its own map/reduce/combine costs.",
+        "refits only its own map/reduce/combine costs; for YARN histories, its per-spill "
+        "and per-segment costs are the fit's priors.",
     ),
 ]
 FORMAT_OPT = Annotated[OutputFormat, typer.Option("--format")]

@@ -221,6 +221,21 @@ def print_report(report: Any) -> None:
         console.print(f"• {note}", soft_wrap=True)
 
 
+def _refuse(runs: Any, applies_to: str, given: bool, option: str, value: Any) -> None:
+    """An option that does not apply to this kind of runs is an error, never ignored."""
+    if given:
+        from mrtune.errors import InputError
+
+        kind = "YARN histories" if applies_to == "local run records" else "local run records"
+        raise InputError(
+            f"applies to {applies_to} only; these runs are {kind}",
+            path=str(runs),
+            field=option,
+            value=value if not isinstance(value, list) else ", ".join(map(str, value)),
+            allowed=f"leave {option} out for {kind}",
+        )
+
+
 app = typer.Typer()
 
 
@@ -243,8 +258,16 @@ def validate(
     if is_history_index(runs):  # `hadoop-run --mode yarn` runs: real .jhist/_conf.xml pairs
         from mrtune.cli._hadoop_any import validate_histories
 
-        validate_histories(runs, calibrate, format, output, codec_runs or [], reduce_fixed_ms)
+        _refuse(runs, "local run records", times != "median", "--times", times)
+        _refuse(runs, "local run records", measure_codecs, "--measure-codecs", True)
+        validate_histories(
+            runs, calibrate, format, output, codec_runs or [], reduce_fixed_ms, machine
+        )
         return
+    _refuse(runs, "YARN histories", bool(codec_runs), "--codec-runs", codec_runs)
+    _refuse(
+        runs, "YARN histories", reduce_fixed_ms is not None, "--reduce-fixed-ms", reduce_fixed_ms
+    )
     from mrtune.calibration.fidelity import build_report
     from mrtune.calibration.machine_costs import MachineCosts
     from mrtune.cli._inputs import load_run_records

@@ -311,6 +311,12 @@ def test_validate_command(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"x": 1}\n')
     assert CliRunner().invoke(app, ["validate", str(bad)]).exit_code == 2
+    # the YARN histories' options are refused for local records, never ignored
+    for extra in (["--codec-runs", str(path)], ["--reduce-fixed-ms", "900"]):
+        res = CliRunner().invoke(app, ["validate", str(path), *extra], env={"COLUMNS": "200"})
+        assert res.exit_code == 2, res.output
+        line = res.output.strip()
+        assert extra[0] in line and "YARN histories only" in line and "\n" not in line
 
 
 def test_wordcount_key_law_fitted_from_one_run(
