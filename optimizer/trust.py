@@ -262,7 +262,7 @@ def assess_changes(
         if miss and gain.low > 1.0 and low <= 1.0 + MIN_GAIN:
             t.reasons.append(
                 f"{miss}: its gain (×{gain.point:.3g}) could be that miss: the miss (±"
-                f"{np.expm1(m_band):.0%}) and the noise leave ×{low:.3g} at the low end, under "
+                f"{np.expm1(m_band):.0%}) and the noise leave ×{low:.4g} at the low end, under "
                 f"the ×{1 + MIN_GAIN:g} a change must bring"
             )
         out[k] = t
