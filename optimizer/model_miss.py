@@ -75,3 +75,10 @@ def miss_band(profile: JobProfile) -> float:
     """The log half-width a material miss adds to every prediction of ``profile`` (module
     doc): ``log(1 + share)``; 0 for a calibration that passed or missed immaterially."""
     return math.log1p(material_miss(profile))
+
+
+def speedup_band(profile: JobProfile) -> float:
+    """The log half-width a measured speedup of ``profile``'s predictions is checked against:
+    the run-to-run band of a speedup measured from interleaved pairs
+    (:meth:`mrtune.optimizer.noise.RunNoise.band`) and :func:`miss_band`, in quadrature."""
+    return math.hypot(run_noise(profile).band(), miss_band(profile))

@@ -99,15 +99,19 @@ class ChangeTrust:
     miss_band: float = 0.0
 
     @property
+    def measured_band(self) -> float:
+        """The band a measurement of the gain is checked against: noise and miss in
+        quadrature (:func:`mrtune.optimizer.noise.widen`)."""
+        return math.hypot(self.noise_band, self.miss_band)
+
+    @property
     def low(self) -> bool:
         return bool(self.reasons)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "gain_ratio": self.gain.to_json(),
-            "gain_ratio_measured": widen(
-                self.gain, math.hypot(self.noise_band, self.miss_band)
-            ).to_json(),
+            "gain_ratio_measured": widen(self.gain, self.measured_band).to_json(),
             "noise_band": float(np.expm1(self.noise_band)),
             "calibration_miss_band": float(np.expm1(self.miss_band)),
             "alone_ratio": self.alone.to_json(),
@@ -258,7 +262,7 @@ def assess_changes(
         if far:
             t.reasons.append(far)
             t.far = True
-        low = widen(gain, math.hypot(band, m_band)).low
+        low = widen(gain, t.measured_band).low
         if miss and gain.low > 1.0 and low <= 1.0 + MIN_GAIN:
             t.reasons.append(
                 f"{miss}: its gain (×{gain.point:.3g}) could be that miss: the miss (±"

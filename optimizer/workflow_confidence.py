@@ -18,15 +18,14 @@ largest of their noise bands (:mod:`mrtune.optimizer.noise`) widens the speedup'
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from mrtune.optimizer.confidence import Interval, gather_evidence, interval_of, ratio_interval
-from mrtune.optimizer.model_miss import miss_band
-from mrtune.optimizer.noise import run_noise, widen
+from mrtune.optimizer.model_miss import speedup_band
+from mrtune.optimizer.noise import widen
 from mrtune.optimizer.priors import basis_label
 from mrtune.optimizer.workflow_eval import evaluate_workflow, job_config
 from mrtune.optimizer.workflow_tuning import WorkflowTuning
@@ -102,9 +101,7 @@ def _sampled_specs(
         )
         drawn[job.name] = ev.samples
         basis[job.name] = JobBasis(ev.measured, ev.defaulted, "cost model")
-        # a failed calibration's material miss widens the job's band as it does optimize's
-        # intervals (mrtune.optimizer.model_miss)
-        band = max(band, math.hypot(run_noise(job.profile).band(), miss_band(job.profile)))
+        band = max(band, speedup_band(job.profile))
     specs = []
     for s in range(samples):
         jobs = [

@@ -221,19 +221,25 @@ def print_report(report: Any) -> None:
         console.print(f"• {note}", soft_wrap=True)
 
 
-def _refuse(runs: Any, applies_to: str, given: bool, option: str, value: Any) -> None:
-    """An option that does not apply to this kind of runs is an error, never ignored."""
-    if given:
-        from mrtune.errors import InputError
+#: The two kinds of runs ``validate`` reads, each the other's complement (:func:`_refuse`).
+_KINDS = ("YARN histories", "local run records")
 
-        kind = "YARN histories" if applies_to == "local run records" else "local run records"
-        raise InputError(
-            f"applies to {applies_to} only; these runs are {kind}",
-            path=str(runs),
-            field=option,
-            value=value if not isinstance(value, list) else ", ".join(map(str, value)),
-            allowed=f"leave {option} out for {kind}",
-        )
+
+def _refuse(runs: Any, applies_to: str, given: bool, option: str, value: Any) -> None:
+    """An option that applies only to ``applies_to`` (one of :data:`_KINDS`), given for runs
+    of the other kind, is an error, never ignored."""
+    if not given:
+        return
+    from mrtune.errors import InputError
+
+    these = _KINDS[1 - _KINDS.index(applies_to)]
+    raise InputError(
+        f"applies to {applies_to} only; these runs are {these}",
+        path=str(runs),
+        field=option,
+        value=", ".join(map(str, value)) if isinstance(value, list) else value,
+        allowed=f"leave {option} out for {these}",
+    )
 
 
 app = typer.Typer()

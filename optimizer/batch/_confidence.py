@@ -60,13 +60,12 @@ def _interval_json(
     failed calibration's material miss (:mod:`mrtune.optimizer.model_miss`)."""
     import math
 
-    from mrtune.optimizer.model_miss import miss_band
-    from mrtune.optimizer.noise import run_noise, widen
+    from mrtune.optimizer.model_miss import miss_band, speedup_band
+    from mrtune.optimizer.noise import widen
 
-    miss = miss_band(profile)
     return {
-        "speedup": widen(model, math.hypot(run_noise(profile).band(), miss)).to_json(),
-        "calibration_miss_band": math.expm1(miss),
+        "speedup": widen(model, speedup_band(profile)).to_json(),
+        "calibration_miss_band": math.expm1(miss_band(profile)),
         "speedup_model": model.to_json(),
         "of": "GB·s" if objective == "resources" else "job time",
         "samples": samples,

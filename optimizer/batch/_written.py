@@ -3,8 +3,9 @@
 The trust rule (``optimize``'s: a gain that could vanish within the evidence, the run-to-run
 noise and a failed calibration's material miss is withheld, :func:`settle`) is applied once
 the interval of the tuned change is known; what is withheld keeps the job's configuration, so
-the changed properties are what is written and the interval is of exactly what was scored. Intervals are computed for a whole chunk at once: rows whose factors
-are all priors (SWIM) in one stacked model call (:mod:`._confidence`).
+the changed properties are what is written and the interval is of exactly what was scored.
+Intervals are computed for a whole chunk at once: rows whose factors are all priors (SWIM) in
+one stacked model call (:mod:`._confidence`).
 """
 
 from __future__ import annotations
