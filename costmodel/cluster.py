@@ -33,6 +33,16 @@ YARN_COST_PRIORS: dict[str, float] = {
     "shuffle_floor_ms": 600.0,
     # a merge's heap compares keys with the same RawComparator as the spill's sort
     "merge_cmp_cpu": 30.0,
+    # a reduce's merge (sort) phase with next to nothing to merge: the SORT status update,
+    # finalMerge's new local file and the merge code's first run in a fresh JVM. Measured on
+    # this project's YARN mini-cluster (round 3, WordCount and postings: 132–219 ms over the
+    # model's merge at 1 reduce) and on the shared histories (the Hadoop 2 Sleep job: 55 ms,
+    # the Hadoop 1 WordCount Rumen trace: 184 ms); capped by each history's own merge phases
+    "merge_floor_ms": 200.0,
+    # Task.commit: commitPending, then canCommit polled with Thread.sleep(1000) until the AM's
+    # dispatcher grants it; the first poll, made at once, usually loses that race, so a reduce
+    # waits one interval (fixed_costs.REDUCE_COMMIT_POLL_MS); capped by the reduce phases
+    "commit_ms": 1000.0,
 }
 #: LocalJobRunner: tasks are threads of one JVM (no container, no JVM start), the "shuffle" is
 #: a local file copy, and the other terms keep CostFactors' (local-mode) defaults.

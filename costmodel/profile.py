@@ -393,6 +393,21 @@ class CostFactors(BaseModel):
         "EventFetcher's first poll for map completions, ShuffleSchedulerImpl's first copy "
         "assignment); YARN prior 600 ms (0.5–0.7 s floor on Ceesay et al.'s cluster, issue 20)",
     )
+    merge_floor_ms: float = Field(
+        0.0,
+        ge=0,
+        description="fixed time of a reduce's merge (sort) phase, ms: the status update that "
+        "reports SORT, then MergeManagerImpl.close's finalMerge opening a new local file "
+        "(LocalDirAllocator, the checksummed IFile writer) and the merge code's first run in a "
+        "fresh task JVM; YARN prior 200 ms (cluster.YARN_COST_PRIORS)",
+    )
+    commit_ms: float = Field(
+        0.0,
+        ge=0,
+        description="fixed time at the end of a reduce's reduce phase, ms: the output file's "
+        "close and Task.commit, which polls canCommit with Thread.sleep(1000) until the AM "
+        "grants the commit; YARN prior 1000 ms (one poll; cluster.YARN_COST_PRIORS)",
+    )
     # ---- per-byte CPU (issue 20 item 4): the share of a per-record CPU factor's work that
     # scales with the record's bytes. 0 = CPU per record only (the reference's model), which
     # every profile keeps unless its runs vary record widths enough to tell the two apart

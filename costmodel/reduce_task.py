@@ -294,7 +294,13 @@ def _reduce_costs(w: ReduceWork, profile: JobProfile | StackedProfiles) -> None:
             w.in_records * c.reduce_cpu,
             w.in_records * (c.reduce_cpu + c.merge_cpu) + w.final_disk_bytes * uncomp_ns,
         )
+    if nonzero(c.merge_floor_ms):
+        # the merge (sort) phase's fixed time: finalMerge's new file, cold merge code
+        merge_io = merge_io + np.where(m > 0, c.merge_floor_ms * NS_PER_MS, 0.0)
     w.write_io = w.hdfs_written * c.hdfs_write
+    if nonzero(c.commit_ms):
+        # Task.commit's canCommit poll and the output's close, once per reduce
+        w.write_io = w.write_io + c.commit_ms * NS_PER_MS
     w.write_cpu = w.out_bytes * w.out_comp
     w.shuffle_io, w.shuffle_cpu, w.merge_io, w.merge_cpu = (
         shuffle_io,

@@ -36,6 +36,8 @@ LATE_COLUMNS: tuple[str, ...] = (
     "fetch_ns",
     "read_fixed_ms",
     "shuffle_floor_ms",
+    "merge_floor_ms",
+    "commit_ms",
 )
 #: Fixed costs (per task, spill, fetch or segment): left out of a segment's volume share when
 #: deciding whether it is fixed time (:func:`_stack`), so a prior of them cannot make a
@@ -46,6 +48,8 @@ FIXED_COST_COLUMNS: tuple[str, ...] = (
     "fetch_ns",
     "read_fixed_ms",
     "shuffle_floor_ms",
+    "merge_floor_ms",
+    "commit_ms",
 )
 #: Per-attempt constants of an attempt's first segment (ms): where the rows cannot separate
 #: them from ``task_overhead_ms`` they are absorbed by it rather than kept at their prior.

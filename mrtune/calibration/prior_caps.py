@@ -29,10 +29,21 @@ there:
   shuffle segment (or the whole attempt) holds the floor once and one fetch cost per map
   output.
 
+* ``merge_floor_ms``: ``Shuffle.run`` reports SORT (``shuffleFinishTime``) and then
+  ``MergeManagerImpl.close`` runs ``finalMerge``; the reduce reports REDUCE
+  (``sortFinishTime``) after it: the merge segment holds the floor once.
+* ``commit_ms``: ``Task.done`` closes the output and ``Task.commit`` polls ``canCommit`` after
+  the reduce function, before the attempt finishes: the reduce segment holds it once.
+
+These two share their segment with per-record work one history cannot tell from them (the
+merge's bytes, the reduce function's records and the HDFS write): their cap is what the
+segment leaves over that work at its PRIOR cost (:data:`NET_OF_VOLUMES`). Capped at the whole
+segment, a WordCount reduce phase of 804 ms on YARN became all commit, and ``reduce_cpu``
+was "measured" at its 0 bound, so a 100× larger input would reduce in no time.
+
 The map phase also holds background spills, but only in part where the ``SpillThread``
 overlaps the map function (``map.map``'s rows are piecewise there): it does not bound the
-per-spill cost. ``reduce_fixed_ms`` has its own cap in
-:func:`~mrtune.calibration.fixed_costs.reduce_fixed_from_history`.
+per-spill cost.
 """
 
 from __future__ import annotations
@@ -67,16 +78,34 @@ BOUNDS: dict[str, tuple[tuple[str, ...], str]] = {
         ("reduce.shuffle", "reduce.total"),
         "Fetcher.copyMapOutput reads each map output before shuffleFinishTime",
     ),
+    "merge_floor_ms": (
+        ("reduce.merge",),
+        "MergeManagerImpl.close's finalMerge runs between shuffleFinishTime and sortFinishTime",
+    ),
+    "commit_ms": (
+        ("reduce.reduce",),
+        "Task.commit's canCommit poll follows the reduce function, before the attempt ends",
+    ),
 }
+#: Factors capped net of the segment's volume terms at their prior costs (see the module doc).
+NET_OF_VOLUMES: frozenset[str] = frozenset({"merge_floor_ms", "commit_ms"})
 #: How a factor's own unit is written in a provenance line: (divisor to ms, per what).
 _UNITS = {
     "spill_file_ns": (1e6, "per spill"),
     "read_fixed_ms": (1.0, "per map"),
     "shuffle_floor_ms": (1.0, "per reduce"),
     "fetch_ns": (1e6, "per fetch"),
+    "merge_floor_ms": (1.0, "per reduce"),
+    "commit_ms": (1.0, "per reduce"),
 }
 #: A row's count of a cost is its volume in that cost's unit (ns factors: 1e-6 ms per ns).
-_COUNT_SCALE = {"spill_file_ns": 1e6, "fetch_ns": 1e6, "read_fixed_ms": 1.0}
+_COUNT_SCALE = {
+    "spill_file_ns": 1e6,
+    "fetch_ns": 1e6,
+    "read_fixed_ms": 1.0,
+    "merge_floor_ms": 1.0,
+    "commit_ms": 1.0,
+}
 
 
 @dataclass(frozen=True)
@@ -98,11 +127,12 @@ class PriorCap:
         held = f"; it holds {self.count:g}" if self.count != 1 else ""
         reason = BOUNDS[self.factor][1]
         kept = why_kept.removeprefix("defaulted: ") or "not separable"
+        net = " less its other terms at prior costs" if self.factor in NET_OF_VOLUMES else ""
         return (
             f"defaulted: prior {self.prior / div:.4g} ms {per} capped at the observed "
             f"{self.value / div:.4g} ms ({SEGMENT_LABEL.get(self.segment, self.segment)}, "
-            f"{self.attempt or 'an attempt'}: {self.observed_ms:.0f} ms{held}; {reason}); "
-            f"kept, not fitted: {kept}"
+            f"{self.attempt or 'an attempt'}: {self.observed_ms:.0f} ms{net}{held}; "
+            f"{reason}); kept, not fitted: {kept}"
         )
 
 
@@ -119,22 +149,35 @@ def _kept(fit: _Fit, prior: CostFactors) -> list[int]:
     return out
 
 
-def _bound(obs: dict[str, _Obs], factor: str, col: int) -> tuple[float, str, str, float, float]:
-    """The smallest ``observed ÷ count`` over the rows of the segments that hold ``factor``:
-    (bound in the factor's unit, segment, attempt id, observed ms, count); inf when none."""
+def _others_at_prior(o: _Obs, col: int, prices: np.ndarray | None) -> np.ndarray:
+    """Each row's time at ``prices`` without column ``col`` (0 when ``prices`` is None)."""
+    if prices is None or not o.rows:
+        return np.zeros(len(o.y))
+    p = prices.copy()
+    p[col] = 0.0
+    return np.vstack(o.rows) @ p + np.asarray(o.offset or [0.0] * len(o.y), dtype=np.float64)
+
+
+def _bound(
+    obs: dict[str, _Obs], factor: str, col: int, prices: np.ndarray | None = None
+) -> tuple[float, str, str, float, float]:
+    """The smallest ``observed ÷ count`` over the rows of the segments that hold ``factor``
+    (net of the other columns at ``prices``, for :data:`NET_OF_VOLUMES`): (bound in the
+    factor's unit, segment, attempt id, observed ms, count); inf when none."""
     best = (float("inf"), "", "", 0.0, 0.0)
     for seg in BOUNDS[factor][0]:
         o = obs.get(seg)
         if o is None or not o.y:
             continue
         vol = np.array([float(r[col]) for r in o.rows])
+        rest = _others_at_prior(o, col, prices if factor in NET_OF_VOLUMES else None)
         for k in np.flatnonzero(vol > 0):
             if factor in FIRST_SEGMENT_CONSTANTS:
                 count, per_unit = 1.0, 1.0  # one per attempt (its unit is ms)
             else:
                 count = vol[k] * _COUNT_SCALE[factor]
                 per_unit = vol[k]
-            b = float(o.y[k]) / per_unit
+            b = (float(o.y[k]) - float(rest[k])) / per_unit
             if b < best[0]:
                 attempt = o.ids[k] if k < len(o.ids) else ""
                 best = (b, seg, attempt, float(o.y[k]), float(count))
@@ -144,9 +187,10 @@ def _bound(obs: dict[str, _Obs], factor: str, col: int) -> tuple[float, str, str
 def prior_caps(obs: dict[str, _Obs], fit: _Fit, prior: CostFactors) -> list[PriorCap]:
     """The kept fixed-cost priors the observed segments contradict, each with its cap."""
     caps = []
+    prices = np.array([float(getattr(prior, f, 1.0)) for f in fit.columns])
     for i in _kept(fit, prior):
         f = fit.columns[i]
-        bound, seg, attempt, y, count = _bound(obs, f, i)
+        bound, seg, attempt, y, count = _bound(obs, f, i, prices)
         p = float(getattr(prior, f))
         if bound < p:
             caps.append(PriorCap(f, p, max(bound, 0.0), seg, attempt, y, count))
@@ -175,4 +219,30 @@ def solve_capped(
         i = out.columns.index(c.factor)
         if not out.prov.get(key, "").startswith("measured") and out.theta[i] == c.value:
             out.prov[key] = c.provenance(fit.prov.get(key, ""))
+            if c.factor in NET_OF_VOLUMES:
+                _note_given_cap(out, obs, c, i, capped)
     return out
+
+
+def _note_given_cap(
+    fit: _Fit, obs: dict[str, _Obs], cap: PriorCap, col: int, prior: CostFactors
+) -> None:
+    """A net cap leaves its segment's other terms their prior costs, so a factor "measured"
+    there beside it that comes back at its prior was not measured at all: its provenance
+    says defaulted, and why."""
+    o = obs.get(cap.segment)
+    if o is None or not o.rows:
+        return
+    used = np.abs(np.vstack(o.rows)).sum(axis=0) > 0
+    for j, f in enumerate(fit.columns):
+        key = f"costs.{f}"
+        if j == col or not used[j] or not fit.prov.get(key, "").startswith("measured"):
+            continue
+        p = float(getattr(prior, f, np.nan))
+        if not np.isclose(float(fit.theta[j]), p, rtol=1e-6, atol=1e-9):
+            continue
+        fit.prov[key] = (
+            f"defaulted: prior kept; {cap.factor} takes what "
+            f"{SEGMENT_LABEL.get(cap.segment, cap.segment)} leaves over this factor at its "
+            "prior (the two are not separable there)"
+        )

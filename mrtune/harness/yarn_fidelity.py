@@ -21,13 +21,11 @@ a reduce's launch (``reduce_ramp_ms``, the AM's and NodeManagers' heartbeats). P
 then stretch each wave by the containers it runs at once.
 
 Codec ratios (``codec_runs``, :mod:`mrtune.harness.yarn_codecs`) come from OTHER runs of the
-same job and record generator, never from a run with the scored label. A reduce's fixed wall
-time after its merge (``reduce_fixed_ms``: the task commit's ``canCommit`` poll, HDFS output
-create/close) comes from the calibration history alone
-(:func:`~mrtune.calibration.fixed_costs.reduce_fixed_from_history`: measured where its reduces
-separate it, else a documented prior) or is given (measured on other runs,
-``benchmarks/yarn_rank_study.py``); it is taken out of the calibration run's reduce phase
-before the fit and added to every prediction.
+same job and record generator, never from a run with the scored label. A reduce's fixed times
+(its merge phase's floor, ``CostFactors.merge_floor_ms``, and the task commit's ``canCommit``
+poll, ``commit_ms``) are the profile's own, as ``mrtune profile`` fits them from the same
+history (documented priors, capped by what its phases leave over their per-record work); a
+commit time measured on other runs may be given instead (``reduce_fixed_ms``).
 
 Runs with the same label are repeats of one setting (:mod:`mrtune.harness.yarn_repeats`,
 the local report's rule): the calibration run is the default label's repeat with the median
@@ -57,13 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from mrtune.calibration.fixed_costs import (
-    container_cores,
-    reduce_fixed_from_history,
-    reduce_ramp_ms,
-    without_contention,
-    without_reduce_fixed,
-)
+from mrtune.calibration.fixed_costs import container_cores, reduce_ramp_ms, without_contention
 from mrtune.costmodel import ConfigBatch, predict_job
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec
@@ -170,7 +162,7 @@ def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, 
         if has_red
         else 0.0,
         "merge": red.get("merge", 0.0),
-        "reduce": red.get("reduce", 0.0) + red.get("write", 0.0) + spec.reduce_fixed_ms,
+        "reduce": red.get("reduce", 0.0) + red.get("write", 0.0),
     }
     return out
 
@@ -212,12 +204,10 @@ def history_report(
     ``codec_runs``: run records of the same jobs on the same record generators (local mode or
     YARN); a compressed run then takes its codec's ratio from them, never from a run with its
     own label (:mod:`mrtune.harness.yarn_codecs`); else the documented priors.
-    ``reduce_fixed_ms``: the fixed wall time per reduce after its merge
-    (``ClusterSpec.reduce_fixed_ms``); None (default): from each group's calibration history
-    alone, as a user with one .jhist has it (measured where its reduces separate it, else
-    the documented prior); a number: measured on OTHER runs (another round of the matrix:
-    ``benchmarks/yarn_rank_study.py``). Taken out of the calibration run's reduce phase
-    before the fit and added back to every prediction. 0: no such term.
+    ``reduce_fixed_ms``: a reduce's commit time (``CostFactors.commit_ms``) measured on
+    OTHER runs (another round of the matrix), the fit's prior for it; None (default): the
+    documented prior, fitted from each group's calibration history alone, as a user with one
+    .jhist has it (:mod:`mrtune.calibration.prior_caps`).
     ``priors``: cost factors the calibration history cannot separate, measured on other runs
     (:func:`mrtune.harness.yarn_terms.fit_profile`); None: the documented YARN priors."""
     groups = list(dict.fromkeys(r.group for r in runs))
@@ -246,10 +236,7 @@ def history_report(
         f"given, measured on other runs: {priors}" if priors else "documented YARN priors"
     )
     out["reduce_fixed_ms"] = {
-        r["job"]: {
-            "ms": r["cluster_terms"].get("reduce_fixed_ms", 0.0),
-            "source": r.get("reduce_fixed_source", ""),
-        }
+        r["job"]: {k: r["reduce_fixed"][k] for k in ("merge_floor_ms", "commit_ms", "source")}
         for r in rows
         if r["calibration"]
     }
@@ -269,9 +256,9 @@ def calibration_profile(
     it (:mod:`mrtune.calibration.fixed_costs`): the profile is fitted on the attempts' times
     without the CPU contention of the containers that ran beside them (the history's own
     timeline over the host's cores), and the reduces' ramp-up delay is read off the same
-    timeline. ``reduce_fixed_ms`` None: from this history too
-    (:func:`~mrtune.calibration.fixed_costs.reduce_fixed_from_history`, its provenance in the
-    profile's ``cluster.reduce_fixed_ms``); a number: measured elsewhere; 0: no such term.
+    timeline. ``reduce_fixed_ms`` None: the reduce's commit time is the profile's own
+    (``CostFactors.commit_ms``, fitted from this history as ``mrtune profile`` does); a
+    number: measured elsewhere, the fit's prior for it.
     Nothing comes from the runs it is judged on."""
     history = load_history(cal.jhist)
     conf = load_conf(cal.conf_xml)
@@ -282,17 +269,10 @@ def calibration_profile(
     busy = container_cores(history, container_start(cal.jhist, history), cores)
     if busy is not None:
         measured["container_cores"] = busy
-    if reduce_fixed_ms is None:
-        reduce_fixed_ms, how = reduce_fixed_from_history(history, cores, busy or 1.0)
-    else:
-        how = "given: measured on other runs (--reduce-fixed-ms)" if reduce_fixed_ms else ""
-    if reduce_fixed_ms > 0:
-        measured["reduce_fixed_ms"] = reduce_fixed_ms
-    fit_on = without_contention(without_reduce_fixed(history, reduce_fixed_ms), cores, busy or 1.0)
+    if reduce_fixed_ms is not None:  # measured on other runs: the fit's prior
+        priors = {**(priors or {}), "commit_ms": float(reduce_fixed_ms)}
+    fit_on = without_contention(history, cores, busy or 1.0)
     profile = fit_profile(fit_on, conf, priors)
-    if how:
-        prov = {**profile.provenance, "cluster.reduce_fixed_ms": how}
-        profile = profile.model_copy(update={"provenance": prov})
     slowstart = cfg.reduce_slowstart if cfg is not None else 0.05
     ramp = reduce_ramp_ms(history, slowstart)
     if ramp is not None:
@@ -354,9 +334,14 @@ def _label_row(
         "repeats": [r.repeat for r in reps],
         # the cluster-level terms measured on the calibration run's history
         "cluster_terms": terms if calibration else {},
-        "reduce_fixed_source": base.provenance.get("cluster.reduce_fixed_ms", "")
+        # the reduce's fixed times, as the profile holds them
+        "reduce_fixed": {
+            "merge_floor_ms": base.costs.merge_floor_ms,
+            "commit_ms": base.costs.commit_ms,
+            "source": base.provenance.get("costs.commit_ms", ""),
+        }
         if calibration
-        else "",
+        else {},
         # what the calibration's job time holds beyond the model's tasks (the AM's
         # set-up before the first container, the job commit), added to every run
         "job_overhead_ms": overhead,
