@@ -66,6 +66,12 @@ class ClusterSpec(BaseModel):
     node_vcores: int = Field(8, ge=1, description="yarn.nodemanager.resource.cpu-vcores")
     min_allocation_mb: int = Field(1024, ge=1, description="yarn.scheduler.minimum-allocation-mb")
     am_memory_mb: int = Field(1536, ge=0, description="yarn.app.mapreduce.am.resource.mb")
+    max_allocation_mb: int | None = Field(
+        None,
+        ge=1,
+        description="yarn.scheduler.maximum-allocation-mb: the largest container the "
+        "ResourceManager grants (None: the node's memory)",
+    )
     map_slots_per_node: int = Field(2, ge=1, description="Hadoop 1 map slots per TaskTracker")
     reduce_slots_per_node: int = Field(
         2, ge=1, description="Hadoop 1 reduce slots per TaskTracker"
@@ -137,13 +143,47 @@ class ClusterSpec(BaseModel):
             raise ValueError("must be a finite number of milliseconds")
         return v
 
-    @field_validator("node_memory_mb", "node_vcores", "min_allocation_mb", "am_memory_mb")
+    @field_validator(
+        "node_memory_mb", "node_vcores", "min_allocation_mb", "am_memory_mb", "max_allocation_mb"
+    )
     @classmethod
-    def _node_size(cls, v: int) -> int:
+    def _node_size(cls, v: int | None) -> int | None:
         # 2^31 MB (2 PiB) or vcores: far beyond any NodeManager, and still exact in float64
-        if v > 1 << 31:
+        if v is not None and v > 1 << 31:
             raise ValueError("larger than any YARN node (at most 2^31)")
         return v
+
+    def container_limit_mb(self) -> int:
+        """The largest task container that can run on this cluster (MB).
+
+        Not above ``yarn.scheduler.maximum-allocation-mb`` (the ResourceManager refuses a
+        larger request: ``SchedulerUtils.normalizeAndValidateRequest``) nor a node's memory;
+        on a one-node cluster not above what the MRAppMaster's container leaves of the node
+        either: the AM holds its container for the whole job, so a task that does not fit
+        beside it waits forever (the job hangs, it does not fail)."""
+        limit = self.node_memory_mb
+        if self.max_allocation_mb is not None:
+            limit = min(limit, self.max_allocation_mb)
+        if self.num_nodes == 1 and self.am_memory_mb > 0 and not self.local_mode:
+            alloc = max(self.min_allocation_mb, 1)
+            am = -(-self.am_memory_mb // alloc) * alloc
+            limit = min(limit, self.node_memory_mb - am)
+        return max(limit, 0)
+
+    def container_limit_reason(self) -> str:
+        """Which limit :meth:`container_limit_mb` is, in Hadoop's words."""
+        limit = self.container_limit_mb()
+        if self.max_allocation_mb is not None and limit == self.max_allocation_mb:
+            return f"yarn.scheduler.maximum-allocation-mb = {self.max_allocation_mb}: YARN refuses"
+        if limit < min(self.node_memory_mb, self.max_allocation_mb or self.node_memory_mb):
+            return (
+                f"the one {self.node_memory_mb} MB node also holds the "
+                f"{self.am_memory_mb} MB MRAppMaster: the task would wait forever"
+            )
+        return (
+            f"a node has {self.node_memory_mb} MB (yarn.nodemanager.resource.memory-mb): YARN "
+            "refuses"
+        )
 
     def check_fits(self, config: Any) -> None:
         """``ValueError`` when ``config``'s containers cannot run on this cluster's nodes.
@@ -151,19 +191,20 @@ class ClusterSpec(BaseModel):
         YARN refuses a request above the node's resources (``InvalidResourceRequestException``
         from ``SchedulerUtils.normalizeAndValidateRequest``: memory or vcores above
         ``yarn.scheduler.maximum-allocation-*``, which cannot exceed a node), so the job would
-        never start; the model would otherwise quietly give it one slot.
+        never start; a task that fits no node beside the AM never starts either
+        (:meth:`container_limit_mb`). The model would otherwise quietly give it one slot.
         """
         if self.local_mode or getattr(config, "hadoop_version", 3) == 1:
             return
+        limit = self.container_limit_mb()
         for side in ("map", "reduce"):
             mb = int(getattr(config, f"{side}_container_mb"))
             vc = int(getattr(config, f"{side}_vcores"))
-            if mb > self.node_memory_mb:
+            if mb > limit:
                 raise ValueError(
-                    f"a {side} container of {mb} MB does not fit on a node of "
-                    f"{self.node_memory_mb} MB (yarn.nodemanager.resource.memory-mb): YARN "
-                    f"refuses the request; allowed: mapreduce.{side}.memory.mb up to "
-                    f"{self.node_memory_mb} (or describe the cluster with --cluster)"
+                    f"a {side} container of {mb} MB cannot run: "
+                    f"{self.container_limit_reason()}; allowed: mapreduce.{side}.memory.mb up "
+                    f"to {limit} (or describe the cluster with --cluster)"
                 )
             if vc > self.node_vcores:
                 raise ValueError(

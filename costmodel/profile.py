@@ -525,6 +525,7 @@ SPEC_FIELDS = (
     "node_memory_mb",
     "node_vcores",
     "min_allocation_mb",
+    "max_allocation_mb",
     "am_memory_mb",
     "map_slots_per_node",
     "reduce_slots_per_node",

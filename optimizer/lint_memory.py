@@ -135,7 +135,8 @@ def container_node(cfg: HadoopConfig, cluster: ClusterSpec) -> list[Finding]:
         if side == "reduce":
             mb, vc = cfg.reduce_container_mb, cfg.reduce_vcores
         share = mb / cluster.node_memory_mb
-        too_big = mb > cluster.node_memory_mb or vc > cluster.node_vcores
+        limit = cluster.container_limit_mb()
+        too_big = mb > limit or vc > cluster.node_vcores
         sev = Severity.ERROR if too_big else (Severity.LOW if share > 0.5 else Severity.NONE)
         out.append(
             Finding(
@@ -144,8 +145,11 @@ def container_node(cfg: HadoopConfig, cluster: ClusterSpec) -> list[Finding]:
                 str(mb),
                 sev,
                 f"{mb} MB and {vc} vcores on nodes of {cluster.node_memory_mb} MB and "
-                f"{cluster.node_vcores} vcores; low above half a node, error above a node",
-                "the ResourceManager refuses the request"
+                f"{cluster.node_vcores} vcores, containers up to {limit} MB; low above half "
+                "a node, error above the largest container",
+                cluster.container_limit_reason()
+                if mb > limit
+                else "the ResourceManager refuses the request"
                 if too_big
                 else "at most one such container per node",
                 "hadoop SchedulerUtils.normalizeAndValidateRequest",

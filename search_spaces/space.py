@@ -198,7 +198,8 @@ class SearchSpace:
             "explicit_map_xmx": float(parse_xmx(b.map_java_opts or b.child_java_opts) is not None),
             "shuffle_limit": b.shuffle_memory_limit_percent,
             "shuffle_merge": b.shuffle_merge_percent,
-            "node_memory_mb": float(self.cluster.node_memory_mb),
+            # the largest container the cluster runs (node, max allocation, beside the AM)
+            "node_memory_mb": float(self.cluster.container_limit_mb()),
             "current_sort_mb": float(b.io_sort_mb),
             "hadoop1": float(b.hadoop_version == 1),
         }
