@@ -98,6 +98,30 @@ def count_reasons(results: Sequence[dict[str, Any]]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def _basis_note(summary: dict[str, Any]) -> str:
+    """What the file's predicted totals rest on, for its header: a catalog whose changed jobs
+    rest on defaulted cost factors only (SWIM rows: sizes, no times) gets gains that are the
+    model's at prior costs, not findings, and the file says so where it is read."""
+    basis = summary.get("changed_by_basis") or {}
+    changed = int(summary.get("changed") or 0)
+    if not changed:
+        return ""
+    parts = [
+        f"{basis[b]:,} {b}" for b in ("measured", "partly measured", "defaulted") if b in basis
+    ]
+    note = f"; evidence of the {changed:,} changed jobs: " + ", ".join(parts)
+    if basis.get("defaulted", 0) == changed:
+        note += (
+            " - every gain rests on defaulted cost factors only (no time measured): "
+            "the model's estimate at prior costs, not a finding"
+        )
+    elif basis.get("defaulted"):
+        note += " (defaulted: the model's estimate at prior costs, not a finding)"
+    if summary.get("calibration_failed"):
+        note += f"; {summary['calibration_failed']:,} calibration(s) missed their own run"
+    return note
+
+
 def _by_basis(records: Iterable[dict[str, Any]]) -> dict[str, int]:
     """Jobs per evidence basis (``measured``, ``partly measured``, ``defaulted``)."""
     counts = Counter(r.get("basis", "defaulted") for r in records)
@@ -263,6 +287,7 @@ def write_outputs(
         header += (
             f"; catalog total {choice.total_baseline:,.6g} -> {choice.total_chosen:,.6g} {unit}"
         )
+    header += _basis_note(summary)
     p.write_text(
         mapred_site_xml(
             props, choice.reasons(summary["objective"]) if choice else None, header=header

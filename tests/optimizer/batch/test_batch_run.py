@@ -65,8 +65,13 @@ def test_mixed_catalog_reports_bad_jobs_and_tunes_the_rest(catalog: Path, tmp_pa
     rows = list(csv.DictReader((tmp_path / "out" / "jobs.csv").open()))
     assert len(rows) == len(refs)
     assert {r["status"] for r in rows} == {"tuned", "failed"} | ({"skipped"} if zero else set())
-    props = parse_site_xml((tmp_path / "out" / "mapred-site.xml").read_text())
+    site = (tmp_path / "out" / "mapred-site.xml").read_text()
+    props = parse_site_xml(site)
     assert props == s["cluster_wide"]["properties"]
+    # the file's header says what its totals rest on (SWIM rows: defaulted costs only)
+    basis = s["changed_by_basis"]
+    assert basis.get("defaulted") and f"{basis['defaulted']:,} defaulted" in site
+    assert "the model's estimate at prior costs, not a finding" in site
     for name in ("mapreduce.job.reduces", "mapreduce.input.fileinputformat.split.maxsize"):
         assert name not in props  # per-job knobs never go into the cluster-wide file
     # The site file's sort buffer fits every job's heap.
