@@ -39,6 +39,8 @@ COST_UNITS = {
     "spill_write": "ns/B",
     "merge_cmp_cpu": "ns/comparison",
     "shuffle_floor_ms": "ms/task",
+    "merge_floor_ms": "ms/task",
+    "commit_ms": "ms/task",
     "serde_byte_cpu": "ns/B",
     "combine_byte_cpu": "ns/B",
     "shapes_on_cluster": "",
