@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mrtune.calibration._fidelity_runs import RunComparison, rel_error
+from mrtune.readers.run_records import PROJECT_JOBS
 
 SPLIT_NOTE = (
     "costmodel/map_groups.py gives each split the records that START in it (the project's "
@@ -48,6 +49,13 @@ def _record_notes(runs: Sequence[RunComparison], s: dict[str, Any]) -> list[str]
             f"({', '.join(off_by_split[:5])}…), so counters downstream differ too"
         )
     notes.append(SPLIT_NOTE)
+    users = sorted({r.job for r in runs} - set(PROJECT_JOBS))
+    if users:
+        notes.append(
+            f"{', '.join(users)}: not one of the project's jobs; its input format is assumed to "
+            "give each split the records that start in it, as FileInputFormat's "
+            "LineRecordReader does (its own InputFormat may not)"
+        )
     if "per_map_record_exact_rate" in s:
         notes.append(
             "fed each map's actual input records, the model's map-side record counters "

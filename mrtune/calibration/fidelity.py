@@ -75,6 +75,7 @@ __all__ = [
     "GOALS",
     "INFO_COUNTERS",
     "JOB_PREFIX",
+    "default_label",
     "PHASES",
     "RECORD_COUNTERS",
     "SPILL_NOTE",
@@ -97,6 +98,13 @@ __all__ = [
 
 #: Prefix of a job's labels in the matrix (``mrtune/harness/matrices/matrix.yaml``).
 JOB_PREFIX = {"sort": "sort", "wordcount": "wc", "selectivity": "sel", "postings": "pst"}
+
+
+def default_label(job: str) -> str:
+    """The label ``validate`` calibrates ``job`` on by default: ``<prefix>-default`` for the
+    project's jobs (:data:`JOB_PREFIX`: ``wc-default`` for WordCount), ``<job>-default`` for
+    any other (a ``hadoop-run --jar`` job is named after its main class: ``sensorstats``)."""
+    return f"{JOB_PREFIX.get(job, job)}-default"
 
 
 @dataclass
@@ -252,7 +260,7 @@ def _calibration_labels(
     calibrate: Sequence[str], by_label: dict[str, list[RunRecord]], records: Sequence[RunRecord]
 ) -> dict[str, tuple[str, int | None]]:
     """``{job: (calibration label, repeat or None)}``: the ones asked for, else each job's
-    ``<prefix>-default`` (:data:`JOB_PREFIX`)."""
+    :func:`default_label`."""
     chosen: dict[str, tuple[str, int | None]] = {}
     for spec in calibrate:
         label, rep = _parse_calibration(spec)
@@ -263,12 +271,14 @@ def _calibration_labels(
         chosen[by_label[label][0].job] = (label, rep)
     for job in sorted({r.job for r in records}):
         if job not in chosen:
-            label = f"{JOB_PREFIX[job]}-default"
+            label = default_label(job)
             if label not in by_label:
                 raise InputError(
-                    f"no calibration run for job {job}",
-                    field="calibration run",
-                    allowed=f"a label of a {job} run at defaults (e.g. {label})",
+                    f"no calibration run for job {job}: no run labelled {label}",
+                    field="--calibrate",
+                    allowed=f"--calibrate LABEL[:REPEAT] naming a {job} run at Hadoop's "
+                    f"defaults, or such a run labelled {label} (the default: <job>-default, "
+                    "with the project's jobs as wc, sort, sel, pst)",
                 )
             chosen[job] = (label, None)
     return chosen

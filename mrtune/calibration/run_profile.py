@@ -51,6 +51,7 @@ from mrtune.calibration.run_record import (
     run_config,
     run_timings,
 )
+from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
@@ -106,11 +107,12 @@ def profile_from_run(
     _reduce_side_stats(J, st)
 
     has_combiner = cfg.combine_class is not None
+    n_files, files_how, files_warning = _input_files(rec)
     profile = JobProfile(
         job_id=rec.job_id or rec.run_id,
         job_name=rec.job,
         input_bytes=stored,
-        input_files=1,
+        input_files=n_files,
         has_combiner=has_combiner,
         combine_class=cfg.combine_class,
         map_only=rec.num_reduces == 0,
@@ -118,7 +120,7 @@ def profile_from_run(
     )
     profile, final_recs = combiner_stats(profile, cfg, rec, J, width_in, st)
     codec_runs = list(codec_runs)
-    warnings: list[str] = []
+    warnings: list[str] = [files_warning] if files_warning else []
     codecs = ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
     for name, stats in probe_codecs(rec, codec_runs, warnings).items():
         # the probe measured every codec on this very data; the calibration run's own
@@ -135,8 +137,9 @@ def profile_from_run(
             "codecs": codecs,
             "provenance": {
                 **st.prov,
-                "input_bytes": "measured: size of the generated input file",
-                "input_files": "measured: one generated file",
+                "input_bytes": "measured: "
+                + ("the input files' sizes" if rec.input_file_sizes() else "the input's size"),
+                "input_files": files_how,
             },
             # the run's configuration as the model reads it (heap, local block size, shuffle
             # memory): profile_config(profile) then gives run_config(rec) back
@@ -150,7 +153,8 @@ def profile_from_run(
     built = _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
     unit = cost_unit_statement(built, machine.source if machine is not None else None, rec)
     built = built.model_copy(update={"provenance": {**built.provenance, COST_UNIT_KEY: unit}})
-    return with_job_overhead(built)
+    # the job model under local mode against the run itself (maps, stages), as for histories
+    return with_self_check(with_job_overhead(built), cfg, local_cluster(rec))
 
 
 def _check_run(rec: RunRecord) -> None:
@@ -159,6 +163,37 @@ def _check_run(rec: RunRecord) -> None:
         raise InputError(f"run {rec.run_id} failed: no profile from it", field="success")
     if not rec.map_attempts:
         raise InputError(f"run {rec.run_id} has no map attempts", field="map_attempts")
+
+
+#: Files whose sizes differ by more than this share are not "equal files" to the model.
+_UNEQUAL_FILES = 0.10
+
+
+def _input_files(rec: RunRecord) -> tuple[int, str, str | None]:
+    """``(input files, provenance, warning or None)``: the files the maps' splits came from.
+
+    The model cuts ``input_files`` files of ``input_bytes / input_files`` bytes each into
+    splits (``costmodel/map_groups.py`` ``split_layout``), so the count decides the maps, their
+    sizes and the spills per map: SensorStats' ten 12.9 MB files are ten maps of one spill
+    each, one 129 MB file would be four maps of two spills. The count and sizes are the
+    run's own ("Processing split: path:start+length", :meth:`RunRecord.input_file_sizes`);
+    files of unequal size are said to be modelled as equal.
+    """
+    sizes = rec.input_file_sizes()
+    if not sizes:
+        return 1, "defaulted: the run logged no split paths; one file assumed", None
+    n = len(sizes)
+    lo, hi = min(sizes.values()), max(sizes.values())
+    if n == 1:
+        return 1, f"measured: one input file ({hi:,} B) in the maps' splits", None
+    how = f"measured: {n} input files in the maps' splits ({lo:,}–{hi:,} B)"
+    warning = None
+    if hi > 0 and (hi - lo) / hi > _UNEQUAL_FILES:
+        warning = (
+            f"the run read {n} input files of {lo:,}–{hi:,} B; the model takes them as "
+            f"{n} equal files of {sum(sizes.values()) / n:,.0f} B (input_files)"
+        )
+    return n, how, warning
 
 
 def _split_width(rec: RunRecord, st: Prov) -> None:
@@ -177,6 +212,18 @@ def _split_width(rec: RunRecord, st: Prov) -> None:
         return
     longest = max(n for n in lengths if n is not None)
     full = [a for a in rec.map_attempts if a.split_length == longest]
+    sizes = rec.input_file_sizes()
+    if len(sizes) > 1:
+        # several files: a full split is one that is not its file's last (tail) split
+        full = [
+            a
+            for a in full
+            if a.split_path in sizes
+            and int(a.split_start or 0) + int(a.split_length or 0) < sizes[a.split_path]
+        ]
+        if not full:
+            st.defaulted("split_pair_width", "no full split: each map read a file's tail")
+            return
     recs = sum(counter_value(a.counters, "MAP_INPUT_RECORDS") for a in full)
     if recs <= 0:
         st.defaulted("split_pair_width", "MAP_INPUT_RECORDS of the full splits is 0")
@@ -270,6 +317,8 @@ def _run_facts(rec: RunRecord, stored: float) -> dict[str, float | str]:
     facts: dict[str, float | str] = {
         "source_format": "local-run-record",
         "source": rec.run_id,
+        "status": "SUCCEEDED" if rec.success else "FAILED",
+        "conf_source": rec.conf_source or "the driver's resolved configuration (MrtTool)",
         "hadoop_version": rec.hadoop_version or "3",
         "num_maps": float(len(rec.map_attempts)),
         "num_reduces": float(rec.num_reduces),

@@ -89,15 +89,21 @@ def _observed(profile: JobProfile) -> dict[str, float]:
     return out
 
 
-def self_check_facts(profile: JobProfile, cfg: HadoopConfig) -> dict[str, float | str]:
+def self_check_facts(
+    profile: JobProfile, cfg: HadoopConfig, cluster: ClusterSpec | None = None
+) -> dict[str, float | str]:
     """The check's facts for a profile built from a history (empty without a cluster or
-    observed attempts, or when the model cannot evaluate the job's configuration)."""
-    if profile.cluster is None or not profile.observed:
+    observed attempts, or when the model cannot evaluate the job's configuration).
+
+    ``cluster``: where the run ran, when the profile infers none from a history (a local run
+    record: ``LocalJobRunner`` as :meth:`ClusterSpec.local`); waves are then not compared
+    (one task at a time: as many waves as tasks on both sides)."""
+    if (profile.cluster is None and cluster is None) or not profile.observed:
         return {}
     obs = _observed(profile)
     if not obs:
         return {}
-    spec = ClusterSpec(**profile.cluster.spec_fields())
+    spec = cluster if cluster is not None else ClusterSpec(**profile.cluster.spec_fields())
     pred = predict_job(profile, ConfigBatch.from_configs([cfg]), spec)
     job = float(pred.job_ms[0])
     model = {
@@ -135,10 +141,15 @@ def check_rows(facts: dict[str, float | str]) -> list[CheckRow]:
     return rows
 
 
-def with_self_check(profile: JobProfile, cfg: HadoopConfig) -> JobProfile:
-    """``profile`` with the check's facts added (a warning instead when the model cannot run)."""
+def with_self_check(
+    profile: JobProfile, cfg: HadoopConfig, cluster: ClusterSpec | None = None
+) -> JobProfile:
+    """``profile`` with the check's facts added (a warning instead when the model cannot run).
+
+    ``cluster``: see :func:`self_check_facts` (local run records,
+    :func:`mrtune.calibration.run_profile.profile_from_run`)."""
     try:
-        facts = self_check_facts(profile, cfg)
+        facts = self_check_facts(profile, cfg, cluster)
     except (ValueError, ArithmeticError) as exc:
         msg = f"self-consistency check not run: {' '.join(str(exc).split())[:160]}"
         return profile.model_copy(update={"warnings": [*profile.warnings, msg]})
@@ -147,10 +158,16 @@ def with_self_check(profile: JobProfile, cfg: HadoopConfig) -> JobProfile:
     warnings = list(profile.warnings)
     obs, model = facts.get(f"{PREFIX}maps.observed"), facts.get(f"{PREFIX}maps.model")
     if isinstance(obs, float) and isinstance(model, float) and obs != model:
+        why = (
+            "each map read more than one split of the recorded configuration (unsplittable "
+            "input, or a larger split size than it says)"
+            if cluster is None
+            else f"the model cuts {profile.input_files} equal files (input_files) of the run's "
+            "input into other splits than the run's own files gave"
+        )
         warnings.append(
-            f"the profile's input layout gives {model:g} maps where the job ran {obs:g}: each map "
-            "read more than one split of the recorded configuration (unsplittable input, or a "
-            "larger split size than it says); job-level predictions carry that difference"
+            f"the profile's input layout gives {model:g} maps where the job ran {obs:g}: {why}; "
+            "job-level predictions carry that difference"
         )
     return profile.model_copy(
         update={"cluster_facts": {**profile.cluster_facts, **facts}, "warnings": warnings}

@@ -87,7 +87,9 @@ def run_any(
             raise InputError("--jar needs --class (the job's main class)", field="--class")
         if set_:
             raise InputError("with --jar, pass -D settings among the job's own ARGS after --")
-        name = label or main_class.rsplit(".", 1)[-1].lower()
+        from mrtune.harness.any_record import job_name_of
+
+        name = label or job_name_of(main_class)
         if not re.fullmatch(r"[\w.\-]+", name):
             raise InputError("label may hold letters, digits, '.', '_' and '-'", value=name)
         spec = JobSpec(Path(jar), main_class, positional, name, _split_puts(put))
@@ -100,21 +102,38 @@ def run_any(
         from mrtune.harness.jars import find_jars
 
         hadoop = find_jars(jars)
-    entries = []
+    entries, records = [], []
     for i in range(repeat):
-        run_dir = base / spec.label / f"r{_next_repeat(base / spec.label) if i == 0 else i}"
+        # the folder and the recorded repeat are one number: the label's next free r<N>
+        rep = _next_repeat(base / spec.label)
+        run_dir = base / spec.label / f"r{rep}"
         if format == OutputFormat.text:
             err_console.print(f"run {i + 1}/{repeat}: {spec.label} on {mode} …", highlight=False)
         if mode == "yarn":
             entry = run_yarn(spec, run_dir, cluster)
         else:
             entry = run_local(spec, run_dir, hadoop, xmx_mb=xmx)
-        entry["repeat"] = i
-        append_index(base / "runs.jsonl", entry)
+        entry["repeat"] = rep
+        if mode == "local" and jar is not None:
+            records.append(_local_record(entry, main_class, rep, base))
+        else:
+            append_index(base / "runs.jsonl", entry)
         entries.append(entry)
         if not entry["success"]:
             raise InputError(f"the job failed (exit {entry['exit_code']}); see {entry['log']}")
-    _report(entries, output, format, base)
+    _report(entries, output, format, base, records)
+
+
+def _local_record(entry: dict[str, Any], main_class: str, rep: int, base: Path):  # -> RunRecord
+    """A local ``--jar`` run's :class:`~mrtune.readers.run_records.RunRecord`, appended to
+    ``<base>/runs.jsonl`` (:mod:`mrtune.harness.any_record`), as the project's runs have."""
+    from mrtune.harness.any_record import build_any_record, job_name_of
+    from mrtune.readers.run_records import write_jsonl
+
+    rec = build_any_record(entry, job_name_of(main_class), rep)
+    write_jsonl([rec], base / "runs.jsonl", append=True)
+    entry["success"] = entry["success"] and rec.success
+    return rec
 
 
 def _next_repeat(label_dir: Path) -> int:
@@ -122,23 +141,31 @@ def _next_repeat(label_dir: Path) -> int:
     return max(taken, default=-1) + 1
 
 
-def _report(entries, output, format, base) -> None:
+def _report(entries, output, format, base, records=()) -> None:
+    """The runs as a table (``-o``/``--format json``: local ``--jar`` runs as their records,
+    which ``mrtune profile --from run`` reads; YARN runs as index entries)."""
     import json
 
+    docs = [r.model_dump(mode="json") for r in records] if records else entries
     if output is not None:
-        output.write_text(json.dumps(entries, indent=1), encoding="utf-8")
+        output.write_text(json.dumps(docs, indent=1), encoding="utf-8")
     if format == OutputFormat.json:
-        emit_json(entries)
+        emit_json(docs)
         return
     table = Table(title=f"recorded in {base / 'runs.jsonl'}")
-    for col in ("label", "mode", "exit", "wall s", "cpu s", "load", "history"):
-        table.add_column(col, justify="left" if col in ("label", "mode", "history") else "right")
+    for col in ("label", "repeat", "mode", "exit", "wall s", "cpu s", "load", "recorded"):
+        table.add_column(col, justify="left" if col in ("label", "mode", "recorded") else "right")
+    by_run = {r.run_id: r for r in records}
     for e in entries:
-        hist = Path(e["jhist"]).name if e.get("jhist") else Path(e["log"]).name
+        rec = by_run.get(f"{e['label']}-r{e['repeat']}-{e['started_at_ms']}")
+        if rec is not None:
+            what = f"{rec.num_maps} maps, {rec.num_reduces} reduces, counters"
+        else:
+            what = Path(e["jhist"]).name if e.get("jhist") else Path(e["log"]).name
         table.add_row(
-            e["label"], e["mode"], str(e["exit_code"]), f"{e['wall_s']:.1f}",
+            e["label"], str(e["repeat"]), e["mode"], str(e["exit_code"]), f"{e['wall_s']:.1f}",
             f"{e['cpu_s']:.1f}" if e.get("cpu_s") is not None else "-",
-            f"{e['load_avg_1m']:.1f}", hist[:40],
+            f"{e['load_avg_1m']:.1f}", what[:40],
         )  # fmt: skip
     console.print(table)
 

@@ -27,7 +27,9 @@ CALIBRATE_OPT = Annotated[
     typer.Option(
         "--calibrate",
         help="Calibration run per job: LABEL or LABEL:REPEAT (repeatable). Default: "
-        "<job>-default, the repeat with the median job time.",
+        "<job>-default (the project's jobs: wc-, sort-, sel-, pst-default; a hadoop-run --jar "
+        "job: its main class's simple name, lower-cased, e.g. sensorstats-default), the "
+        "repeat with the median job time.",
     ),
 ]
 MEASURE_CODECS_OPT = Annotated[

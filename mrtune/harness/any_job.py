@@ -7,13 +7,16 @@ ordinary entries of the same mechanism (:func:`project_job`: the compiled jobs j
 * ``local``: one ``java`` process with the jar and the Hadoop client jars on its classpath and
   a ``HADOOP_CONF_DIR``-like folder first on it (``core-site.xml``/``mapred-site.xml``: per-run
   ``hadoop.tmp.dir`` and staging root, 50 ms client polls — real-hadoop.md, "Things that
-  bite"), ``JVM_PID`` exported (for CPU_MILLISECONDS), the harness's log4j2 layout; the record
-  keeps its ``job.log`` (local mode writes no ``.jhist``).
+  bite"), ``JVM_PID`` exported (for CPU_MILLISECONDS), the harness's log4j2 layout; the run
+  keeps its ``job.log`` (local mode writes no ``.jhist``) and a copy of the ``job.xml``
+  ``JobSubmitter`` stages (:func:`copy_staged_confs`: ``LocalJobRunner.Job.run`` deletes the
+  staging folder when the job ends), from which :mod:`mrtune.harness.any_record` builds the
+  same :class:`~mrtune.readers.run_records.RunRecord` as the project's own local runs have.
 * ``yarn``: :func:`mrtune.harness.yarn_run.run_on_minicluster`; the record keeps the
   ``.jhist`` and ``_conf.xml``, which ``mrtune profile`` reads as any user's history.
 
-Each run appends one JSON line to ``<out>/runs.jsonl`` and keeps its folder at
-``<out>/<label>/r<repeat>``.
+Each run appends one JSON line to ``<out>/runs.jsonl`` (local: the run record; yarn: an index
+entry pointing at the history) and keeps its folder at ``<out>/<label>/r<repeat>``.
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ import json
 import os
 import resource
 import shlex
+import shutil
 import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
+
+import defusedxml.ElementTree as ET
 
 from mrtune.errors import InputError
 from mrtune.harness.compile import DRIVER_CLASS, LOG4J2_PROPERTIES
@@ -38,6 +44,16 @@ LOCAL_SITE: dict[str, str] = {
     "mapreduce.client.progressmonitor.pollinterval": "50",
     "mapreduce.client.completion.pollinterval": "50",
 }
+
+#: Added to the harness's log4j2 layout for a user's job: ``Cluster.initialize`` logs "Trying
+#: ClientProtocolProvider" (DEBUG) as ``Job.submit`` connects, the first thing a submission
+#: does, so the log dates the submit as the project's driver does (``MrtTool``: the instant
+#: before ``waitForCompletion``), ~1 s before JobSubmitter's first INFO line.
+_SUBMIT_LOGGER = (
+    "logger.cluster.name = org.apache.hadoop.mapreduce.Cluster\nlogger.cluster.level = debug\n"
+)
+#: Between two looks at the staging folder while a local job runs (:func:`copy_staged_confs`).
+_CONF_POLL_S = 0.05
 
 
 @dataclass
@@ -85,8 +101,10 @@ def run_local(
     props["hadoop.tmp.dir"] = str(run_dir / "tmp")
     props["mapreduce.jobtracker.staging.root.dir"] = str(run_dir / "staging")
     _write_site(run_dir / "conf", props)
+    log4j = run_dir / "conf" / "log4j2.properties"
+    log4j.write_text(LOG4J2_PROPERTIES.read_text(encoding="utf-8") + _SUBMIT_LOGGER, "utf-8")
     cp = os.pathsep.join([str(run_dir / "conf"), str(spec.jar.resolve()), jars.classpath_string()])
-    java = ["java", f"-Xmx{int(xmx_mb)}m", f"-Dlog4j2.configurationFile={LOG4J2_PROPERTIES}"]
+    java = ["java", f"-Xmx{int(xmx_mb)}m", f"-Dlog4j2.configurationFile={log4j}"]
     java += [f"-Dmrtune.log.file={run_dir / 'job.log'}", "-cp", cp, spec.main_class, *spec.args]
     command = ["bash", "-c", "export JVM_PID=$$; exec " + shlex.join(java)]
     load = os.getloadavg()[0]
@@ -95,7 +113,7 @@ def run_local(
     with open(run_dir / "client.log", "wb") as out:
         proc = subprocess.Popen(command, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT)
         try:
-            rc = proc.wait(timeout=timeout_s)
+            rc = _wait_copying_confs(proc, run_dir, timeout_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             rc = proc.wait()
@@ -104,9 +122,53 @@ def run_local(
             proc.wait()
             raise
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return _entry(
+    entry = _entry(
         spec, "local", run_dir, rc, time.monotonic() - t0, ru1, ru0, load, started, log="job.log"
     )
+    entry.update(xmx_mb=int(xmx_mb), hadoop_version=jars.hadoop_version)
+    return entry
+
+
+def _wait_copying_confs(proc: subprocess.Popen, run_dir: Path, timeout_s: float) -> int:
+    """Wait for the job's JVM, copying each staged ``job.xml`` while it exists."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            rc = proc.wait(timeout=_CONF_POLL_S)
+        except subprocess.TimeoutExpired:
+            copy_staged_confs(run_dir)
+            if time.monotonic() > deadline:
+                raise
+            continue
+        copy_staged_confs(run_dir)
+        return rc
+
+
+def copy_staged_confs(run_dir: Path) -> list[Path]:
+    """Copy every ``<staging>/<user><n>/.staging/<job id>/job.xml`` to ``<run_dir>/<job id>.xml``.
+
+    ``JobSubmitter.submitJobInternal`` writes the job's whole configuration (Hadoop's
+    defaults, the -D options ``GenericOptionsParser`` read, everything the job's code set, and
+    ``mapreduce.job.maps``) to ``job.xml`` before it submits; ``LocalJobRunner.Job.run``
+    deletes that folder when the job ends, and a local job keeps no other copy. A copy is
+    kept only once it parses (``JobSubmitter`` may still be writing it).
+    """
+    kept = []
+    for staged in (run_dir / "staging").glob("*/.staging/job_*/job.xml"):
+        dest = run_dir / f"{staged.parent.name}.xml"
+        if dest.is_file():
+            kept.append(dest)
+            continue
+        tmp = dest.with_suffix(".xml.part")
+        try:
+            shutil.copyfile(staged, tmp)
+            ET.parse(tmp)
+        except (OSError, ET.ParseError):
+            tmp.unlink(missing_ok=True)
+            continue
+        tmp.replace(dest)
+        kept.append(dest)
+    return kept
 
 
 def run_yarn(spec: JobSpec, run_dir: Path, cluster=None, timeout_s: int = 900) -> dict[str, Any]:
@@ -163,4 +225,12 @@ def append_index(index: Path, entry: dict[str, Any]) -> None:
         fh.write(json.dumps(entry, sort_keys=True) + "\n")
 
 
-__all__ = ["DRIVER_CLASS", "JobSpec", "append_index", "project_job", "run_local", "run_yarn"]
+__all__ = [
+    "DRIVER_CLASS",
+    "JobSpec",
+    "append_index",
+    "copy_staged_confs",
+    "project_job",
+    "run_local",
+    "run_yarn",
+]

@@ -23,9 +23,9 @@ ran one at a time; CPU, memory and GC counters are whole-process figures.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 SCHEMA_VERSION = 1
 
@@ -34,6 +34,14 @@ FS_COUNTER_GROUP = "org.apache.hadoop.mapreduce.FileSystemCounter"
 
 Counters = dict[str, dict[str, int]]
 """Counter group name → counter name → value."""
+
+#: The project's own jobs (``mrtune/harness/java``); any other name is a user's job recorded by
+#: ``mrtune hadoop-run --jar`` (issue 21), which the profile and validate paths treat alike.
+PROJECT_JOBS: tuple[str, ...] = ("wordcount", "sort", "selectivity", "postings")
+
+JobName = Annotated[str, StringConstraints(pattern=r"^[\w.\-]{1,100}$")]
+"""A job's name: a project job, or the label-like name of a user's job (letters, digits, '.',
+'_', '-'), as ``hadoop-run --label`` allows."""
 
 
 class _Model(BaseModel):
@@ -341,7 +349,17 @@ class RunRecord(_Model):
     """Name of the matrix entry this run belongs to (repeats share it)."""
     repeat: int = 0
     """0-based repeat index within the label."""
-    job: Literal["wordcount", "sort", "selectivity", "postings"]
+    job: JobName
+    """The job: one of :data:`PROJECT_JOBS`, or a user's job under its own name (``hadoop-run
+    --jar``: the main class's simple name, lower-cased); runs of one job share it."""
+    main_class: str | None = None
+    """The job's main class, for a ``hadoop-run --jar`` run (None: a project job)."""
+    jar: str | None = None
+    """The job's jar, for a ``hadoop-run --jar`` run (None: a project job)."""
+    conf_source: str | None = None
+    """Where ``effective_conf`` comes from when the driver did not write it (``hadoop-run
+    --jar``: the job.xml JobSubmitter staged, or Hadoop's defaults with the run's -D settings
+    and what the log says). None: the project's driver wrote the resolved configuration."""
     settings: dict[str, str] = Field(default_factory=dict)
     """The ``-D`` settings asked for (Hadoop properties and the jobs' own ``mrtune.*`` keys:
     ``mrtune.wordcount.combiner``, ``mrtune.sort.partitioner``, ``mrtune.selectivity.percent``)."""
@@ -395,6 +413,10 @@ class RunRecord(_Model):
     def reduce_spilled_records(self) -> int:
         return sum(a.counter("SPILLED_RECORDS") or 0 for a in self.reduce_attempts)
 
+    def input_file_sizes(self) -> dict[str, int]:
+        """Each input file's size (:func:`split_file_sizes` of the map attempts)."""
+        return split_file_sizes(self.map_attempts)
+
     def to_json(self) -> str:
         """One line of JSON (for ``.jsonl``)."""
         return self.model_dump_json()
@@ -402,6 +424,19 @@ class RunRecord(_Model):
     @classmethod
     def from_json(cls, text: str) -> RunRecord:
         return cls.model_validate_json(text)
+
+
+def split_file_sizes(maps: list[MapAttemptEvents]) -> dict[str, int]:
+    """Each input file's size from the splits the maps read ("Processing split:
+    path:start+length"): its farthest split end, since ``FileInputFormat.getSplits`` gives
+    every byte of a file to exactly one split. Empty when no split was logged."""
+    sizes: dict[str, int] = {}
+    for a in maps:
+        if a.split_path is None or a.split_length is None:
+            continue
+        end = int(a.split_start or 0) + int(a.split_length)
+        sizes[a.split_path] = max(sizes.get(a.split_path, 0), end)
+    return sizes
 
 
 def write_jsonl(records: list[RunRecord], path: Path, append: bool = False) -> None:

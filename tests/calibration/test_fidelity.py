@@ -90,7 +90,11 @@ def test_wordcount_profile_reproduces_its_own_run(
     # cannot give a 2.97 M-record spill 1.6× the per-record time of a 1.09 M one), so each
     # within 15%, and the tasks' total time within 6% (measured: −5.3%)
     fit = profile.cluster_facts
-    segs = [k.split(".", 1)[1].rsplit(".", 1)[0] for k in fit if k.endswith(".model_ms")]
+    segs = [
+        k.split(".", 1)[1].rsplit(".", 1)[0]
+        for k in fit
+        if k.startswith("fit.") and k.endswith(".model_ms")
+    ]
     assert {"map.map", "map.fill", "map.spill_full", "map.spill_last", "map.sort"} <= set(segs)
     for seg in segs:
         assert fit[f"fit.{seg}.model_ms"] == pytest.approx(fit[f"fit.{seg}.observed_ms"], rel=0.15)

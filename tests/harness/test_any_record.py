@@ -1,0 +1,190 @@
+"""A user's job run in local mode (``hadoop-run --jar``) recorded as the project's runs are.
+
+The fixture is a real run of a user's job (SensorStats: per-sensor aggregates with a combiner,
+main class ``h3.SensorStats``) over three small CSV files: its ``job.log`` (gzipped), the
+``job.xml`` JobSubmitter staged (trimmed to the properties a record keeps) and the entry
+:func:`mrtune.harness.any_job.run_local` returned. No Hadoop is run here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mrtune.calibration.run_profile import profile_from_run
+from mrtune.cli import app
+from mrtune.errors import InputError
+from mrtune.harness.any_record import build_any_record, d_settings, job_name_of
+from mrtune.readers.run_records import RunRecord, read_jsonl, write_jsonl
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "anyjob-sensorstats"
+CONF = "job_local874019025_0001.xml"
+
+
+def _run_dir(tmp_path: Path, with_conf: bool = True) -> tuple[Path, dict]:
+    run_dir = tmp_path / "sensorstats-default" / "r0"
+    run_dir.mkdir(parents=True)
+    for name in ("job.log.gz", "client.log", *([CONF] if with_conf else [])):
+        shutil.copy(FIXTURE / name, run_dir / name)
+    entry = json.loads((FIXTURE / "entry.json").read_text().replace("RUN_DIR", str(run_dir)))
+    return run_dir, entry
+
+
+def _record(tmp_path: Path, with_conf: bool = True) -> RunRecord:
+    _, entry = _run_dir(tmp_path, with_conf)
+    return build_any_record(entry, job_name_of(entry["main_class"]), 0)
+
+
+def test_a_user_jobs_local_run_becomes_a_run_record(tmp_path: Path) -> None:
+    rec = _record(tmp_path)
+    assert rec.job == "sensorstats" and rec.main_class == "h3.SensorStats"
+    assert rec.success and rec.job_id == "job_local874019025_0001"
+    assert (rec.num_maps, rec.num_reduces) == (3, 1)
+    # job totals from the "Counters: N" block, under Hadoop's internal names
+    assert rec.counter("MAP_INPUT_RECORDS") == 573
+    assert rec.counter("COMBINE_OUTPUT_RECORDS") == 55
+    assert rec.counter("SPILLED_RECORDS") == 110
+    assert rec.counters["sensorstats"]["MALFORMED"] == 18  # the job's own counter, kept
+    assert all(a.counter("MAP_OUTPUT_RECORDS") for a in rec.map_attempts)
+    assert all(a.spills for a in rec.map_attempts)
+    # the staged job.xml gives the resolved configuration, the job's classes included
+    assert rec.conf_source.startswith("job.xml staged by JobSubmitter")
+    assert rec.effective_conf["mapreduce.job.combine.class"] == "h3.SensorStats$MergeCombiner"
+    assert rec.effective_conf["mapreduce.task.io.sort.mb"] == "100"
+    # input files and sizes from the splits the maps read
+    sizes = rec.input_file_sizes()
+    assert sorted(sizes.values()) == [7081, 8943, 10840]
+    assert (
+        rec.input.bytes == sum(sizes.values()) and rec.input.path == "file:/work/scratch/h4/tiny"
+    )
+    # submit (Cluster.initialize's DEBUG line) to the Counters line; the job printed 4314 ms
+    # from just before waitForCompletion
+    assert rec.job_time_ms == 4296
+    again = tmp_path / "again.jsonl"
+    write_jsonl([rec], again)
+    assert read_jsonl(again)[0] == rec
+
+
+def test_profile_of_a_user_job_takes_its_name_and_input_files(tmp_path: Path) -> None:
+    rec = _record(tmp_path)
+    prof = profile_from_run(rec)
+    assert prof.job_name == "sensorstats"
+    assert prof.input_files == 3 and prof.input_bytes == 26864
+    assert prof.provenance["input_files"].startswith("measured: 3 input files")
+    assert prof.has_combiner
+    # the self-check now runs on run-record profiles: three maps in the model and the run
+    facts = prof.cluster_facts
+    assert facts["self_check.maps.observed"] == facts["self_check.maps.model"] == 3.0
+    assert not any("maps where the job ran" in w for w in prof.warnings)
+    assert any("3 input files of 7,081–10,840 B" in w for w in prof.warnings)
+
+
+def test_self_check_warns_when_the_models_maps_differ_from_the_run(tmp_path: Path) -> None:
+    rec = _record(tmp_path)
+    one_split = [a.model_copy(update={"split_path": "file:/x/all.csv"}) for a in rec.map_attempts]
+    for i, a in enumerate(one_split):  # as if three consecutive splits of one 26,864 B file
+        one_split[i] = a.model_copy(update={"split_start": 8955 * i, "split_length": 8955})
+    prof = profile_from_run(rec.model_copy(update={"map_attempts": one_split}))
+    assert prof.input_files == 1
+    assert any("layout gives 1 maps where the job ran 3" in w for w in prof.warnings)
+
+
+def test_without_a_staged_job_xml_the_log_and_settings_give_the_conf(tmp_path: Path) -> None:
+    rec = _record(tmp_path, with_conf=False)
+    assert rec.conf_source.startswith("no job.xml was captured")
+    conf = rec.effective_conf
+    assert conf["mapreduce.task.io.sort.mb"] == "100" and conf["mapreduce.job.reduces"] == "1"
+    assert "mapreduce.job.combine.class" in conf
+    assert profile_from_run(rec).has_combiner
+
+
+def test_d_settings_and_job_names() -> None:
+    args = ["-D", "a.b=1", "-Dc.d=x=y", "-D", "bad", "in", "out"]
+    assert d_settings(args) == {"a.b": "1", "c.d": "x=y"}
+    assert job_name_of("h3.SensorStats") == "sensorstats"
+    assert job_name_of("Top$Inner") == "top_inner"
+    RunRecord.model_validate({**_minimal(), "job": "sensorstats"})
+    with pytest.raises(ValueError):
+        RunRecord.model_validate({**_minimal(), "job": "has space"})
+
+
+def _minimal() -> dict:
+    return {
+        "run_id": "x",
+        "job": "wordcount",
+        "xmx_mb": 1,
+        "input": {"kind": "other", "path": "", "bytes": 1},
+        "started_at_ms": 0,
+        "wall_time_ms": 0.0,
+        "exit_code": 0,
+        "success": True,
+    }
+
+
+def test_cli_profile_validate_and_summary_read_the_record(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    write_jsonl([_record(tmp_path)], runs)
+    r = CliRunner().invoke(app, ["profile", str(runs), "--from", "run", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["job_name"] == "sensorstats" and doc["input_files"] == 3
+    assert CliRunner().invoke(app, ["hadoop-summary", str(runs)]).exit_code == 0
+    r = CliRunner().invoke(app, ["validate", str(runs), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["calibrations"][0]["job"] == "sensorstats"
+
+
+def test_validate_refusal_names_the_default_label_and_the_option(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    rec = _record(tmp_path).model_copy(update={"label": "mine"})
+    write_jsonl([rec], runs)
+    r = CliRunner().invoke(app, ["validate", str(runs)])
+    assert r.exit_code == 2
+    assert "sensorstats-default" in r.output and "--calibrate" in r.output
+    assert "wc-default" not in r.output
+
+
+def test_a_second_run_of_a_label_is_recorded_as_its_next_repeat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mrtune.harness.any_job as any_job
+    import mrtune.harness.jars as jars
+
+    def fake_run_local(spec, run_dir, hadoop, xmx_mb=2048, timeout_s=1800):  # noqa: ANN001
+        run_dir.mkdir(parents=True)
+        for name in ("job.log.gz", "client.log", CONF):
+            shutil.copy(FIXTURE / name, run_dir / name)
+        entry = json.loads((FIXTURE / "entry.json").read_text())
+        entry.update(run_dir=str(run_dir), label=spec.label, args=spec.args)
+        return entry
+
+    monkeypatch.setattr(any_job, "run_local", fake_run_local)
+    monkeypatch.setattr(jars, "find_jars", lambda _=None: None)
+    keep = tmp_path / "runs"
+    jar = tmp_path / "user.jar"
+    jar.write_bytes(b"")
+    args = ["hadoop-run", "--jar", str(jar), "--class", "h3.SensorStats", "--keep", str(keep)]
+    for _ in range(2):
+        r = CliRunner().invoke(app, [*args, "--format", "json", "--", "in", "out"])
+        assert r.exit_code == 0, r.output
+    recs = read_jsonl(keep / "runs.jsonl")
+    assert [(r.label, r.repeat) for r in recs] == [("sensorstats", 0), ("sensorstats", 1)]
+    assert (keep / "sensorstats" / "r1").is_dir()
+
+
+def test_a_jar_that_ran_two_jobs_is_refused_in_one_line(tmp_path: Path) -> None:
+    import gzip
+
+    run_dir, entry = _run_dir(tmp_path)
+    text = gzip.decompress((run_dir / "job.log.gz").read_bytes()).decode()
+    second = text.replace("job_local874019025_0001", "job_local874019025_0002").replace(
+        "local874019025_0001", "local874019025_0002"
+    )
+    (run_dir / "job.log.gz").unlink()
+    (run_dir / "job.log").write_text(text + second)
+    with pytest.raises(InputError, match="ran 2 MapReduce jobs"):
+        build_any_record(entry, "sensorstats", 0)
