@@ -106,6 +106,30 @@ def _name_style(space: str, hadoop_version: int) -> NameStyle:
     return NameStyle.hadoop1 if starfish else NameStyle.hadoop2
 
 
+def _check_names(names: NameStyle | None, space: str, hadoop_version: int) -> None:
+    """Refuse ``--names`` of another Hadoop generation than the one the search scores with.
+
+    Renaming is not re-scoring: a Hadoop 1 job's recommendation holds Hadoop 1 semantics
+    (``io.sort.record.percent``, which Hadoop 2/3 ignore since MAPREDUCE-64; the 200 MB
+    default heap), and a Hadoop 2/3 job's holds theirs (a heap derived from the container):
+    written under the other generation's names it is not the configuration that was scored.
+    Starfish's space keeps its Hadoop 1 names on any job (its own convention)."""
+    if names is None or names == _name_style(space, hadoop_version):
+        return
+    if space == "starfish" and names == NameStyle.hadoop1:
+        return
+    target = "1 (0.20)" if names == NameStyle.hadoop1 else "2/3"
+    raise InputError(
+        f"the recommendation is scored with this job's Hadoop {hadoop_version} rules; renamed "
+        f"to Hadoop {target} property names it would not be the configuration that was scored "
+        "(renaming is not re-scoring)",
+        field="--names",
+        value=names.value,
+        allowed=f"{_name_style(space, hadoop_version).value} (the job's own), or profile the job "
+        f"from a Hadoop {target} history",
+    )
+
+
 @app.command("optimize")
 @cli_errors
 def optimize_cmd(
@@ -145,6 +169,7 @@ def optimize_cmd(
     limits = front_limits(objective, max_time, max_resources)
     prof, ran_with = load_job(profile, conf)
     base, not_modelled = start_config(profile, conf, prof, ran_with)  # a saved profile's --conf
+    _check_names(names, space, base.hadoop_version)
     warn_calibration(prof, strict)
     prof = with_input_size(prof, input_size)
     prof = _with_codec_facts(prof, codecs, allow_native_codecs)
