@@ -197,6 +197,13 @@ class ClusterSpec(BaseModel):
         if self.local_mode or getattr(config, "hadoop_version", 3) == 1:
             return
         limit = self.container_limit_mb()
+        if limit < self.min_allocation_mb:
+            raise ValueError(
+                f"no task container fits on this cluster: the one {self.node_memory_mb} MB node "
+                f"holds the {self.am_memory_mb} MB MRAppMaster (yarn.app.mapreduce.am.resource.mb,"
+                f" in units of {self.min_allocation_mb} MB) and nothing else; allowed: more "
+                "nodes or memory (--nodes, --cluster), or a smaller AM container"
+            )
         for side in ("map", "reduce"):
             mb = int(getattr(config, f"{side}_container_mb"))
             vc = int(getattr(config, f"{side}_vcores"))

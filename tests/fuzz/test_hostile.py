@@ -346,7 +346,7 @@ def test_inconsistent_attempts_are_counted_per_task() -> None:
             "larger than its container",
         ),
         (["mapreduce.map.java.opts=-Xmx100g"], "larger than its container"),
-        (["mapreduce.map.memory.mb=16384"], "does not fit on a node"),
+        (["mapreduce.map.memory.mb=16384"], "a map container of 16384 MB cannot run"),
         (["mapreduce.map.cpu.vcores=1000"], "vcores"),
         (["mapreduce.reduce.cpu.vcores=9"], "vcores"),
         (["mapreduce.task.io.sort.mbb=50"], "did you mean mapreduce.task.io.sort.mb"),

@@ -94,7 +94,13 @@ def jobs(draw: st.DrawFn) -> tuple[JobProfile, HadoopConfig, ClusterSpec]:
             map_pairs_sel=draw(st.floats(0.1, 10.0)),
         ),
     )
-    cluster = ClusterSpec(num_nodes=draw(st.integers(1, 60)), node_memory_mb=node_mb)
+    cluster = ClusterSpec(
+        num_nodes=draw(st.integers(1, 60)),
+        node_memory_mb=node_mb,
+        am_memory_mb=draw(st.sampled_from([512, 1024, 1536])),
+    )
+    # the job as it ran must run on the cluster: its containers beside the AM on one node
+    assume(cluster.container_limit_mb() >= max(base.map_container_mb, base.reduce_container_mb))
     return profile, base, cluster
 
 
@@ -165,7 +171,7 @@ def test_every_strategy_returns_an_accepted_configuration(job, memory: bool) -> 
             stats=DataflowStats(input_pair_width=10.0, map_size_sel=2.03, map_pairs_sel=9.13),
         ),
         HadoopConfig(num_reducers=41, map_memory_mb=512, reduce_memory_mb=512),
-        ClusterSpec(num_nodes=1, node_memory_mb=2048),
+        ClusterSpec(num_nodes=1, node_memory_mb=2048, am_memory_mb=512, min_allocation_mb=512),
     ),
     memory=True,
     objective=ObjectiveKind.pareto,
