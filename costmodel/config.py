@@ -13,8 +13,28 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticUseDefault
 
+from mrtune.costmodel.hadoop_values import (
+    BOOLEAN_ALLOWED,
+    BYTES_ALLOWED,
+    FLOAT_ALLOWED,
+    INT_ALLOWED,
+    LONG_ALLOWED,
+    hadoop_bool,
+    hadoop_float,
+    hadoop_long,
+    hadoop_long_bytes,
+)
 from mrtune.costmodel.properties import (
     DEPRECATED_NAMES,
     LONG_MAX,
@@ -32,19 +52,63 @@ _UNIT = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 MAX_HEAP_BYTES = 1 << 40
 
 
+#: Properties :class:`HadoopConfig` keeps (a job's configuration round-trips through it) but the
+#: model has no term for, with the reason. A change to one cannot move a prediction, so it is
+#: refused like a typo, with this reason (never a silent no-op); a replayed file lists it as not
+#: modelled.
+NOT_MODELLED: dict[str, str] = {
+    "mapreduce.job.maps": (
+        "Hadoop 2/3's FileInputFormat (org.apache.hadoop.mapreduce.lib.input, getSplits) "
+        "ignores it: the number of maps is the number of input splits of "
+        "max(split.minsize, min(split.maxsize, dfs.blocksize)) bytes; set "
+        "mapreduce.input.fileinputformat.split.maxsize or .split.minsize (or dfs.blocksize) "
+        "instead (the old mapred API's FileInputFormat takes it only as a hint, goalSize = "
+        "input / maps, which the model does not model)"
+    ),
+    "mapreduce.reduce.merge.memtomem.enabled": (
+        "the model has no term for MergeManagerImpl's memory-to-memory merger (off by "
+        "default), so it cannot change a prediction"
+    ),
+}
+
+#: Field names that are no property (``--set other_properties=x`` must not pass as one).
+_INTERNAL_FIELDS = frozenset({"other_properties"})
+
+
+def _canonical_property(name: str) -> str:
+    """A property, Hadoop 1 name or field name → its Hadoop 2/3 property name."""
+    name = name.strip()
+    field = HadoopConfig.model_fields.get(name)
+    if field is not None and field.alias:
+        return field.alias
+    return DEPRECATED_NAMES.get(name, name)
+
+
 def check_property_name(name: str) -> None:
     """``ValueError`` when ``name`` is not a property the model reads (a ``--set`` typo).
 
     A change to a property the model does not read cannot change a prediction, so accepting
-    it silently would answer a different question from the one asked.
+    it silently would answer a different question from the one asked. A property the model
+    keeps but has no term for (:data:`NOT_MODELLED`) is refused with its reason.
     """
     import difflib
 
     fields = HadoopConfig.model_fields
+    canonical = _canonical_property(name)
+    if canonical in NOT_MODELLED:
+        raise ValueError(
+            f"{name.strip()} is not modelled: {NOT_MODELLED[canonical]}; allowed: the "
+            "properties listed by `mrtune schema config`"
+        )
     known = {f.alias for f in fields.values() if f.alias} | set(fields) | set(DEPRECATED_NAMES)
+    known |= {STARFISH_USE_COMBINER}
+    known -= _INTERNAL_FIELDS
     if name.strip() in known or name == "hadoop_version":
         return
-    close = difflib.get_close_matches(name, sorted(k for k in known if "." in k), n=3)
+    suggest = sorted(
+        k for k in known if "." in k and DEPRECATED_NAMES.get(k, k) not in NOT_MODELLED
+    )
+    close = difflib.get_close_matches(name, suggest, n=3)
     also = f" (or {', '.join(close[1:])})" if len(close) > 1 else ""
     hint = f"did you mean {close[0]}{also}? " if close else ""
     raise ValueError(
@@ -64,14 +128,59 @@ def parse_xmx(opts: str | None) -> int | None:
     return int(num) * _UNIT[unit.lower()]
 
 
-def _to_bool(v: Any) -> Any:
-    if isinstance(v, str):
-        s = v.strip().lower()
-        if s in {"true", "1", "yes", "on"}:
-            return True
-        if s in {"false", "0", "no", "off", ""}:
-            return False
-    return v
+#: Integer fields read with ``Configuration.getInt`` (the rest with ``getLong``).
+_INT32_FIELDS = (
+    "io_sort_mb",
+    "io_sort_factor",
+    "combine_min_spills",
+    "num_reducers",
+    "num_maps_hint",
+    "inmem_merge_threshold",
+    "shuffle_parallel_copies",
+    "map_memory_mb",
+    "reduce_memory_mb",
+    "map_vcores",
+    "reduce_vcores",
+)
+_INT64_FIELDS = ("reduce_memory_totalbytes", "split_minsize", "split_maxsize")
+_FLOAT_FIELDS = (
+    "sort_spill_percent",
+    "io_sort_record_percent",
+    "reduce_slowstart",
+    "shuffle_input_buffer_percent",
+    "shuffle_merge_percent",
+    "shuffle_memory_limit_percent",
+    "reduce_input_buffer_percent",
+    "heap_memory_mb_ratio",
+)
+
+
+def _alias(info: ValidationInfo) -> str:
+    name = info.field_name or ""
+    field = HadoopConfig.model_fields.get(name)
+    return field.alias if field is not None and field.alias else name
+
+
+def config_error_line(exc: ValidationError, source: str | None = None) -> str:
+    """One line for a :class:`HadoopConfig` validation error, by Hadoop property name.
+
+    pydantic's own text names the Python field (``io_sort_mb``) on one line and the problem on
+    the next, with a documentation URL; a user wrote ``mapreduce.task.io.sort.mb``.
+    """
+    by_field = {n: f.alias for n, f in HadoopConfig.model_fields.items() if f.alias}
+    parts = []
+    for err in exc.errors():
+        loc = [by_field.get(str(p), str(p)) for p in err.get("loc", ())]
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+        value = err.get("input")
+        where = ".".join(loc)
+        if where and where in msg:  # the message names the property itself
+            where = ""
+        shown = "" if isinstance(value, dict | list) or where == "" else f"={value!r}"
+        msg = msg.replace("Input should be", "allowed:")
+        parts.append(f"{where}{shown}: {msg}" if where else msg)
+    line = "; ".join(" ".join(p.split()) for p in parts)
+    return f"{source}: {line}" if source else line
 
 
 class HadoopConfig(BaseModel):
@@ -162,8 +271,54 @@ class HadoopConfig(BaseModel):
 
     @field_validator("map_output_compress", "output_compress", "memtomem_enabled", mode="before")
     @classmethod
-    def _bools(cls, v: Any) -> Any:
-        return _to_bool(v)
+    def _bools(cls, v: Any, info: ValidationInfo) -> Any:
+        # Configuration.getBoolean: true/false (any case); an empty value is the default, and
+        # anything else is read as the default too: a value Hadoop would silently not take is
+        # refused here rather than predicted as if it were true.
+        if isinstance(v, str):
+            parsed = hadoop_bool(v)
+            if parsed is not None:
+                return parsed
+            if not v.strip():
+                raise PydanticUseDefault()
+            raise ValueError(f"{_alias(info)}={v!r} is not a boolean; allowed: {BOOLEAN_ALLOWED}")
+        return v
+
+    @field_validator(*_INT32_FIELDS, *_INT64_FIELDS, "dfs_blocksize", mode="before")
+    @classmethod
+    def _hadoop_ints(cls, v: Any, info: ValidationInfo) -> Any:
+        # Configuration.getInt/getLong/getLongBytes: '1_00', '100.0', '1e2' are no integers to
+        # Hadoop (Integer.parseInt fails the task), whatever Python's int() or float() say.
+        if not isinstance(v, str):
+            return v
+        name = info.field_name or ""
+        try:
+            if name == "dfs_blocksize":
+                return hadoop_long_bytes(v)
+            return hadoop_long(v, bits=32 if name in _INT32_FIELDS else 64)
+        except ValueError:
+            allowed = (
+                BYTES_ALLOWED
+                if name == "dfs_blocksize"
+                else INT_ALLOWED
+                if name in _INT32_FIELDS
+                else LONG_ALLOWED
+            )
+            raise ValueError(
+                f"{_alias(info)}={v!r} is not an integer Hadoop reads; allowed: {allowed}"
+            ) from None
+
+    @field_validator(*_FLOAT_FIELDS, mode="before")
+    @classmethod
+    def _hadoop_floats(cls, v: Any, info: ValidationInfo) -> Any:
+        if not isinstance(v, str):
+            return v
+        try:
+            return hadoop_float(v)
+        except ValueError:
+            raise ValueError(
+                f"{_alias(info)}={v!r} is not a number Hadoop reads; allowed: {FLOAT_ALLOWED}"
+            ) from None
 
     @field_validator("map_output_codec", "output_codec", mode="before")
     @classmethod
@@ -219,11 +374,34 @@ class HadoopConfig(BaseModel):
             )
         heap = self.map_heap_bytes
         if self.io_sort_mb * MB >= heap:
+            if heap // MB > 1:
+                raise ValueError(
+                    f"mapreduce.task.io.sort.mb={self.io_sort_mb} must be below the map task "
+                    f"heap ({heap // MB} MB, {self._map_heap_origin()}); "
+                    f"allowed 1..{min(2047, heap // MB - 1)}"
+                )
+            # no sort buffer fits: the heap is what is wrong, not io.sort.mb (MapTask's
+            # MapOutputBuffer allocates io.sort.mb bytes inside the heap)
+            need = math.ceil((self.io_sort_mb + 1) / self.heap_memory_mb_ratio)
             raise ValueError(
-                f"mapreduce.task.io.sort.mb={self.io_sort_mb} must be below the map task heap "
-                f"({heap // MB} MB); allowed 1..{min(2047, heap // MB - 1)}"
+                f"the map task heap ({heap // MB} MB, {self._map_heap_origin()}) cannot hold "
+                f"any sort buffer (mapreduce.task.io.sort.mb={self.io_sort_mb}); allowed: "
+                f"a map heap above {self.io_sort_mb} MB, e.g. mapreduce.map.memory.mb >= {need}"
             )
         return self
+
+    def _map_heap_origin(self) -> str:
+        """Which setting gives the map heap (for error messages)."""
+        opts = self.map_java_opts or self.child_java_opts
+        if parse_xmx(opts) is not None:
+            prop = "mapreduce.map.java.opts" if self.map_java_opts else "mapred.child.java.opts"
+            return f"-Xmx in {prop}"
+        if self.hadoop_version == 1:
+            return "Hadoop 1's default -Xmx200m"
+        return (
+            f"mapreduce.map.memory.mb={self.map_memory_mb} x "
+            f"mapreduce.job.heap.memory-mb.ratio={self.heap_memory_mb_ratio:g}"
+        )
 
     @field_validator("*", mode="after")
     @classmethod
@@ -275,6 +453,8 @@ class HadoopConfig(BaseModel):
         for key, raw in props.items():
             key = key.strip()
             new = DEPRECATED_NAMES.get(key, key)
+            if key in cls.model_fields and cls.model_fields[key].alias:
+                new = cls.model_fields[key].alias or key  # a field name, as with_changes takes
             if key == "hadoop_version":
                 values["hadoop_version"] = raw
                 continue
@@ -292,7 +472,7 @@ class HadoopConfig(BaseModel):
                 other[key] = str(raw)
         if hadoop_version is not None:
             values["hadoop_version"] = hadoop_version
-        if _to_bool(other.get(STARFISH_USE_COMBINER, "true")) is False:
+        if hadoop_bool(other.get(STARFISH_USE_COMBINER, "true")) is False:
             # Starfish runs the combiner only when the class is set and this flag is not false
             # (MapProfileOracle: combine class != null && getBoolean(starfish.use.combiner, true)).
             values.pop("combine_class", None)
@@ -321,7 +501,7 @@ class HadoopConfig(BaseModel):
         merged = dict(props)
         for key, value in changes.items():
             if key == STARFISH_USE_COMBINER:  # Starfish's switch: false drops the combiner
-                if _to_bool(value) is False:
+                if hadoop_bool(str(value)) is False:  # getBoolean: only "false" is off
                     merged["mapreduce.job.combine.class"] = None
                 continue
             if key in type(self).model_fields:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from mrtune.costmodel import (
     ClusterSpec,
@@ -22,7 +23,7 @@ from mrtune.costmodel import (
     JobProfile,
     predict_job,
 )
-from mrtune.costmodel.config import check_property_name
+from mrtune.costmodel.config import check_property_name, config_error_line
 from mrtune.errors import InputError
 from mrtune.optimizer.confidence import (
     Evidence,
@@ -160,9 +161,10 @@ def replay_conf(
         plain[key] = raw
     try:
         return base.with_changes({**plain, **switches}), not_modelled
+    except ValidationError as exc:  # by property name and value, never pydantic's own text
+        raise InputError(config_error_line(exc), path=source) from None
     except ValueError as exc:
-        msg = str(exc).splitlines()
-        raise InputError(" ".join(msg[-2:]) if len(msg) > 1 else str(exc), path=source) from None
+        raise InputError(" ".join(str(exc).split()), path=source) from None
 
 
 @dataclass

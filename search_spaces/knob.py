@@ -20,6 +20,7 @@ import numpy as np
 
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.config import HadoopConfig, field_versions
+from mrtune.costmodel.hadoop_values import hadoop_bool, hadoop_float, hadoop_long
 from mrtune.costmodel.properties import (
     CODEC_CODES,
     CODEC_NAMES_BY_CODE,
@@ -257,13 +258,15 @@ class Knob:
         return value
 
     def _convert(self, raw: object) -> Value:
+        # a string is read as Hadoop's Configuration reads it (getBoolean, getInt, getFloat):
+        # '1'/'yes' are no booleans and '1_00'/'1e2' no integers to Hadoop
         if self.kind == "bool":
-            s = str(raw).strip().lower()
-            if s in {"true", "1", "yes", "on"}:
-                return True
-            if s in {"false", "0", "no", "off"}:
-                return False
-            raise ValueError
+            if isinstance(raw, bool):
+                return raw
+            parsed = hadoop_bool(str(raw))
+            if parsed is None:
+                raise ValueError
+            return parsed
         if self.kind == "categorical":
             s = str(raw).strip()
             if s.lower() in self.choices:
@@ -272,7 +275,10 @@ class Knob:
             if name in self.choices:
                 return name
             raise ValueError
-        value = float(raw) if isinstance(raw, (int, float)) else float(str(raw).strip())
+        if not isinstance(raw, (int, float)):
+            text = str(raw)
+            return hadoop_long(text, bits=64) if self.kind == "int" else hadoop_float(text)
+        value = float(raw)
         if self.kind == "int":
             if not value.is_integer():
                 raise ValueError

@@ -37,7 +37,13 @@ def _heap_follows(knob: Knob, mb: int, base: HadoopConfig) -> dict[str, object]:
     would hold a larger heap, and YARN kills it (MAPREDUCE-5785 derives the heap only when no
     ``-Xmx`` is given). So the ``-Xmx`` is rewritten to ``mapreduce.job.heap.memory-mb.ratio``
     of the container, the share Hadoop 3 itself leaves for the JVM's own overhead.
+
+    A container of ``-1`` (or 0) is Hadoop 3's "derive it from the heap": ``JobConf.
+    getMemoryRequired`` then sizes the container as ``ceil(-Xmx / heap.memory-mb.ratio)``
+    (MRJobConfUtil), so the heap the job names stays as it is.
     """
+    if mb <= 0:
+        return {}
     side_opts = base.map_java_opts if knob.role == Role.map_memory else base.reduce_java_opts
     opts = side_opts or base.child_java_opts
     if parse_xmx(opts) is None:

@@ -44,7 +44,17 @@ def replayed_conf(profile: Path, conf: Path | None) -> dict[str, str] | None:
         return None  # not one JSON value: a history (Rumen), which took --conf as its own
     if not (isinstance(data, dict) and "input_bytes" in data and "stats" in data):
         return None
-    return load_conf(conf).properties
+    loaded = load_conf(conf)
+    if loaded.warnings:  # e.g. a later definition of a final property, ignored as Hadoop does
+        from rich.markup import escape
+
+        from mrtune.cli.console import err_console
+
+        for line in loaded.warnings:
+            err_console.print(
+                f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True
+            )
+    return loaded.properties
 
 
 def start_config(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +55,23 @@ def sweep_values(knob, text: str | None, steps: int) -> np.ndarray:  # noqa: ANN
             conv = _size_or_bytes if knob.unit == "bytes" else float
             lo, hi = conv(a), conv(b)
         except ValueError:
-            raise InputError("range ends must be numbers", field="--range", value=text) from None
+            raise InputError(
+                "range ends must be numbers", field="--range", value=text, allowed=knob.allowed()
+            ) from None
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise InputError(
+                f"range ends of {knob.name} must be finite numbers",
+                field="--range",
+                value=text,
+                allowed=knob.allowed(),
+            )
+        if knob.kind == "int" and not (float(lo).is_integer() and float(hi).is_integer()):
+            raise InputError(
+                f"{knob.name} takes whole numbers",
+                field="--range",
+                value=text,
+                allowed=knob.allowed(),
+            )
         for v in (lo, hi):
             try:
                 knob.parse(int(v) if knob.kind == "int" else v)

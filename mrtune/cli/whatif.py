@@ -267,6 +267,10 @@ def _first(exc: Exception) -> str:
     from pydantic import ValidationError
 
     if isinstance(exc, ValidationError):
+        if exc.title == "HadoopConfig":  # by Hadoop property name, with the value
+            from mrtune.costmodel.config import config_error_line
+
+            return config_error_line(exc)
         from mrtune.cli.console import format_validation_error
 
         return format_validation_error(exc)

@@ -42,8 +42,61 @@ class StudyStorage:
     def __post_init__(self) -> None:
         if self.url is not None:
             object.__setattr__(self, "url", storage_url(self.url))
+            check_storage(self.url)
         if self.resume and self.url is None:
             raise StudyError("resume needs a storage that holds the study (a storage URL)")
+
+
+#: What ``--storage`` may be, for error lines.
+STORAGE_ALLOWED = "a SQLite file path in a writable directory, or a SQLAlchemy database URL"
+
+
+def check_storage(url: str) -> None:
+    """:class:`StudyError` when ``url`` cannot hold a study, before any trial is run.
+
+    Optuna opens the storage only when the search starts; a directory that does not exist, a
+    file that is not a SQLite database or an unknown URL scheme then surfaced as a SQLAlchemy
+    exception mid-run. A SQLite file that does not exist yet is not created here: its directory
+    must exist and be writable (SQLite creates the file on first use).
+    """
+    import os
+
+    import sqlalchemy
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except (sqlalchemy.exc.ArgumentError, ValueError) as exc:
+        raise StudyError(_storage_line(url, exc)) from None
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        path = parsed.database
+        assert path is not None
+        if not os.path.exists(path):
+            parent = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+                raise StudyError(
+                    _storage_line(url, f"directory {parent} does not exist or is not writable")
+                )
+            return
+        if os.path.isdir(path):
+            raise StudyError(_storage_line(url, "it is a directory"))
+    try:
+        engine = sqlalchemy.create_engine(url)
+        try:
+            with engine.connect() as conn:
+                if engine.dialect.name == "sqlite":  # a file that is no database fails here
+                    conn.execute(sqlalchemy.text("SELECT count(*) FROM sqlite_master"))
+        finally:
+            engine.dispose()
+    except (sqlalchemy.exc.SQLAlchemyError, ImportError, OSError, ValueError) as exc:
+        raise StudyError(_storage_line(url, exc)) from None
+
+
+def _storage_line(url: str, why: object) -> str:
+    if isinstance(why, BaseException):
+        text = str(getattr(why, "orig", None) or why).splitlines()[0] if str(why) else ""
+        why = f"{type(why).__name__}: {text}" if text else type(why).__name__
+    return f"cannot open the study storage {url!r} ({why}); allowed: {STORAGE_ALLOWED}"
 
 
 def open_study(

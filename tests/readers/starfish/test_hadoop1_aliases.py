@@ -80,12 +80,21 @@ def test_switch_writes_back_under_its_hadoop1_name() -> None:
             assert props[old] == off.to_properties()[new]
 
 
-@pytest.mark.parametrize("value", ["false", "FALSE", "0", "no"])
+@pytest.mark.parametrize("value", ["false", "FALSE", " false "])
 def test_starfish_use_combiner_false_turns_the_combiner_off(value: str) -> None:
     props = {"mapred.combiner.class": "my.Combiner", "starfish.use.combiner": value}
     cfg = HadoopConfig.from_properties(props, hadoop_version=1)
     assert cfg.combine_class is None and not cfg.use_combiner
     assert cfg.other_properties["starfish.use.combiner"] == value
+
+
+@pytest.mark.parametrize("value", ["0", "no", "off"])
+def test_starfish_use_combiner_not_a_boolean_is_the_default(value: str) -> None:
+    """Starfish reads its switch with Configuration.getBoolean(.., true): only true/false are
+    booleans, anything else is the default (true), so the combiner stays."""
+    props = {"mapred.combiner.class": "my.Combiner", "starfish.use.combiner": value}
+    cfg = HadoopConfig.from_properties(props, hadoop_version=1)
+    assert cfg.combine_class == "my.Combiner"
 
 
 def test_starfish_use_combiner_true_or_absent_keeps_it() -> None:
