@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import ValidationError
 
-from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.config import HadoopConfig, config_error_line
 from mrtune.costmodel.workflow import (
     JobTasks,
     TaskArrays,
@@ -68,12 +68,11 @@ def job_config(
             props, hadoop_version=spec.hadoop_version, source=f"job {name}"
         )
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'config'}: {e['msg']}" for e in exc.errors()
-        )
-        raise InputError(problems, field=f"jobs.{name}.config") from None
+        raise InputError(
+            config_error_line(exc), path=spec.source, field=f"jobs.{name}.config"
+        ) from None
     except ValueError as exc:
-        raise InputError(str(exc), field=f"jobs.{name}.config") from None
+        raise InputError(str(exc), path=spec.source, field=f"jobs.{name}.config") from None
 
 
 def _tasks_arrays(tasks: TaskSpec, map_capacity: int, reduce_capacity: int) -> TaskArrays:

@@ -43,11 +43,25 @@ def profiled_config(
                 warnings.append(f"configuration not usable ({exc}); Hadoop defaults assumed")
                 return HadoopConfig(hadoop_version=version)
             warnings.append(
-                f"configuration property {bad}={props[bad]!r} is not usable by the model; "
-                "its default is assumed"
+                f"configuration property {bad}={props[bad]!r} is not usable by the model"
+                f"{_why(bad, props[bad], version)}; its default is assumed"
             )
             del props[bad]
     return HadoopConfig(hadoop_version=version)
+
+
+def _why(key: str, value: str, version: int) -> str:
+    """`` (reason)`` when ``key=value`` fails on its own (e.g. ``yes`` for a boolean, which
+    Hadoop's ``getBoolean`` also reads as the default), else nothing."""
+    from mrtune.costmodel.config import config_error_line
+
+    try:
+        HadoopConfig.from_properties({key: value}, hadoop_version=version)
+    except ValidationError as exc:
+        return f" ({config_error_line(exc)})"
+    except ValueError as exc:
+        return f" ({' '.join(str(exc).split())})"
+    return ""
 
 
 def _offending_property(props: dict[str, str], version: int) -> str | None:
@@ -82,8 +96,9 @@ def profile_config(profile: JobProfile) -> HadoopConfig:
     cfg = profiled_config(profile.source_properties, version)
     # A job that had a combiner ran with it, unless its configuration turned it off through
     # Starfish's switch (then from_properties has already dropped the class).
+    # Starfish reads its switch with Configuration.getBoolean: only "false" turns it off
     flag = cfg.other_properties.get(STARFISH_USE_COMBINER, "").strip().lower()
-    switched_off = flag in {"false", "0", "no", "off"}
+    switched_off = flag == "false"
     if profile.has_combiner and not cfg.combine_class and not switched_off:
         cfg = cfg.model_copy(update={"combine_class": profile.combine_class or UNKNOWN_COMBINER})
     n_red = profile.cluster_facts.get("num_reduces")

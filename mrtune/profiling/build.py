@@ -47,10 +47,31 @@ __all__ = [
 ]
 
 
-def _check_usable(h: JobHistory) -> None:
+def _check_usable(h: JobHistory, screened_out: str | None = None) -> None:
+    """One line when the history has nothing the map side can be profiled from.
+
+    ``screened_out``: the task screen's warning when it excluded attempts (all of them, or all
+    the maps): the error then says why, not only that nothing is left.
+    """
+    name = h.source
+    which = f"job {h.job_id}" if h.job_id.startswith("job_") else "the job (its id not recorded)"
+    if h.attempts and not h.successful("map"):
+        # reduces alone give no input size, map selectivity or map cost: a profile built from
+        # them predicted a made-up map side (1 byte per map) with exit 0
+        declared = f"declares {h.total_maps} map(s) but " if h.total_maps else ""
+        untimed = [w for w in h.warnings if "_m_" in w and ("not timed" in w or "no usable" in w)]
+        why = "".join(f"; {w}" for w in (screened_out, *untimed[:1]) if w)
+        raise InputError(
+            f"{which} {declared}has no successful map attempt ({h.failed_attempts} failed, "
+            f"{h.killed_attempts} killed attempts{why}): the map side cannot be profiled",
+            path=name,
+        )
     if h.attempts:
         return
-    name = h.source
+    if screened_out:
+        raise InputError(
+            f"no usable task attempt for {which}: {screened_out}; nothing to profile", path=name
+        )
     if h.status in ("FAILED", "KILLED", "ERROR"):
         diag = h.diagnostics.strip().splitlines()[0] if h.diagnostics.strip() else ""
         raise InputError(
@@ -66,7 +87,6 @@ def _check_usable(h: JobHistory) -> None:
             f"nothing to profile for {h.job_id}",
             path=name,
         )
-    which = f"job {h.job_id}" if h.job_id.startswith("job_") else "the job (its id not recorded)"
     raise InputError(f"no successful task attempt for {which}: nothing to profile", path=name)
 
 
@@ -82,8 +102,11 @@ def build_statistics(
     task counts, input, map output, combiner, materialized output, reduce side, input files,
     cluster facts, observed task timings.
     """
-    history = screen_history(history)  # inconsistent attempts excluded, counted warning
-    _check_usable(history)
+    screened = screen_history(history)  # inconsistent attempts excluded, counted warning
+    excluded = len(screened.attempts) < len(history.attempts)
+    note = next((w for w in reversed(screened.warnings) if "inconsistent task" in w), None)
+    _check_usable(screened, note if excluded else None)
+    history = screened
     job = _job_context(history, conf)
     stats, codecs, ms = dataflow_statistics(job)
     st = job.st
@@ -141,6 +164,11 @@ def _job_warnings(h: JobHistory) -> list[str]:
         warnings.append(
             f"{h.failed_attempts} failed and {h.killed_attempts} killed attempt(s) excluded"
         )
+    if h.total_reduces and not h.successful("reduce"):
+        warnings.append(
+            f"the job declares {h.total_reduces} reduce(s) but the history has no successful "
+            "reduce attempt: the reduce side's statistics and costs are defaults, not measured"
+        )
     return warnings
 
 
@@ -168,6 +196,8 @@ def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> Jo
     if conf is not None:
         conf_props = conf.properties if isinstance(conf, ConfFile) else dict(conf)
         props.update(conf_props)
+        if isinstance(conf, ConfFile):
+            warnings.extend(conf.warnings)  # final properties a later definition did not override
         conf_source = conf.path if isinstance(conf, ConfFile) else "given properties"
     if not props:
         warnings.append("no job configuration: Hadoop defaults assumed (give --conf)")

@@ -48,7 +48,7 @@ def attempt_problem(a: AttemptRecord) -> str | None:
         return "phase times out of order"
     bad = sorted(k for k, v in a.counters.items() if v < 0)
     if bad:
-        return f"negative counter {bad[0]}"
+        return f"negative counter {bad[0]}={a.counters[bad[0]]:.0f}"
     c = a.counters
     groups, records = c.get("REDUCE_INPUT_GROUPS"), c.get("REDUCE_INPUT_RECORDS")
     if groups is not None and records is not None and groups > records:

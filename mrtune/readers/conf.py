@@ -6,6 +6,14 @@ Hadoop writes two styles of per-property provenance, both accepted:
   </source><source>job.xml</source></property>``;
 * Hadoop 0.23/early 2.x: ``<property><!--Loaded from job.xml--><name/><value/></property>``.
 
+A property is read as ``Configuration.Parser`` reads it: ``name``, ``value``, ``final`` and
+``source`` as child elements or, in Hadoop's short format, as attributes of ``<property>``
+(``<property name="k" value="v" final="true"/>``, "First test for short format configuration"
+in ``handleStartProperty``); a property without a value (none, or an empty one) is not set
+(``loadProperty`` skips a null value); and once a property was marked ``final`` a later
+definition in the file does not override it (``checkForOverride`` logs "Attempt to override
+final parameter" and ignores it; recorded here in :attr:`ConfFile.warnings`).
+
 ``${var}`` references are expanded from the same file and Java system-property-like names are
 left as they are, as ``Configuration.substituteVars`` does (at most 20 rounds).
 
@@ -40,6 +48,7 @@ class ConfFile:
     properties: dict[str, str] = field(default_factory=dict)
     sources: dict[str, list[str]] = field(default_factory=dict)
     final: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _text(el: ET.Element | None) -> str:
@@ -115,12 +124,25 @@ def parse_conf_text(text: str | bytes, path: str = "<conf>") -> ConfFile:
         )
     conf = ConfFile(path=path)
     for prop in root.iter("property"):
-        name = _text(prop.find("name"))
+        name, value, final = _property(prop)
         if not name:
             continue
-        value_el = prop.find("value")
-        conf.properties[name] = _text(value_el) if value_el is not None else ""
+        if name in conf.final:
+            if value is not None and value != conf.properties.get(name):
+                conf.warnings.append(
+                    f"{path}: {name}={value!r} ignored: an earlier definition "
+                    f"({conf.properties.get(name)!r}) is final (Hadoop Configuration: "
+                    "'Attempt to override final parameter')"
+                )
+            continue
+        if value is None:
+            if final:  # a final property with no value still blocks later definitions
+                conf.final.add(name)
+            continue
+        conf.properties[name] = value
         srcs = [_text(s) for s in prop.findall("source") if _text(s)]
+        if prop.get("source"):
+            srcs.insert(0, prop.get("source", ""))
         for child in prop:
             if child.tag is ET.Comment:
                 m = _LOADED_FROM.match(child.text or "")
@@ -128,10 +150,30 @@ def parse_conf_text(text: str | bytes, path: str = "<conf>") -> ConfFile:
                     srcs.append(m.group(1))
         if srcs:
             conf.sources[name] = srcs
-        if _text(prop.find("final")).lower() == "true":
+        if final:
             conf.final.add(name)
     conf.properties = substitute(conf.properties)
     return conf
+
+
+def _property(prop: ET.Element) -> tuple[str, str | None, bool]:
+    """``(name, value, final)`` of one ``<property>``, as ``Configuration.Parser`` reads it:
+    attributes first (the short format), then child elements override them; an empty value is
+    ``None`` (not set), and ``final`` is exactly ``true``. Name and value are trimmed (every
+    getter the model's properties go through reads the value trimmed, ``getTrimmed``)."""
+    name = (prop.get("name") or "").strip()
+    value = prop.get("value") or None
+    final = prop.get("final") == "true"
+    name_el, value_el, final_el = prop.find("name"), prop.find("value"), prop.find("final")
+    if name_el is not None and _text(name_el):
+        name = _text(name_el)
+    if value_el is not None:
+        raw = "".join(value_el.itertext())
+        if raw:
+            value = raw.strip()
+    if final_el is not None:
+        final = "".join(final_el.itertext()) == "true"
+    return name, value, final
 
 
 def load_conf(path: str | Path) -> ConfFile:

@@ -22,10 +22,12 @@ Repeated events for the same attempt id are merged the same way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from mrtune.errors import InputError
 from mrtune.readers.safe_io import to_long
 
 TaskKind = Literal["map", "reduce"]
@@ -79,8 +81,18 @@ def flatten_counter_groups(
     group_key: str = "name",
     counts_key: str = "counts",
     value_key: str = "value",
+    source: str | None = None,
+    owner: str = "",
 ) -> dict[str, float]:
-    """``[{name, counts: [{name, value}]}]`` (the ``.jhist`` and REST shapes) → ``{KEY: value}``."""
+    """``[{name, counts: [{name, value}]}]`` (the ``.jhist`` and REST shapes) → ``{KEY: value}``.
+
+    Hadoop counters are Java longs (Avro ``JhCounter.value: long``; ``Counters.incrCounter``):
+    a value that is null, a boolean, text, a fraction, NaN or beyond ±2^63 is a damaged
+    history. It is refused in one line naming ``source``, ``owner`` (the attempt or the job's
+    counter set), the counter and the value, rather than dropped: a dropped counter silently
+    became a default selectivity. (Negative longs pass: the profile's task screen excludes
+    such an attempt and says so.)
+    """
     out: dict[str, float] = {}
     for g in groups if isinstance(groups, list) else ():
         if not isinstance(g, Mapping):
@@ -91,10 +103,29 @@ def flatten_counter_groups(
             if not isinstance(c, Mapping) or "name" not in c:
                 continue
             v = c.get(value_key)
-            if isinstance(v, str) or to_long(v) is None:
-                continue  # Hadoop counters are longs: NaN, ±inf, > 2^63 or text are not
-            out[counter_key(str(gname) if gname is not None else None, str(c["name"]))] = float(v)
+            key = counter_key(str(gname) if gname is not None else None, str(c["name"]))
+            if not is_counter_value(v):
+                raise InputError(
+                    f"counter {key} of {owner or 'the job'} is not a Java long",
+                    path=source,
+                    value=v,
+                    allowed=COUNTER_ALLOWED,
+                )
+            out[key] = float(v)  # type: ignore[arg-type]
     return out
+
+
+#: What a counter may hold, for error lines.
+COUNTER_ALLOWED = "a whole number within a Java long (Hadoop counters are longs)"
+
+
+def is_counter_value(v: object) -> bool:
+    """Whether ``v`` (a decoded JSON/Avro value) is a long, as every Hadoop counter is."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return False
+    if isinstance(v, float) and not (math.isfinite(v) and v.is_integer()):
+        return False
+    return to_long(v) is not None
 
 
 @dataclass

@@ -164,9 +164,9 @@ def read_events(path: str | Path) -> tuple[list[tuple[str, dict[str, Any]]], lis
     return events, warnings
 
 
-def _counters(obj: Any) -> dict[str, float]:
+def _counters(obj: Any, source: str | None = None, owner: str = "") -> dict[str, float]:
     if isinstance(obj, dict):
-        return flatten_counter_groups(obj.get("groups") or [])
+        return flatten_counter_groups(obj.get("groups") or [], source=source, owner=owner)
     return {}
 
 
@@ -209,8 +209,16 @@ def _attempt_finished(
         return
     st = starts.get(aid)
     finish = _int(ev.get("finishTime"))
-    if st is None or finish is None or _int(st.get("startTime")) is None:
+    if st is None:
         h.warnings.append(f"{name}: {aid} has no ATTEMPT_STARTED event: not timed")
+        return
+    if finish is None or _int(st.get("startTime")) is None:
+        which, raw = (
+            ("finishTime", ev.get("finishTime"))
+            if finish is None
+            else ("startTime", st.get("startTime"))
+        )
+        h.warnings.append(f"{name}: {aid}: {which} {raw!r} is not a time (a Java long): not timed")
         return
     kind = "map" if etype.startswith("MAP") else "reduce"
     h.add_attempt(
@@ -223,7 +231,7 @@ def _attempt_finished(
             map_finish_ms=_int(ev.get("mapFinishTime")),
             shuffle_finish_ms=_int(ev.get("shuffleFinishTime")),
             sort_finish_ms=_int(ev.get("sortFinishTime")),
-            counters=_counters(ev.get("counters")),
+            counters=_counters(ev.get("counters"), h.source, aid),
             container_id=str(st.get("containerId")) if st.get("containerId") else None,
             host=str(ev.get("hostname")) if ev.get("hostname") else None,
             rack=str(ev.get("rackname")) if ev.get("rackname") else None,
@@ -256,9 +264,13 @@ def _job_event(h: JobHistory, etype: str, ev: dict[str, Any]) -> bool:
     elif etype == "JOB_FINISHED":
         h.status = "SUCCEEDED"
         h.finish_ms = _int(ev.get("finishTime"))
-        h.total_counters = _counters(ev.get("totalCounters"))
-        h.map_counters = _counters(ev.get("mapCounters"))
-        h.reduce_counters = _counters(ev.get("reduceCounters"))
+        h.total_counters = _counters(
+            ev.get("totalCounters"), h.source, "JOB_FINISHED.totalCounters"
+        )
+        h.map_counters = _counters(ev.get("mapCounters"), h.source, "JOB_FINISHED.mapCounters")
+        h.reduce_counters = _counters(
+            ev.get("reduceCounters"), h.source, "JOB_FINISHED.reduceCounters"
+        )
         return True
     elif etype in ("JOB_FAILED", "JOB_KILLED", "JOB_ERROR"):
         h.status = str(ev.get("jobStatus") or etype.removeprefix("JOB_")).upper()

@@ -120,9 +120,16 @@ def load_rest_saved(path: str | Path, job_id: str | None = None) -> JobHistory:
     return history_from_payloads(payloads, str(p), job_id=job_id)
 
 
-def _counter_groups(groups: Any, value_key: str) -> dict[str, float]:
+def _counter_groups(
+    groups: Any, value_key: str, source: str | None = None, owner: str = ""
+) -> dict[str, float]:
     return flatten_counter_groups(
-        groups or [], group_key="counterGroupName", counts_key="counter", value_key=value_key
+        groups or [],
+        group_key="counterGroupName",
+        counts_key="counter",
+        value_key=value_key,
+        source=source,
+        owner=owner,
     )
 
 
@@ -205,20 +212,20 @@ def _collect(payloads: list[dict[str, Any]], h: JobHistory, job_id: str | None) 
                     got.attempts[str(a["id"])] = a
         elif key == "jobTaskAttemptCounters" and isinstance(val, dict) and "id" in val:
             got.attempt_counters[str(val["id"])] = _counter_groups(
-                val.get("taskAttemptCounterGroup"), "value"
+                val.get("taskAttemptCounterGroup"), "value", h.source, str(val["id"])
             )
         elif key == "jobTaskCounters" and isinstance(val, dict) and "id" in val:
             got.task_counters[str(val["id"])] = _counter_groups(
-                val.get("taskCounterGroup"), "value"
+                val.get("taskCounterGroup"), "value", h.source, str(val["id"])
             )
     return got
 
 
 def _job_counters(h: JobHistory, groups: Any) -> None:
     """``jobCounters``: total, map and reduce values per counter."""
-    h.total_counters = _counter_groups(groups, "totalCounterValue")
-    m = _counter_groups(groups, "mapCounterValue")
-    r = _counter_groups(groups, "reduceCounterValue")
+    h.total_counters = _counter_groups(groups, "totalCounterValue", h.source, "the job")
+    m = _counter_groups(groups, "mapCounterValue", h.source, "the job (map side)")
+    r = _counter_groups(groups, "reduceCounterValue", h.source, "the job (reduce side)")
     # Some servers (and the documentation's examples) report 0 for every map and
     # reduce value: then the split is unknown, not zero.
     if any(m.values()) or any(r.values()):

@@ -21,7 +21,7 @@ from typing import Any
 
 from mrtune.errors import InputError
 from mrtune.readers import safe_io
-from mrtune.readers.history import AttemptRecord, JobHistory
+from mrtune.readers.history import AttemptRecord, JobHistory, is_counter_value
 
 #: ``LoggedTaskAttempt`` fields → Hadoop counter names.
 ATTEMPT_COUNTERS: dict[str, str] = {
@@ -146,12 +146,29 @@ def _rack(location: Any) -> str | None:
     return None
 
 
-def _attempt_counters(att: dict[str, Any]) -> dict[str, float]:
+def _attempt_counters(att: dict[str, Any], source: str = "") -> dict[str, float]:
+    """A successful attempt's counters. Rumen's ``LoggedTaskAttempt`` holds each as a long
+    that is ``-1`` when the counter was not recorded (so is an absent field); any other value
+    that is no non-negative long (``-100``, ``1e300``, text, ``null``, a fraction) is a
+    damaged trace, refused in one line naming the attempt, the field and the value: dropping
+    it silently left the side without the counter (one bad ``hdfsBytesRead`` made the job's
+    input 1 byte per map)."""
     out: dict[str, float] = {}
+    aid = att.get("attemptID")
     for field, name in ATTEMPT_COUNTERS.items():
-        v = _num(att.get(field))
-        if v is not None:
-            out[name] = v
+        if field not in att:
+            continue
+        raw = att[field]
+        if raw == -1 and not isinstance(raw, bool):
+            continue  # Rumen's "not recorded"
+        if not is_counter_value(raw) or raw < 0:
+            raise InputError(
+                f"attempt {aid}: {field} ({name}) is not a counter value",
+                path=source or None,
+                value=raw,
+                allowed="a whole number 0 … 2^63-1, or -1 (Rumen: not recorded)",
+            )
+        out[name] = float(raw)
     usage = att.get("resourceUsageMetrics")
     heap = _num(usage.get("heapUsage")) if isinstance(usage, dict) else None
     if heap:  # 0: ResourceUsageMetrics' default, the counter was not recorded
@@ -178,7 +195,14 @@ def job_from_rumen(obj: dict[str, Any], source: str) -> JobHistory:
             h.facts[fact] = v
     for tasks_key, kind in (("mapTasks", "map"), ("reduceTasks", "reduce")):
         tasks = obj.get(tasks_key)
-        for task in tasks if isinstance(tasks, list) else []:
+        if tasks is not None and not isinstance(tasks, list):
+            raise InputError(
+                f"job {job_id}: {tasks_key} is not a list of tasks",
+                path=source,
+                value=type(tasks).__name__,
+                allowed="a JSON array of LoggedTask objects",
+            )
+        for task in tasks or []:
             if isinstance(task, dict):
                 _add_task(h, task, kind)
     _side_counters(h)
@@ -257,7 +281,7 @@ def _add_task(h: JobHistory, task: dict[str, Any], kind: str) -> None:
                 finish_ms=int(finish),
                 shuffle_finish_ms=int(sh) if sh is not None else None,
                 sort_finish_ms=int(so) if so is not None else None,
-                counters=_attempt_counters(att),
+                counters=_attempt_counters(att, h.source),
                 host=str(att.get("hostName")) if att.get("hostName") else None,
                 rack=_rack(att.get("location")),
             )
@@ -272,6 +296,14 @@ def _side_counters(h: JobHistory) -> None:
         if not atts:
             continue
         keys = sorted(set.intersection(*(set(a.counters) for a in atts)))  # stable order
+        for k in sorted(set.union(*(set(a.counters) for a in atts)) - set(keys)):
+            missing = [a.attempt_id for a in atts if k not in a.counters]
+            h.warnings.append(
+                f"{k} is recorded by {len(atts) - len(missing)} of {len(atts)} successful "
+                f"{kind} attempts (not by {missing[0]}"
+                + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
+                + "): the side's total is unknown, so it is left out"
+            )
         side = {k: sum(a.counters[k] for a in atts) for k in keys}
         if kind == "map":
             h.map_counters = side

@@ -246,10 +246,10 @@ def yaml_loads(text: str, path: str) -> Any:
 
 def _check_tree(data: Any, path: str) -> None:
     """Walk the loaded document (aliases expanded) against the depth and value caps."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
+    stack: list[tuple[Any, int, str]] = [(data, 0, "")]
     seen = 0
     while stack:
-        node, depth = stack.pop()
+        node, depth, at = stack.pop()
         seen += 1
         if seen > MAX_YAML_VALUES:
             raise InputError(
@@ -259,11 +259,17 @@ def _check_tree(data: Any, path: str) -> None:
         if depth > MAX_DEPTH:
             raise InputError(f"nesting deeper than {MAX_DEPTH} levels", path=path)
         if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
+            stack.extend((v, depth + 1, f"{at}.{k}" if at else str(k)) for k, v in node.items())
         elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+            stack.extend((v, depth + 1, f"{at}[{i}]") for i, v in enumerate(node))
         elif isinstance(node, float) and not math.isfinite(node):
-            raise InputError("a number is NaN or infinite", path=path, allowed="finite numbers")
+            raise InputError(
+                "a number is NaN or infinite",
+                path=path,
+                field=at or None,
+                value=node,
+                allowed="finite numbers",
+            )
 
 
 # ---------------------------------------------------------------------------------- numbers

@@ -36,12 +36,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
 )
 
 from mrtune.costmodel.cluster import ClusterSpec
+from mrtune.costmodel.config import HadoopConfig, check_property_name, config_error_line
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.workflow import pig_stages
 from mrtune.errors import InputError
@@ -233,6 +235,12 @@ class WorkflowSpec(BaseModel):
     )
     jobs: list[WorkflowJob] = Field(min_length=1)
     baseline: Baseline | None = None
+    _source: str | None = PrivateAttr(None)  # the file it was read from, for error lines
+
+    @property
+    def source(self) -> str | None:
+        """The workflow file this spec was read from (``None`` when built in code)."""
+        return self._source
 
     @model_validator(mode="after")
     def _graph(self) -> WorkflowSpec:
@@ -338,7 +346,45 @@ def load_workflow(path: str | Path) -> WorkflowSpec:
     safe_io.check_finite_tree(
         spec.model_dump(mode="python", exclude={"jobs": {"__all__": {"profile"}}}), str(path)
     )
+    spec._source = str(path)
+    check_job_settings(spec, str(path))
     return spec
+
+
+def check_job_settings(spec: WorkflowSpec, path: str) -> None:
+    """Refuse a ``defaults:`` or ``config:`` property the model does not read, or a value
+    :class:`HadoopConfig` refuses, in one line naming the file, the job, the key and the value.
+
+    ``job_properties`` hands these names to :meth:`HadoopConfig.from_properties`, which keeps an
+    unknown name aside as a property the model does not read: a misspelt
+    ``mapreduce.task.io.sortmb`` would be a silent no-op, where ``whatif --set`` refuses it.
+    """
+    scopes = [("defaults", spec.defaults)]
+    scopes += [(f"jobs.{j.name}.config", j.config) for j in spec.jobs]
+    for scope, mapping in scopes:
+        for key in mapping:
+            if str(key).strip() == "hadoop_version":
+                raise InputError(
+                    "hadoop_version is not a job property",
+                    path=path,
+                    field=f"{scope}.{key}",
+                    allowed="hadoop_version at the top of the workflow file",
+                )
+            try:
+                check_property_name(str(key))
+            except ValueError as exc:
+                raise InputError(str(exc), path=path, field=f"{scope}.{key}") from None
+    for job in spec.jobs:
+        if not isinstance(job.profile, JobProfile):
+            continue
+        try:
+            HadoopConfig.from_properties(
+                spec.job_properties(job.name), hadoop_version=spec.hadoop_version
+            )
+        except ValidationError as exc:
+            raise InputError(config_error_line(exc), path=path, field=f"jobs.{job.name}") from None
+        except ValueError as exc:
+            raise InputError(str(exc), path=path, field=f"jobs.{job.name}") from None
 
 
 def scaled_tasks(tasks: TaskSpec, scale: float) -> TaskSpec:

@@ -97,5 +97,32 @@ def test_final_and_empty_value() -> None:
         "<configuration><property><name>a</name><value></value><final>true</final></property>"
         "<property><name>b</name></property></configuration>"
     )
-    assert c.properties == {"a": "", "b": ""}
+    # Configuration.Parser: an empty or missing value is no value (loadProperty skips it), but
+    # the final mark still blocks a later definition
+    assert c.properties == {}
     assert c.final == {"a"}
+
+
+def test_short_format_attributes_are_read() -> None:
+    """``<property name= value= final=/>``: Hadoop's short format (handleStartProperty)."""
+    c = parse_conf_text(
+        '<configuration><property name="a" value="1" final="true"/>'
+        '<property name="b" value="2"><value>3</value></property></configuration>'
+    )
+    assert c.properties == {"a": "1", "b": "3"}  # a child element overrides the attribute
+    assert c.final == {"a"}
+
+
+def test_final_property_is_not_overridden_and_said() -> None:
+    c = parse_conf_text(
+        "<configuration>"
+        "<property><name>a</name><value>150</value><final>true</final></property>"
+        "<property><name>a</name><value>50</value></property>"
+        "<property><name>b</name><value>1</value></property>"
+        "<property><name>b</name><value>2</value></property>"
+        "</configuration>",
+        "f.xml",
+    )
+    assert c.properties == {"a": "150", "b": "2"}  # a non-final one is overridden as before
+    assert len(c.warnings) == 1
+    assert "f.xml" in c.warnings[0] and "a='50'" in c.warnings[0] and "final" in c.warnings[0]

@@ -198,3 +198,54 @@ def test_all_qmc_runs_parse_alike() -> None:
         assert p.cluster_facts["conf_source"].endswith(f"job_1526555215992_{job}_conf.xml")
         assert p.observed_counters["MAP_OUTPUT_MATERIALIZED_BYTES"] == 28
         json.dumps(p.model_dump(mode="json"))
+
+
+def _with_map_counter(tmp_path: Path, name: str, value: object) -> Path:
+    """QMC1 with one counter of its map attempt set to ``value`` (as JSON)."""
+    out = []
+    for no, line in enumerate(QMC1.read_text().splitlines()):
+        if no >= 2 and '"MAP_ATTEMPT_FINISHED"' in line:
+            ev = json.loads(line)
+            body = next(iter(ev["event"].values()))
+            for g in body["counters"]["groups"]:
+                for c in g["counts"]:
+                    if c["name"] == name:
+                        c["value"] = value
+            line = json.dumps(ev)
+        out.append(line)
+    f = tmp_path / "mut.jhist"
+    f.write_text("\n".join(out) + "\n")
+    return f
+
+
+@pytest.mark.parametrize("value", [None, True, "12", 0.001, 1.5e300, 2**63])
+def test_corrupt_counter_is_refused_naming_attempt_and_value(tmp_path: Path, value) -> None:  # noqa: ANN001
+    """Such a counter was dropped silently and its statistic defaulted (exit 0) before."""
+    f = _with_map_counter(tmp_path, "MAP_OUTPUT_BYTES", value)
+    with pytest.raises(InputError, match="counter MAP_OUTPUT_BYTES of attempt_") as info:
+        load_jhist(f)
+    assert str(f) in str(info.value) and "Java long" in str(info.value)
+
+
+def test_negative_counter_exclusion_is_named_when_nothing_is_left(tmp_path: Path) -> None:
+    f = _with_map_counter(tmp_path, "SPILLED_RECORDS", -100)
+    with pytest.raises(InputError, match=r"negative counter SPILLED_RECORDS=-100"):
+        build_profile(load_jhist(f), load_conf(QMC1_CONF))
+
+
+def test_unusable_finish_time_is_named_not_a_missing_start(tmp_path: Path) -> None:
+    """``finishTime: null`` was reported as "no ATTEMPT_STARTED event" though it was there."""
+    out = []
+    for no, line in enumerate(QMC1.read_text().splitlines()):
+        if no >= 2 and '"MAP_ATTEMPT_FINISHED"' in line:
+            ev = json.loads(line)
+            next(iter(ev["event"].values()))["finishTime"] = None
+            line = json.dumps(ev)
+        out.append(line)
+    f = tmp_path / "mut.jhist"
+    f.write_text("\n".join(out) + "\n")
+    h = load_jhist(f)
+    assert any("finishTime None is not a time" in w for w in h.warnings)
+    assert not any("no ATTEMPT_STARTED" in w for w in h.warnings)
+    with pytest.raises(InputError, match="no successful map attempt.*finishTime"):
+        build_profile(h, load_conf(QMC1_CONF))

@@ -161,3 +161,52 @@ def test_truncated_gzip(tmp_path: Path) -> None:
     f.write_bytes(data[: len(data) // 2])
     with pytest.raises(InputError, match="cannot read"):
         load_rumen(f)
+
+
+def _mutated(tmp_path: Path, wc_raw: dict, edit) -> Path:  # noqa: ANN001
+    import copy
+
+    obj = copy.deepcopy(wc_raw)
+    edit(obj)
+    f = tmp_path / "mut.json"
+    f.write_text(json.dumps(obj))
+    return f
+
+
+def _first_map(obj: dict) -> dict:
+    return next(a for t in obj["mapTasks"] for a in t["attempts"] if a["result"] == "SUCCESS")
+
+
+@pytest.mark.parametrize("value", [-100, 1e300, 0.5, "12", None, True])
+def test_corrupt_attempt_counter_is_refused_naming_it(tmp_path: Path, wc_raw, value) -> None:  # noqa: ANN001
+    """One bad hdfsBytesRead made the whole job's input 1 byte per map (exit 0) before."""
+    f = _mutated(tmp_path, wc_raw, lambda o: _first_map(o).__setitem__("hdfsBytesRead", value))
+    aid = _first_map(wc_raw)["attemptID"]
+    with pytest.raises(InputError, match="hdfsBytesRead") as info:
+        load_rumen(f)
+    assert str(f) in str(info.value) and aid in str(info.value)
+
+
+def test_unrecorded_counter_on_one_attempt_is_said(tmp_path: Path, wc_raw) -> None:  # noqa: ANN001
+    """-1 is Rumen's "not recorded": the side total is unknown, and the warning says why."""
+    f = _mutated(tmp_path, wc_raw, lambda o: _first_map(o).__setitem__("hdfsBytesRead", -1))
+    (h,) = load_rumen(f)
+    assert any("HDFS_BYTES_READ is recorded by" in w for w in h.warnings)
+
+
+def test_map_tasks_not_a_list_is_refused(tmp_path: Path, wc_raw) -> None:  # noqa: ANN001
+    f = _mutated(tmp_path, wc_raw, lambda o: o.__setitem__("mapTasks", "x"))
+    with pytest.raises(InputError, match="mapTasks is not a list"):
+        load_rumen(f)
+
+
+def test_no_successful_map_is_refused(tmp_path: Path, wc_raw) -> None:  # noqa: ANN001
+    f = _mutated(tmp_path, wc_raw, lambda o: o.__setitem__("mapTasks", []))
+    with pytest.raises(InputError, match="no successful map attempt"):
+        load_profile_source(f)
+
+
+def test_declared_reduces_without_attempts_are_said(tmp_path: Path, wc_raw) -> None:  # noqa: ANN001
+    f = _mutated(tmp_path, wc_raw, lambda o: o.__setitem__("reduceTasks", []))
+    p = load_profile_source(f)
+    assert any("no successful reduce attempt" in w for w in p.warnings)
