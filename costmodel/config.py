@@ -396,8 +396,8 @@ class HadoopConfig(BaseModel):
         if parse_xmx(opts) is not None:
             prop = "mapreduce.map.java.opts" if self.map_java_opts else "mapred.child.java.opts"
             return f"-Xmx in {prop}"
-        if self.hadoop_version == 1:
-            return "Hadoop 1's default -Xmx200m"
+        if self.hadoop_version <= 2:
+            return f"Hadoop {self.hadoop_version}'s default -Xmx200m"
         return (
             f"mapreduce.map.memory.mb={self.map_memory_mb} x "
             f"mapreduce.job.heap.memory-mb.ratio={self.heap_memory_mb_ratio:g}"
@@ -533,8 +533,10 @@ class HadoopConfig(BaseModel):
         xmx = parse_xmx(opts or self.child_java_opts)
         if xmx is not None:
             return xmx
-        if self.hadoop_version == 1:
-            return 200 * MB  # Hadoop 1 mapred.child.java.opts default -Xmx200m
+        if self.hadoop_version <= 2:
+            # Hadoop 1 and 2: mapred.child.java.opts' default -Xmx200m, whatever the container
+            # (JobConf.DEFAULT_MAPRED_TASK_JAVA_OPTS); Hadoop 3 derives it (MAPREDUCE-5785)
+            return 200 * MB
         # Hadoop 3 JobConf.getTaskJavaOpts: Xmx = ceil(memory.mb * ratio) MB.
         return math.ceil(self._container_mb(memory_mb, opts) * self.heap_memory_mb_ratio) * MB
 

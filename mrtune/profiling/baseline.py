@@ -31,7 +31,7 @@ def profiled_config(
     each with a warning, instead of losing the whole configuration.
     """
     warnings = warnings if warnings is not None else []
-    version = hadoop_version or 3
+    version = _generation(props, hadoop_version or 3)
     props = dict(props)
     recognise_codecs(props, warnings)  # an unknown codec class: fast-codec prior, not zlib
     for _ in range(len(props) + 1):
@@ -84,6 +84,25 @@ def _offending_property(props: dict[str, str], version: int) -> str | None:
         except (ValidationError, ValueError):
             continue
     return None
+
+
+#: Defined in mapred-default.xml from Hadoop 3.0 on (MAPREDUCE-5785, which derives a task's
+#: heap from its container): a job configuration that lists it ran on Hadoop 3.
+HADOOP3_ONLY_KEY = "mapreduce.job.heap.memory-mb.ratio"
+
+
+def _generation(props: Mapping[str, str], version: int) -> int:
+    """Hadoop 2 or 3 for a YARN history the readers can only call "2 or later".
+
+    The two differ where it matters most for memory: without an ``-Xmx``, Hadoop 2 runs tasks
+    with ``mapred.child.java.opts``' default ``-Xmx200m`` (JobConf.DEFAULT_MAPRED_TASK_JAVA_OPTS)
+    whatever the container, Hadoop 3 with ``memory.mb × 0.8``. A configuration naming
+    :data:`HADOOP3_ONLY_KEY` (a full job conf from a Hadoop 3 cluster does) is Hadoop 3; else
+    a history's 2 stays 2, the smaller heap: a sort buffer sized for an 820 MB heap would not
+    fit the 200 MB one (an audit found io.sort.mb 410 written for such jobs)."""
+    if version == 2 and HADOOP3_ONLY_KEY in props:
+        return 3
+    return version
 
 
 def profile_config(profile: JobProfile) -> HadoopConfig:
