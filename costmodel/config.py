@@ -341,6 +341,19 @@ class HadoopConfig(BaseModel):
     def _empty_is_none(cls, v: str | None) -> str | None:
         return v if v and v.strip() else None
 
+    @field_validator("map_java_opts", "reduce_java_opts", "child_java_opts")
+    @classmethod
+    def _xmx_sized(cls, v: str | None) -> str | None:
+        # every -Xmx token needs a size the JVM reads: "-Xmx" alone or "-Xmx2q" stops the
+        # task JVM before it starts ("Invalid maximum heap size"), it is not "no -Xmx"
+        for tok in (v or "").split():
+            if tok.startswith("-Xmx") and not _XMX.fullmatch(tok):
+                raise ValueError(
+                    f"{tok!r} is not a heap size the JVM accepts (it refuses to start); "
+                    "allowed: -Xmx<number>[k|m|g|t], e.g. -Xmx1638m"
+                )
+        return v
+
     @field_validator("io_sort_mb", mode="before")
     @classmethod
     def _mb_int(cls, v: Any) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from enum import StrEnum
 from functools import cache
 from typing import Any, Literal
@@ -31,6 +32,10 @@ from mrtune.costmodel.properties import (
 Side = Literal["map", "reduce", "job"]
 Kind = Literal["int", "float", "bool", "categorical"]
 Value = float | int | bool | str
+
+
+#: A Java class name (package-qualified or not; nested classes with '$').
+_JAVA_CLASS = re.compile(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*")
 
 
 class Role(StrEnum):
@@ -226,6 +231,8 @@ class Knob:
 
     def allowed(self) -> str:
         """Human-readable values Hadoop accepts, for error messages."""
+        if self.role == Role.combiner:
+            return "a combiner class name (on), an empty value (off), or true / false"
         if self.kind == "bool":
             return "true or false"
         if self.kind == "categorical":
@@ -263,6 +270,14 @@ class Knob:
         if self.kind == "bool":
             if isinstance(raw, bool):
                 return raw
+            if self.role == Role.combiner and isinstance(raw, str):
+                # the property itself holds a class (Job.setCombinerClass): one names it on,
+                # an empty value is no class
+                cls = raw.strip()
+                if not cls:
+                    return False
+                if _JAVA_CLASS.fullmatch(cls) and cls.lower() not in {"true", "false"}:
+                    return True
             parsed = hadoop_bool(str(raw))
             if parsed is None:
                 raise ValueError

@@ -215,3 +215,22 @@ def test_unusable_storage_is_one_line(tmp_path: Path, storage: str) -> None:
     assert code == 2, out
     line = error_line(out)
     assert "--storage" in line and "allowed" in line and "internal error" not in line
+
+
+# ------------------------------------------------------------------ heap and combiner values
+@pytest.mark.parametrize("opts", ["-Xmx", "-Xmx2q", "-server -Xmx -Xms1g"])
+def test_an_xmx_without_a_size_is_refused(opts: str) -> None:
+    """The JVM refuses to start on it ("Invalid maximum heap size"): it is not "no -Xmx"."""
+    code, out = whatif("--set", f"mapreduce.map.java.opts={opts}")
+    assert code == 2
+    assert "is not a heap size the JVM accepts" in error_line(out)
+
+
+def test_a_combiner_class_name_is_read_as_the_property_holds_it() -> None:
+    """Job.setCombinerClass writes the class into mapreduce.job.combine.class: a class name is
+    on, an empty value off; anything else names what is allowed."""
+    assert whatif("--set", "mapreduce.job.combine.class=org.example.SumCombiner")[0] == 0
+    code, out = whatif("--set", "mapreduce.job.combine.class=")
+    assert code == 0 and "mapreduce.job.combine.class" in out and "→ None" in out
+    code, out = whatif("--set", "mapreduce.job.combine.class=1x")
+    assert code == 2 and "a combiner class name (on)" in error_line(out)
