@@ -130,16 +130,7 @@ def _ridge_problem(
     active ones scaled by their priors (so ``u = 0`` is the prior), the warm-up columns;
     with the segments that have a warm-up unknown."""
     V, y, off, fw, w, ww = rows
-    # a segment's cold-JVM extra time is told from its per-unit costs only by a warm attempt
-    # beside the cold one; a segment of one attempt (one reduce) keeps no warm-up unknown
-    # unless the machine benchmark gives it: alone it took 8.4 of a 9 s reduce function
-    # that four reduces then showed to be per-record work
-    warm_segs = [
-        s
-        for s in present
-        if bool((ww[segk == s] > 0).any())
-        and (int(np.count_nonzero(segk == s)) >= 2 or s in warm_prior)
-    ]
+    warm_segs = [s for s in present if bool((ww[segk == s] > 0).any())]
     # one column per segment: 1 on the cold attempt's row of that segment
     W = np.column_stack([(segk == s) * ww for s in warm_segs]) if warm_segs else None
     has_fixed = bool(fw.any())
