@@ -72,6 +72,7 @@ def _map_heap_mb(v: Values, ctx: dict[str, float]) -> np.ndarray:
             explicit=bool(ctx.get("explicit_map_xmx")),
             current_mb=ctx.get("map_container_mb", -1.0),
             current_heap_mb=ctx["map_heap_mb"],
+            fixed=bool(ctx.get("heap_fixed")),
         )
     return np.full_like(next(iter(v.values())), ctx["map_heap_mb"], dtype=np.float64)
 
@@ -83,15 +84,19 @@ def followed_heap_mb(
     explicit: bool,
     current_mb: float,
     current_heap_mb: float,
+    fixed: bool = False,
 ) -> np.ndarray:
     """The heap (MB) that goes with a searched container size.
 
     Derived heaps are ``ceil(memory.mb × ratio)`` (Hadoop 3 ``JobConf.getTaskJavaOpts``). An
     explicit ``-Xmx`` is rewritten to ``floor(memory.mb × ratio)`` when the container changes
     (:func:`mrtune.search_spaces.properties._heap_follows`) and kept as it is when it does not, so
-    the constraints and the model see the heap that is written.
+    the constraints and the model see the heap that is written. ``fixed``: Hadoop 1 and 2
+    without ``-Xmx`` run every container at the default ``-Xmx200m``: the heap stays.
     """
     mb = np.asarray(container_mb, dtype=np.float64)
+    if fixed:
+        return np.full_like(mb, current_heap_mb)
     if not explicit:
         return np.ceil(mb * ratio)
     return np.where(mb == current_mb, current_heap_mb, np.maximum(np.floor(mb * ratio), 1.0))

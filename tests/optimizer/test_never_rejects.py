@@ -56,8 +56,9 @@ def jobs(draw: st.DrawFn) -> tuple[JobProfile, HadoopConfig, ClusterSpec]:
         box = container if container > 0 else 1024
         heap = draw(st.integers(200, box if version >= 2 else 4096))
         opts = f"-Xmx{heap}m"
+    # without -Xmx: Hadoop 1 and 2 run -Xmx200m, Hadoop 3 derives it from the container
     heap_mb = (int(opts[4:-1]) if opts else None) or (
-        200 if version == 1 else int(np.ceil((container if container > 0 else 1024) * 0.8))
+        200 if version <= 2 else int(np.ceil((container if container > 0 else 1024) * 0.8))
     )
     sort_mb = draw(st.integers(1, max(1, min(2047, heap_mb - 1))))
     base = HadoopConfig(
