@@ -224,6 +224,15 @@ def infer_cluster(
     """Everything the history says about its cluster, each fact with its provenance."""
     site = yarn_site_from_properties(props, "the job configuration")
     warnings.extend(f"{p}: ignored" for p in site.problems)
+    if h.uberized:
+        # mapreduce.job.ubertask.enable: every task ran one after another in the MRAppMaster's
+        # JVM (no container launch, no shuffle over the network): the model prices tasks as
+        # containers, the way the job runs once it outgrows ubertask.maxmaps/maxreduces/maxbytes
+        warnings.append(
+            "uberized job: its tasks ran inside the MRAppMaster's container, one after another; "
+            "predictions are for the job run as ordinary containers (mapreduce.job.ubertask."
+            "enable=false, or an input beyond mapreduce.job.ubertask.maxbytes)"
+        )
     hadoop1 = cfg.hadoop_version == 1
     sched = _scheduler(site, hadoop1)
     mem = {side: _container(side, h, J, props, cfg) for side in ("map", "reduce")}

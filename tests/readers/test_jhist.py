@@ -249,3 +249,19 @@ def test_unusable_finish_time_is_named_not_a_missing_start(tmp_path: Path) -> No
     assert not any("no ATTEMPT_STARTED" in w for w in h.warnings)
     with pytest.raises(InputError, match="no successful map attempt.*finishTime"):
         build_profile(h, load_conf(QMC1_CONF))
+
+
+def test_an_uberized_job_is_said_to_be_one(tmp_path: Path) -> None:
+    """mapreduce.job.ubertask.enable ran every task in the AM's JVM: the profile says its
+    predictions are for the job as ordinary containers."""
+    src = next(JHIST.glob("job_1526555215992_0001-*.jhist"))
+    text = src.read_text().replace('"uberized":false', '"uberized":true')
+    assert '"uberized":true' in text
+    uber = tmp_path / src.name
+    uber.write_text(text)
+    p = load_profile_source(uber, JHIST / "job_1526555215992_0001_conf.xml")
+    assert any(
+        w.startswith("uberized job: its tasks ran inside the MRAppMaster") for w in p.warnings
+    )
+    plain = load_profile_source(src, JHIST / "job_1526555215992_0001_conf.xml")
+    assert not any(w.startswith("uberized job") for w in plain.warnings)
