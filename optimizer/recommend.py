@@ -46,6 +46,7 @@ from mrtune.optimizer.objective import (
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.pareto import ParetoChoice
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
+from mrtune.optimizer.strategies._grid_tools import ensure_runnable
 from mrtune.optimizer.trust import HISTORY, MIN_GAIN, trust_region
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
@@ -252,6 +253,7 @@ def recommend(
         space_kind, profile, base, cluster, allow_memory, only, exclude, local_mode_honoured
     )
     space = _front_region(space, objective, include_low_confidence)
+    ensure_runnable(space)  # no container the cluster grants: one line, before any search
     kind = point_kind(objective)
     obj = Objective(
         space,

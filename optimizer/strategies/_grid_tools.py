@@ -48,6 +48,38 @@ def random_grid_points(
     return {name: g[rng.integers(0, len(g), size=n)] for name, g in grids.items()}
 
 
+def raise_no_feasible(space: SearchSpace) -> None:
+    """One line when no configuration the search may offer can run: not the current one (its
+    container is above what the cluster grants) nor any grid point (the smallest container
+    the search offers is larger still), e.g. ``yarn.scheduler.maximum-allocation-mb`` 256."""
+    from mrtune.errors import InputError
+
+    limit = space.cluster.container_limit_mb()
+    raise InputError(
+        "no configuration the search can offer runs on this cluster: containers up to "
+        f"{limit} MB ({space.cluster.container_limit_reason()}), and neither the job's own "
+        "containers nor any the search may offer fit",
+        field="--cluster",
+        allowed="a cluster that grants the job's containers, --allow-memory (if containers "
+        "of 512 MB or more fit), or the job's memory settings replayed at a size it grants "
+        "(--conf)",
+    )
+
+
+def ensure_runnable(space: SearchSpace) -> None:
+    """Refuse, before any search, a cluster on which the job's containers cannot run and the
+    search could not offer one that does (:func:`raise_no_feasible`)."""
+    cl, b = space.cluster, space.base
+    if cl.local_mode or b.hadoop_version == 1:
+        return
+    limit = cl.container_limit_mb()
+    if max(b.map_container_mb, b.reduce_container_mb) <= limit:
+        return
+    lows = [float(k.low) for k in space.knobs if k.container_memory and k.low is not None]
+    if not lows or min(lows) > limit:
+        raise_no_feasible(space)
+
+
 def evaluate_feasible(
     space: SearchSpace, objective: Objective, values: Values
 ) -> tuple[np.ndarray, np.ndarray]:

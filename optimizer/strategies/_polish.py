@@ -33,6 +33,7 @@ from mrtune.optimizer.strategies._grid_tools import (
     distinct_best,
     evaluate_feasible,
     jacobi_descent,
+    raise_no_feasible,
     random_grid_points,
 )
 from mrtune.search_spaces.knobs import Role
@@ -157,6 +158,8 @@ def screen_and_polish(
     cur = snap_to_grid(space, current_row(space))
     pts = {n: np.append(pts[n], cur[n]) for n in grids}
     cost, _ = evaluate_feasible(space, objective, pts)
+    if not np.isfinite(cost).any():
+        raise_no_feasible(space)
     idx = distinct_best(pts, cost, n_keep)
     pts, cost = take(pts, idx), cost[idx]
     fine = fine_grids(space, fine_points, int_points)
