@@ -253,7 +253,6 @@ def recommend(
         space_kind, profile, base, cluster, allow_memory, only, exclude, local_mode_honoured
     )
     space = _front_region(space, objective, include_low_confidence)
-    ensure_runnable(space)  # no container the cluster grants: one line, before any search
     kind = point_kind(objective)
     obj = Objective(
         space,
@@ -385,7 +384,7 @@ def _space(
         raise InputError(
             "unknown search space", field="--space", value=kind, allowed="mrtune, starfish"
         )
-    return SearchSpace.for_job(
+    space = SearchSpace.for_job(
         profile,
         base,
         cluster,
@@ -394,3 +393,5 @@ def _space(
         exclude=exclude or (),
         local_mode_honoured=local_mode_honoured,
     )
+    ensure_runnable(space)  # no container the cluster grants: one line, before any search
+    return space

@@ -52,6 +52,18 @@ def _heap_follows(knob: Knob, mb: int, base: HadoopConfig) -> dict[str, object]:
     return {HEAP_OPTS[knob.role]: re.sub(r"-Xmx\S+", f"-Xmx{heap_mb}m", opts or "")}
 
 
+def heap_not_modelled(profile: JobProfile, base: HadoopConfig, k: Knob) -> bool:
+    """Whether the job names an ``-Xmx`` for ``k``'s side that its profiled configuration
+    dropped as unusable (a heap above its container): the model then runs the default heap,
+    while the job would keep its own in any container written, so no container is offered
+    for that side (an audit found 512 MB written beside a -Xmx1400m)."""
+    props = profile.source_properties
+    side = "map" if k.role == Role.map_memory else "reduce"
+    named = props.get(f"mapreduce.{side}.java.opts") or props.get("mapred.child.java.opts")
+    kept = (base.map_java_opts if side == "map" else base.reduce_java_opts) or base.child_java_opts
+    return parse_xmx(named) is not None and parse_xmx(kept) is None
+
+
 def knob_to_properties(
     knob: Knob, value: float | int | bool | str, base: HadoopConfig, profile: JobProfile
 ) -> dict[str, object]:

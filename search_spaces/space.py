@@ -36,6 +36,7 @@ from mrtune.search_spaces.grids import _GRIDS, _ceil, _clip_round, _registry_gri
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
 from mrtune.search_spaces.properties import (  # noqa: F401 - re-exported
     HEAP_OPTS,
+    heap_not_modelled,
     knob_property_names,
     knob_to_properties,
 )
@@ -63,18 +64,6 @@ class _JobTraits:
         if k.needs_combiner and not self.has_combiner:
             return False
         return not (self.local_mode and k.local_mode_ignored)
-
-
-def _heap_not_modelled(profile: JobProfile, base: HadoopConfig, k: Knob) -> bool:
-    """Whether the job names an ``-Xmx`` for ``k``'s side that its profiled configuration
-    dropped as unusable (a heap above its container): the model then runs the default heap,
-    while the job would keep its own in any container written, so no container is offered
-    for that side (an audit found 512 MB written beside a -Xmx1400m)."""
-    props = profile.source_properties
-    side = "map" if k.role == Role.map_memory else "reduce"
-    named = props.get(f"mapreduce.{side}.java.opts") or props.get("mapred.child.java.opts")
-    kept = (base.map_java_opts if side == "map" else base.reduce_java_opts) or base.child_java_opts
-    return parse_xmx(named) is not None and parse_xmx(kept) is None
 
 
 @dataclass
@@ -123,7 +112,7 @@ class SearchSpace:
                 continue
             if k.container_memory and not allow_memory:
                 continue  # container sizes change the cluster's packing: only when allowed
-            if k.container_memory and _heap_not_modelled(profile, base, k):
+            if k.container_memory and heap_not_modelled(profile, base, k):
                 continue  # the job's own -Xmx was unusable: a new container would keep it
             if wanted is None and not k.modelled:
                 continue  # no modelled effect: searching it would only add noise

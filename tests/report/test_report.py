@@ -118,10 +118,11 @@ def test_batch_report_shows_catalog_and_the_written_xml(batch_dir: Path) -> None
     jobs = [json.loads(ln) for ln in (batch_dir / "jobs.jsonl").read_text().splitlines() if ln]
     assert page.count("<tr><td title=") == len(jobs)
     assert 'id="settings-table"' in page and "<!-- predicted gain in job time (%) -->" in page
-    # what each gain rests on, and each job's calibration (the shared QuasiMonteCarlo and Sleep
-    # histories miss their own reduce time): one cell per job, as jobs.jsonl holds them
+    # what each gain rests on, and each job's calibration (the shared Sleep history misses its
+    # maps' fixed sort/spill time; the QuasiMonteCarlo ones calibrate since the reduce's commit
+    # has a term): one cell per job, as jobs.jsonl holds them
     failed = sum((j.get("calibration") or {}).get("status") == "failed" for j in jobs)
-    assert failed == 4
+    assert failed == 1
     assert page.count('">failed</td>') == failed
     for basis in ("defaulted", "partly measured"):
         assert page.count(f"<td>{basis}</td>") == sum(j.get("basis") == basis for j in jobs)
