@@ -19,12 +19,11 @@ from hypothesis import strategies as st
 from mrtune.calibration import build_profile
 from mrtune.calibration.prior_caps import prior_caps
 from mrtune.calibration.rows import _Obs
-from mrtune.calibration.stacking import _Fit
-from mrtune.calibration.unit_models import fit_columns
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, predict_job
 from mrtune.costmodel.profile import CostFactors, DataflowStats
 from mrtune.readers import load_history
 from mrtune.readers.conf import load_conf
+from tests.calibration.test_prior_caps import _fit_of, _row
 
 MB = 2**20
 YARN = ClusterSpec(num_nodes=4)
@@ -86,21 +85,6 @@ def test_each_lands_once_per_reduce_in_its_phase_whatever_the_settings(
     for k in ("shuffle", "reduce"):
         assert ph1[k][0] == ph0[k][0]
     assert np.array_equal(p1.counters["REDUCE_INPUT_RECORDS"], p0.counters["REDUCE_INPUT_RECORDS"])
-
-
-def _fit_of(obs: dict[str, _Obs]) -> tuple[_Fit, CostFactors]:
-    prior = YARN.cost_priors()
-    cols = fit_columns(prior)
-    theta = np.array([getattr(prior, f) for f in cols], dtype=np.float64)
-    return _Fit(theta, cols, 0.0, "", {}, [], obs, list(obs)), prior
-
-
-def _row(**vol: float) -> np.ndarray:
-    cols = fit_columns(YARN.cost_priors())
-    r = np.zeros(len(cols))
-    for f, v in vol.items():
-        r[cols.index(f)] = v
-    return r
 
 
 def test_the_cap_leaves_the_per_record_work_its_prior_cost() -> None:
