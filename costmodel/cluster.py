@@ -41,7 +41,7 @@ YARN_COST_PRIORS: dict[str, float] = {
     "merge_floor_ms": 200.0,
     # Task.commit: commitPending, then canCommit polled with Thread.sleep(1000) until the AM's
     # dispatcher grants it; the first poll, made at once, usually loses that race, so a reduce
-    # waits one interval (fixed_costs.REDUCE_COMMIT_POLL_MS); capped by the reduce phases
+    # waits one interval; capped by the reduce phases
     "commit_ms": 1000.0,
 }
 #: LocalJobRunner: tasks are threads of one JVM (no container, no JVM start), the "shuffle" is

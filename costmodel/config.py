@@ -75,13 +75,17 @@ NOT_MODELLED: dict[str, str] = {
 _INTERNAL_FIELDS = frozenset({"other_properties"})
 
 
+def _property_of(field_name: str) -> str:
+    """A :class:`HadoopConfig` field's Hadoop property name (the name itself when it is none)."""
+    field = HadoopConfig.model_fields.get(field_name)
+    return field.alias if field is not None and field.alias else field_name
+
+
 def _canonical_property(name: str) -> str:
     """A property, Hadoop 1 name or field name → its Hadoop 2/3 property name."""
     name = name.strip()
-    field = HadoopConfig.model_fields.get(name)
-    if field is not None and field.alias:
-        return field.alias
-    return DEPRECATED_NAMES.get(name, name)
+    alias = _property_of(name)
+    return alias if alias != name else DEPRECATED_NAMES.get(name, name)
 
 
 def check_property_name(name: str) -> None:
@@ -156,9 +160,7 @@ _FLOAT_FIELDS = (
 
 
 def _alias(info: ValidationInfo) -> str:
-    name = info.field_name or ""
-    field = HadoopConfig.model_fields.get(name)
-    return field.alias if field is not None and field.alias else name
+    return _property_of(info.field_name or "")
 
 
 def config_error_line(exc: ValidationError, source: str | None = None) -> str:
@@ -167,10 +169,9 @@ def config_error_line(exc: ValidationError, source: str | None = None) -> str:
     pydantic's own text names the Python field (``io_sort_mb``) on one line and the problem on
     the next, with a documentation URL; a user wrote ``mapreduce.task.io.sort.mb``.
     """
-    by_field = {n: f.alias for n, f in HadoopConfig.model_fields.items() if f.alias}
     parts = []
     for err in exc.errors():
-        loc = [by_field.get(str(p), str(p)) for p in err.get("loc", ())]
+        loc = [_property_of(str(p)) for p in err.get("loc", ())]
         msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
         value = err.get("input")
         where = ".".join(loc)
@@ -560,6 +561,12 @@ class HadoopConfig(BaseModel):
     @property
     def reduce_container_mb(self) -> int:
         return self._container_mb(self.reduce_memory_mb, self.reduce_java_opts)
+
+    def heap_fixed(self, side: Literal["map", "reduce"]) -> bool:
+        """Whether ``side``'s heap stays put whatever its container: Hadoop 1/2 without an
+        ``-Xmx`` run the default ``-Xmx200m`` (:meth:`_heap_bytes`)."""
+        opts = self.map_java_opts if side == "map" else self.reduce_java_opts
+        return self.hadoop_version <= 2 and parse_xmx(opts or self.child_java_opts) is None
 
     @property
     def map_heap_bytes(self) -> int:

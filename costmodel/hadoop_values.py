@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import re
 
-INT_MAX = 2**31 - 1
-LONG_MAX = 2**63 - 1
+from mrtune.costmodel.properties import LONG_MAX
 
 _DEC = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _HEX_DIGITS = re.compile(r"[+-]?[0-9a-fA-F]+", re.ASCII)

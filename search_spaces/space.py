@@ -200,9 +200,7 @@ class SearchSpace:
             "map_container_mb": float(b.map_container_mb),
             "explicit_map_xmx": float(parse_xmx(b.map_java_opts or b.child_java_opts) is not None),
             # Hadoop 1/2 without -Xmx: the default -Xmx200m whatever the container
-            "heap_fixed": float(
-                b.hadoop_version <= 2 and parse_xmx(b.map_java_opts or b.child_java_opts) is None
-            ),
+            "heap_fixed": float(b.heap_fixed("map")),
             "shuffle_limit": b.shuffle_memory_limit_percent,
             "shuffle_merge": b.shuffle_merge_percent,
             # the largest container the cluster runs (node, max allocation, beside the AM)
@@ -261,7 +259,7 @@ class SearchSpace:
                 explicit=explicit,
                 current_mb=float(getattr(b, f"{side}_container_mb")),
                 current_heap_mb=getattr(b, f"{side}_heap_bytes") / MB,
-                fixed=not explicit and b.hadoop_version <= 2,
+                fixed=b.heap_fixed(side),
             )
             cols[f"{side}_heap_bytes"] = heap_mb * MB
             if side == "reduce" and b.reduce_memory_totalbytes is None:

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mrtune.calibration.rows import UNIT_FACTORS, _Obs
+from mrtune.costmodel.cluster import YARN_COST_PRIORS
 from mrtune.readers.history import AttemptRecord, JobHistory
 
 F64 = NDArray[np.float64]
@@ -197,14 +198,16 @@ def without_reduce_fixed(history: JobHistory, fixed_ms: float) -> JobHistory:
     return replace(history, attempts=[trim(a) for a in history.attempts])
 
 
-#: The prior of ``ClusterSpec.reduce_fixed_ms`` where one history cannot separate it (ms):
-#: ``Task.commit`` (org.apache.hadoop.mapred.Task) sends ``commitPending`` and then polls
+#: The prior of ``ClusterSpec.reduce_fixed_ms`` (the earlier YARN studies' term,
+#: ``benchmarks/yarn_rank_study.py``) where one history cannot separate it (ms): the same
+#: ``canCommit`` poll as the profile's ``commit_ms`` prior. ``Task.commit``
+#: (org.apache.hadoop.mapred.Task) sends ``commitPending`` and then polls
 #: ``umbilical.canCommit`` with ``Thread.sleep(1000)`` between polls until the AM grants the
 #: commit; the grant goes through the AM's asynchronous dispatcher (TA_COMMIT_PENDING), so the
 #: first poll, made at once, usually loses the race and the reduce waits one full interval.
 #: Add DFSOutputStream's create/close and FileOutputCommitter's rename (tens of ms on a
 #: mini-cluster). Maps of a job with reduces commit nothing, so only reduces pay it.
-REDUCE_COMMIT_POLL_MS = 1000.0
+REDUCE_COMMIT_POLL_MS = YARN_COST_PRIORS["commit_ms"]
 #: Reduces needed, and the spread of their input records (largest ÷ smallest), before the
 #: intercept of their reduce phases against their records is taken as measured: equal
 #: partitions (hash partitioning of many keys) leave the intercept an extrapolation.

@@ -32,6 +32,12 @@ def error_line(out: str) -> str:
     return lines[0]
 
 
+def refused(code: int, out: str) -> str:
+    """The one error line of a refusal (exit code 2)."""
+    assert code == 2, out
+    return error_line(out)
+
+
 def whatif(*args: str) -> tuple[int, str]:
     return run("whatif", str(WORDCOUNT), "--samples", "0", *args)
 
@@ -48,8 +54,7 @@ def whatif(*args: str) -> tuple[int, str]:
 )
 def test_set_of_a_setting_the_model_ignores_is_refused(setting: str, says: str) -> None:
     code, out = whatif("--set", setting)
-    assert code == 2, out
-    assert says in error_line(out)
+    assert says in refused(code, out)
 
 
 def test_allow_unknown_lists_an_ignored_setting_as_not_modelled() -> None:
@@ -82,16 +87,14 @@ def test_workflow_refuses_a_property_the_model_does_not_read(
     if defaults:
         p.write_text(p.read_text() + f"defaults: {{{defaults}}}\n")
     code, out = run("workflow", str(p))
-    assert code == 2, out
-    line = error_line(out)
+    line = refused(code, out)
     assert str(p) in line and says in line
 
 
 def test_workflow_value_error_names_file_job_property_and_value(tmp_path: Path) -> None:
     p = _workflow(tmp_path, ", config: {mapreduce.task.io.sort.mb: 0}")
     code, out = run("workflow", str(p))
-    assert code == 2, out
-    line = error_line(out)
+    line = refused(code, out)
     assert str(p) in line and "jobs.a" in line and "mapreduce.task.io.sort.mb=" in line
     assert "io_sort_mb" not in line
 
@@ -102,23 +105,20 @@ def test_workflow_nan_says_where(tmp_path: Path) -> None:
         f"capacity: {{map_slots: .nan, reduce_slots: 4}}\njobs:\n  - {{name: a, profile: {LINEITEM}}}\n"
     )
     code, out = run("workflow", str(p))
-    assert code == 2, out
-    assert "capacity.map_slots" in error_line(out)
+    assert "capacity.map_slots" in refused(code, out)
 
 
 # ------------------------------------------------------------------ 3. booleans, integers
 @pytest.mark.parametrize("value", ["1", "yes", "on"])
 def test_set_boolean_hadoop_would_not_read_is_refused(value: str) -> None:
     code, out = whatif("--set", f"mapreduce.map.output.compress={value}")
-    assert code == 2, out
-    assert "allowed: true or false" in error_line(out)
+    assert "allowed: true or false" in refused(code, out)
 
 
 @pytest.mark.parametrize("value", ["1_00", "100.0", "1e2", "١٠٠"])
 def test_set_integer_hadoop_would_not_parse_is_refused(value: str) -> None:
     code, out = whatif("--set", f"mapreduce.task.io.sort.mb={value}")
-    assert code == 2, out
-    assert "mapreduce.task.io.sort.mb" in error_line(out)
+    assert "mapreduce.task.io.sort.mb" in refused(code, out)
 
 
 # ------------------------------------------------------------------ 2. conf.xml reading
@@ -166,8 +166,7 @@ def test_conf_final_value_is_not_overridden(tmp_path: Path) -> None:
 def test_conf_replay_error_names_property_and_value(tmp_path: Path, body: str, names: str) -> None:
     c = _conf(tmp_path, body)
     code, out = whatif("--conf", str(c))
-    assert code == 2, out
-    line = error_line(out)
+    line = refused(code, out)
     assert str(c) in line and names in line
 
 
@@ -185,8 +184,7 @@ def test_container_of_minus_one_derives_from_the_heap() -> None:
     code, out = whatif("--set", "mapreduce.map.memory.mb=-1")
     assert code == 0, out
     code, out = whatif("--set", "mapreduce.map.memory.mb=1")
-    assert code == 2, out
-    line = error_line(out)
+    line = refused(code, out)
     assert "1..0" not in line and "mapreduce.map.memory.mb" in line
 
 
@@ -195,8 +193,7 @@ def test_sweep_non_finite_range_is_one_line(rng: str) -> None:
     code, out = run(
         "sweep", str(WORDCOUNT), "--param", "mapreduce.task.io.sort.mb", "--range", rng
     )
-    assert code == 2, out
-    line = error_line(out)
+    line = refused(code, out)
     assert "--range" in line and "allowed" in line
 
 
@@ -212,8 +209,7 @@ def test_unusable_storage_is_one_line(tmp_path: Path, storage: str) -> None:
     code, out = run(
         "optimize", str(WORDCOUNT), "--storage", storage, "--trials", "2", "--samples", "8"
     )
-    assert code == 2, out
-    line = error_line(out)
+    line = refused(code, out)
     assert "--storage" in line and "allowed" in line and "internal error" not in line
 
 
