@@ -871,6 +871,22 @@ class JobProfile(BaseModel):
                 )
         return self
 
+    def with_input_bytes(self, size: float) -> JobProfile:
+        """This job on ``size`` bytes of input as stored: the same files, each scaled (every map
+        class keeps its files and its share of the input, so a what-if of a new input size
+        moves every class, not the total alone)."""
+        size = float(size)
+        if not self.map_classes:
+            return self.model_copy(update={"input_bytes": size})
+        f = size / self.input_bytes
+        classes = [
+            c.model_copy(update={"input_bytes": c.input_bytes * f}) for c in self.map_classes
+        ]
+        classes[-1] = classes[-1].model_copy(
+            update={"input_bytes": size - sum(c.input_bytes for c in classes[:-1])}
+        )
+        return self.model_copy(update={"input_bytes": size, "map_classes": classes})
+
     def codec(self, name: str) -> CodecStats:
         """Measured statistics for ``name`` if the profile has them, else the documented prior."""
         return self.codecs.get(name) or CODEC_PRIORS[name]

@@ -291,7 +291,7 @@ def what_if(
     limits = limit_findings(profile, base, proposed)
     new_profile = profile
     if input_bytes is not None:
-        new_profile = profile.model_copy(update={"input_bytes": float(input_bytes)})
+        new_profile = profile.with_input_bytes(float(input_bytes))
     scen = [
         Scenario("current", new_profile, base, cluster),
         Scenario("what-if", new_profile, proposed, new_cluster or cluster),
@@ -344,7 +344,7 @@ def whatif_interval(
     model call per cluster."""
     profiles = [*evidence.samples, evidence.point]
     if input_bytes is not None:
-        profiles = [p.model_copy(update={"input_bytes": float(input_bytes)}) for p in profiles]
+        profiles = [p.with_input_bytes(float(input_bytes)) for p in profiles]
     if new_cluster is None:
         both, _ = evaluate_profiles(profiles, [base, proposed], cluster)
         cur, new = both[:, 0], both[:, 1]

@@ -118,7 +118,7 @@ def job_task_arrays(
     assert job.profile is not None
     profile = job.profile
     if scale != 1.0:
-        profile = profile.model_copy(update={"input_bytes": profile.input_bytes * scale})
+        profile = profile.with_input_bytes(profile.input_bytes * scale)
     if configs is None:
         configs = [job_config(spec, name)]
     return predict_tasks(

@@ -33,6 +33,12 @@ from mrtune.profiling.dataflow import (
     stored_input_bytes,
 )
 from mrtune.profiling.heap_use import checked_heap_use
+from mrtune.profiling.input_classes import (
+    anchored_combiner,
+    classes_note,
+    file_classes,
+    files_of_maps,
+)
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
@@ -111,6 +117,18 @@ def build_statistics(
     stats, codecs, ms = dataflow_statistics(job)
     st = job.st
     input_files, files_how, files_conf = _input_files(job, ms.stored)
+    sizes = files_of_maps(
+        [stored_input_bytes(a.counters) for a in job.h.successful("map")],
+        ms.stored,
+        job.cfg.split_size,
+        files_conf,
+    )
+    classes = file_classes(sizes) if sizes is not None and len(sizes) == job.n_maps else []
+    if classes:
+        input_files, files_how = (
+            len(sizes),
+            classes_note(sizes, classes, "one file a map (each map's input bytes)"),
+        )
     facts = _job_facts(job, ms, input_files, files_how, files_conf)
     cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)
     cfg = job.cfg
@@ -125,6 +143,7 @@ def build_statistics(
         job_name=job.h.job_name,
         input_bytes=float(ms.stored),
         input_files=int(input_files),
+        map_classes=classes,
         input_compressed=ms.input_compressed,
         input_splittable=True,
         has_combiner=ms.has_combiner,
@@ -136,7 +155,7 @@ def build_statistics(
         provenance={
             **st.prov,
             "input_bytes": f"measured: {ms.input_note}",
-            "input_files": f"measured: {files_how}",
+            "input_files": files_how if classes else f"measured: {files_how}",
         },
         source_properties={str(k): str(v) for k, v in job.props.items()},
         cluster_facts=facts,
@@ -150,7 +169,17 @@ def build_statistics(
         maps = [a.counters for a in job.h.successful("map")]
         groups = float(job.R.get("REDUCE_INPUT_GROUPS") or 0.0)
         profile = knots_on_model_layout(profile, cfg, maps, ms.spills <= 1, groups)
+        profile = anchored_combiner(profile, cfg, _map_combined(job, ms))
     return profile, cfg
+
+
+def _map_combined(job: JobContext, ms: MapSide) -> float | None:
+    """The run's map-side combined records: COMBINE_OUTPUT_RECORDS of the maps, or their
+    SPILLED_RECORDS when each spilled once (Rumen traces keep no combine counters a task)."""
+    cor = job.M.get("COMBINE_OUTPUT_RECORDS")
+    if cor is None and ms.spills <= 1:
+        cor = job.M.get("SPILLED_RECORDS")
+    return cor
 
 
 def _job_warnings(h: JobHistory) -> list[str]:

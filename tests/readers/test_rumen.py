@@ -60,7 +60,11 @@ def test_wordcount_selectivities_from_counters(wc, wc_raw) -> None:
     assert st.reduce_pairs_per_group == pytest.approx(rir / rig)
     # the combiner: one spill per map, so the spilled records are its output
     assert wc.has_combiner
-    assert st.combine_pairs_sel == pytest.approx(spilled / _sum(maps, "combineInputRecords"))
+    # measured over the run, then rescaled so the three unequal maps' combine calls on the
+    # Heaps curve sum to the run's (profiling.input_classes.anchored_combiner)
+    measured = spilled / _sum(maps, "combineInputRecords")
+    assert st.combine_pairs_sel == pytest.approx(measured, rel=0.05)
+    assert "rescaled" in wc.provenance["stats.combine_pairs_sel"]
     assert st.combine_profiled_input_records == pytest.approx(mor / 3)
     for name in ("input_pair_width", "map_pairs_sel", "combine_pairs_sel", "reduce_pairs_sel"):
         assert wc.provenance[f"stats.{name}"].startswith("measured")

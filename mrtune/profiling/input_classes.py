@@ -1,0 +1,162 @@
+"""Input files of unequal size as map classes, so the job model cuts each file as Hadoop did.
+
+``FileInputFormat.getSplits`` cuts every input file on its own: ``k`` full splits and a tail
+(``costmodel/map_groups.py``). A profile with one ``input_files`` count models them as equal
+files of the mean size, which is exact only when they are. When they are not, the maps' sizes
+and so their spills, merges and combined records all change: the examples' WordCount on files of
+2, 8 and 30 MB with a 10 MB sort buffer spilled 716,164 records (one spill for the small file,
+eight for the large) where three equal 14 MB files gave 540,060, at the run's own settings.
+
+:func:`file_classes` turns the files' sizes into :class:`~mrtune.costmodel.profile.MapClass`
+entries that share the profile's statistics and cost factors; only their sizes differ. Files
+within :data:`EQUAL_SHARE` of each other are one class; more than :data:`MAX_CLASSES`
+distinct sizes are grouped into that many classes of neighbouring sizes (each class's files at
+their mean size), since the job model makes two map-task calls per class
+(``costmodel.map_groups.map_groups``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from mrtune.costmodel.config import HadoopConfig
+from mrtune.costmodel.profile import JobProfile, MapClass
+
+#: Files whose sizes differ by less than this share of the larger are one class.
+EQUAL_SHARE = 0.01
+#: Most classes a profile gets: the model's map side costs two task calls per class.
+MAX_CLASSES = 8
+#: Rounds of :func:`anchored_combiner`'s rescaling (the caps make it not quite linear).
+ANCHOR_ROUNDS = 4
+
+
+def _groups(sizes: list[float]) -> list[list[float]]:
+    """Sorted ``sizes`` cut where a size exceeds the group's first by :data:`EQUAL_SHARE`."""
+    groups: list[list[float]] = []
+    for s in sorted(sizes):
+        if groups and s - groups[-1][0] <= EQUAL_SHARE * s:
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    return groups
+
+
+def _merged(groups: list[list[float]], most: int) -> list[list[float]]:
+    """At most ``most`` groups: neighbouring groups joined, equal numbers of groups each."""
+    if len(groups) <= most:
+        return groups
+    out: list[list[float]] = []
+    for i in range(most):
+        lo, hi = i * len(groups) // most, (i + 1) * len(groups) // most
+        out.append([s for g in groups[lo:hi] for s in g])
+    return out
+
+
+def file_classes(sizes: Sequence[float], max_classes: int = MAX_CLASSES) -> list[MapClass]:
+    """The map classes of input files of these ``sizes`` (bytes as stored); empty when they
+    are all one size (within :data:`EQUAL_SHARE`): the profile's ``input_files`` equal files
+    then say it exactly."""
+    good = [float(s) for s in sizes if s > 0]
+    groups = _groups(good)
+    if len(groups) <= 1:
+        return []
+    classes = []
+    for g in _merged(groups, max_classes):
+        mean = sum(g) / len(g)
+        span = f"{min(g):,.0f}–{max(g):,.0f} B" if max(g) > min(g) else f"{mean:,.0f} B"
+        name = f"{len(g)} file{'s' if len(g) > 1 else ''} of {span}"
+        classes.append(MapClass(name=name, input_bytes=sum(g), input_files=len(g)))
+    return classes
+
+
+def classes_note(sizes: Sequence[float], classes: Sequence[MapClass], source: str) -> str:
+    """Provenance of ``map_classes``: how many files, in how many classes, from where."""
+    files = sum(c.input_files for c in classes)
+    exact = len(_groups([float(s) for s in sizes if s > 0])) == len(classes)
+    how = "one size each" if exact else "neighbouring sizes grouped, each at its mean"
+    return f"measured: {files} input files of unequal size in {len(classes)} classes ({how}), {source}"
+
+
+def files_of_maps(
+    map_bytes: Sequence[float], stored: float, split: float, files_conf: int | None
+) -> list[float] | None:
+    """The input files' sizes when each map read one whole file, else ``None``.
+
+    A history names no file, but a map reads a whole file when the job listed as many files as
+    it ran maps (``mapreduce.input.fileinputformat.numinputfiles``, set by
+    ``FileInputFormat.listStatus``), or when no map read a full split (each split is then some
+    file's only one). ``CombineFileInputFormat`` packs several files into a map: its file count
+    exceeds the maps', so it is left alone. The sizes are scaled to the job's ``stored`` input
+    (per-map counters can miss the bytes a record reader reads past its split's end); more than
+    :data:`EQUAL_SHARE` apart from it, they are not used."""
+    sizes = [float(b) for b in map_bytes]
+    if len(sizes) < 2 or any(not b > 0 for b in sizes) or stored <= 0:
+        return None
+    total = sum(sizes)
+    if abs(total - stored) > EQUAL_SHARE * stored:
+        return None
+    whole = files_conf == len(sizes) or (
+        files_conf in (None, len(sizes)) and max(sizes) < (1.0 - EQUAL_SHARE) * split
+    )
+    return [b * stored / total for b in sizes] if whole else None
+
+
+def _map_combine_output(profile: JobProfile, cfg: HadoopConfig) -> float:
+    """The job model's map-side COMBINE_OUTPUT_RECORDS at ``cfg`` (every map class)."""
+    from mrtune.costmodel import ClusterSpec, ConfigBatch
+    from mrtune.costmodel.map_groups import map_groups, total
+    from mrtune.costmodel.map_task import MapInputs
+
+    batch = ConfigBatch.from_configs([cfg])
+    groups = map_groups(
+        profile, batch, ClusterSpec(), MapInputs.build(profile, batch), counters=True
+    )
+    return float(total(groups, "combine_output_records")[0])
+
+
+def anchored_combiner(
+    profile: JobProfile, cfg: HadoopConfig, observed: float | None
+) -> JobProfile:
+    """``profile`` whose combiner selectivity reproduces the run's map-side combined records
+    ``observed`` on its map classes.
+
+    Without the keys' law (``key_vocabulary``), the combiner's output is the Heaps curve
+    ``sel0 · n0 · (n / n0)^beta`` (``costmodel/combiner.py``), ``sel0`` measured over the whole
+    run and ``n0`` the records of a mean combine call. Equal files put every map at ``n0``, so
+    the run came out exactly; files of unequal size put the maps on both sides of it, and the
+    concave curve then sums to less (the 0.20-era WordCount trace's three maps of 0.16, 0.58
+    and 0.70 MB: 17,246 combined records for 17,866). ``sel0`` is rescaled (it enters the
+    curve linearly, below its caps) until the profiled run is reproduced; the curve's shape,
+    what a change of spill size moves along, is kept. A profile with the keys' law is
+    anchored by its knots instead (:func:`~mrtune.profiling.combine_fit.knots_on_model_layout`).
+    """
+    st = profile.stats
+    if (
+        not profile.map_classes
+        or not profile.has_combiner
+        or st.key_vocabulary is not None
+        or observed is None
+        or not observed > 0
+    ):
+        return profile
+    for _ in range(ANCHOR_ROUNDS):
+        model = _map_combine_output(profile, cfg)
+        ratio = observed / model if model > 0 else math.nan
+        if not math.isfinite(ratio) or abs(ratio - 1.0) < 1e-9:
+            break
+        st = profile.stats
+        pairs = min(st.combine_pairs_sel * ratio, 1.0)
+        scale = pairs / st.combine_pairs_sel
+        size = min(st.combine_size_sel * scale, 1.5)
+        if scale == 1.0:
+            break
+        stats = st.model_copy(update={"combine_pairs_sel": pairs, "combine_size_sel": size})
+        profile = profile.model_copy(update={"stats": stats})
+    prov = dict(profile.provenance)
+    prov["stats.combine_pairs_sel"] = (
+        f"{prov.get('stats.combine_pairs_sel', 'measured')}; rescaled to "
+        f"{profile.stats.combine_pairs_sel:.6g} so the map classes' combine calls sum to the "
+        f"run's {observed:,.0f} combined records"
+    )
+    return profile.model_copy(update={"provenance": prov})
