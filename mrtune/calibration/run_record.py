@@ -55,7 +55,7 @@ def hadoop_memory_limit(total_bytes: int, percent: float) -> int:
 
 
 def model_props(rec: RunRecord) -> dict[str, str]:
-    props = {**rec.effective_conf, **rec.settings}
+    props = rec.ran_with()
     return {k: v for k, v in props.items() if not k.startswith(_NOT_MODEL_PREFIXES)}
 
 
@@ -85,7 +85,7 @@ def local_cluster(rec: RunRecord | None = None) -> ClusterSpec:
     """Local mode as a cluster: one node, ``mapreduce.local.{map,reduce}.tasks.maximum`` tasks
     at a time (default 1 each), reduces after all maps, a local-file shuffle
     (``ClusterSpec.local``)."""
-    conf = {**rec.effective_conf, **rec.settings} if rec is not None else {}
+    conf = rec.ran_with() if rec is not None else {}
     maps = int(conf.get("mapreduce.local.map.tasks.maximum", 1))
     reduces = int(conf.get("mapreduce.local.reduce.tasks.maximum", 1))
     return ClusterSpec.local(maps=maps, reduces=reduces)

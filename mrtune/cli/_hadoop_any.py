@@ -132,6 +132,10 @@ def _local_record(entry: dict[str, Any], main_class: str, rep: int, base: Path):
 
     rec = build_any_record(entry, job_name_of(main_class), rep)
     write_jsonl([rec], base / "runs.jsonl", append=True)
+    if rec.ignored_settings():
+        from mrtune.calibration.run_profile import ignored_settings_line
+
+        err_console.print(f"warning: {ignored_settings_line(rec)}", highlight=False)
     entry["success"] = entry["success"] and rec.success
     return rec
 

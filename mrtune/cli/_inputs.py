@@ -60,10 +60,15 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
                     value=None if isinstance(value, dict | list) else value,
                 ) from None
     if profile is None:
-        # a history is profiled on the fly; only then are the fitting libraries imported
+        # a history (or a run record) is profiled on the fly; only then are the fitting
+        # libraries imported
         from mrtune.calibration import load_profile_source
+        from mrtune.readers import sniff_format
 
-        profile = load_profile_source(path, conf)
+        if path.is_file() and sniff_format(path) == "run":
+            profile = load_run_profile(path, None, None)
+        else:
+            profile = load_profile_source(path, conf)
     else:
         from mrtune.readers import safe_io
 
@@ -107,7 +112,12 @@ def build_cluster(
             spec = spec.model_copy(update={"num_nodes": nodes})
         return spec, f"{spec.num_nodes} nodes as the profile describes them"
     if facts.get("local_mode") in (1, 1.0, "true", True):
-        return ClusterSpec.local(), "local mode (from the profile)"
+        if nodes is not None:
+            return ClusterSpec(num_nodes=nodes), (
+                f"{nodes} nodes of default capacity (--nodes; the profile ran in local mode, "
+                "so no node was observed: --cluster yarn-site.xml describes yours)"
+            )
+        return _local_of(profile), "local mode (from the profile)"
     if profile.cluster is not None:
         spec = ClusterSpec(**profile.cluster.spec_fields())
         if nodes is not None:
@@ -126,6 +136,24 @@ def build_cluster(
         ) from None
     where = "--nodes" if nodes else ("the profile" if "num_nodes" in facts else "default")
     return spec, f"{_size(spec, profile)} ({where}; --nodes/--cluster to change)"
+
+
+def _local_of(profile: JobProfile) -> ClusterSpec:
+    """LocalJobRunner as the profiled run had it: ``mapreduce.local.{map,reduce}.tasks.maximum``
+    of its configuration (default 1 each), as ``calibration.run_record.local_cluster`` reads a
+    run record."""
+    props = profile.source_properties
+
+    def most(key: str) -> int:
+        try:
+            return max(int(str(props.get(key, "1")).strip()), 1)
+        except ValueError:
+            return 1
+
+    return ClusterSpec.local(
+        maps=most("mapreduce.local.map.tasks.maximum"),
+        reduces=most("mapreduce.local.reduce.tasks.maximum"),
+    )
 
 
 def _hadoop1(profile: JobProfile) -> bool:
@@ -237,7 +265,7 @@ def with_input_size(profile: JobProfile, text: str | None) -> JobProfile:
         size = parse_size(text)
     except ValueError as exc:
         raise InputError(str(exc), field="--input-size") from None
-    scaled = profile.model_copy(update={"input_bytes": size})
+    scaled = profile.with_input_bytes(size)
     from mrtune.readers.safe_io import check_volumes
 
     check_volumes(scaled, field="--input-size")
@@ -260,3 +288,28 @@ def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list
     if need_success and not any(r.success for r in records):
         raise InputError("no successful run in the file", path=str(path))
     return records
+
+
+def load_run_profile(path: Path, job: str | None, machine: Path | None):  # -> JobProfile
+    """A local run record (``mrtune hadoop-run``) → profile; ``job`` picks a record by run id
+    or label (default: the first successful one), ``machine`` is a machine cost file."""
+    from mrtune.calibration.machine_costs import MachineCosts
+    from mrtune.calibration.run_profile import profile_from_run
+    from mrtune.profiling.codecs import is_probe_run
+
+    ok = [r for r in load_run_records(path) if r.success]
+    # codec probe runs (counters only) give the codecs' ratios, never the profiled run
+    probes = [r for r in ok if is_probe_run(r.settings)]
+    records = [r for r in ok if not is_probe_run(r.settings)]
+    if job is not None:
+        records = [r for r in records if job in (r.run_id, r.label)]
+    if not records:
+        raise InputError(
+            "no successful run record" + (f" with run id or label {job}" if job else ""),
+            path=str(path),
+            field="--job" if job else None,
+        )
+    costs = MachineCosts.load(machine) if machine is not None else None
+    profile = profile_from_run(records[0], machine=costs, codec_runs=probes)
+    facts = {**profile.cluster_facts, "local_mode": 1.0}
+    return profile.model_copy(update={"cluster_facts": facts})

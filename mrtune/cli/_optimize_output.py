@@ -122,10 +122,13 @@ def emit_report_json(
     plots: list[Path],
     lint: Any,
     start: tuple[Path | None, list[str] | None],
+    cluster: dict[str, Any],
 ) -> None:
-    """The ``--format json`` document: the recommendation, the properties in every output
-    form, the study, the plots, the lint report and (with ``--conf``) the start config."""
+    """The ``--format json`` document: the recommendation, the cluster it was made for, the
+    properties in every output form, the study, the plots, the lint report and (with
+    ``--conf``) the start config."""
     data = rec.to_json()
+    data["cluster"] = cluster
     data["codecs_withheld"] = withheld
     data["properties"] = props
     data["d_flags"] = d_flags(props)

@@ -207,7 +207,7 @@ def optimize_cmd(
     start = (conf, not_modelled)
     shown = {"withheld": withheld, "store": store, "plots": plots, "lint": report, "start": start}
     if fmt == OutputFormat.json:
-        emit_report_json(rec, props, **shown)
+        emit_report_json(rec, props, **shown, cluster={"origin": where, **spec.model_dump()})
         return
     render_report(rec, where, names, include_low=include_low_confidence, output=output, **shown)
 

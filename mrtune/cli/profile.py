@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
+from mrtune.cli._inputs import load_run_profile
 from mrtune.cli._profile_view import COST_UNITS, PER_RECORD, print_summary  # noqa: F401 (COST_UNITS, PER_RECORD: re-exported)
 from mrtune.cli.console import (
     OutputFormat,
@@ -74,32 +75,6 @@ def _load_starfish(
     return profile.model_copy(update=update) if update else profile
 
 
-def _load_run(path: Path, job: str | None, machine: Path | None):  # -> JobProfile
-    """A local run record (``mrtune hadoop-run``) → profile; ``job`` picks a record by run id
-    or label (default: the first successful one), ``machine`` is a machine cost file."""
-    from mrtune.calibration.machine_costs import MachineCosts
-    from mrtune.calibration.run_profile import profile_from_run
-    from mrtune.cli._inputs import load_run_records
-    from mrtune.profiling.codecs import is_probe_run
-
-    ok = [r for r in load_run_records(path) if r.success]
-    # codec probe runs (counters only) give the codecs' ratios, never the profiled run
-    probes = [r for r in ok if is_probe_run(r.settings)]
-    records = [r for r in ok if not is_probe_run(r.settings)]
-    if job is not None:
-        records = [r for r in records if job in (r.run_id, r.label)]
-    if not records:
-        raise InputError(
-            "no successful run record" + (f" with run id or label {job}" if job else ""),
-            path=str(path),
-            field="--job" if job else None,
-        )
-    costs = MachineCosts.load(machine) if machine is not None else None
-    profile = profile_from_run(records[0], machine=costs, codec_runs=probes)
-    facts = {**profile.cluster_facts, "local_mode": 1.0}
-    return profile.model_copy(update={"cluster_facts": facts})
-
-
 def make_profile(
     path: Path | None,
     *,
@@ -115,12 +90,17 @@ def make_profile(
     """The profile the ``profile`` command reports (also used by other commands)."""
     from mrtune import calibration, readers
 
+    if source == SourceKind.auto and path is not None and path.is_file():
+        from mrtune.readers import sniff_format
+
+        if sniff_format(path) == "run":  # what hadoop-run writes: a record, a list, a .jsonl
+            source = SourceKind.run
     if machine is not None and source != SourceKind.run:
         raise InputError("--machine applies to --from run only", field="--machine")
     if source == SourceKind.run:
         if path is None or not path.exists():
             raise InputError("file not found", path=str(path))
-        return _load_run(path, job, machine)
+        return load_run_profile(path, job, machine)
 
     if jhs:
         if not job:

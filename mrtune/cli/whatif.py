@@ -38,12 +38,29 @@ from mrtune.cli.console import (
     strict_option,
     warn_calibration,
 )
+from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.confidence import Evidence
 from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
+
+
+def _new_cluster(spec: ClusterSpec, nodes: int | None) -> ClusterSpec | None:
+    """The cluster of ``--nodes``: the profile's with that many nodes; from a local-mode run,
+    a YARN cluster of that many default nodes (LocalJobRunner has no nodes to add: the same
+    spec with ``num_nodes`` changed ran one task at a time, so ``--nodes`` changed nothing)."""
+    if not nodes:
+        return None
+    if spec.local_mode:
+        err_console.print(
+            f"note: --nodes {nodes}: the profile ran in local mode, so the what-if cluster is "
+            f"{nodes} nodes of default capacity (--cluster yarn-site.xml describes yours)",
+            highlight=False,
+        )
+        return ClusterSpec(num_nodes=nodes)
+    return spec.model_copy(update={"num_nodes": nodes})
 
 
 def _changes(sets: list[str]) -> dict[str, str]:
@@ -161,7 +178,7 @@ def whatif_cmd(
     replay = replayed_conf(profile, conf)
     warn_calibration(prof, strict)
     spec, where = build_cluster(prof, None, cluster, local)
-    new_spec = spec.model_copy(update={"num_nodes": nodes}) if nodes else None
+    new_spec = _new_cluster(spec, nodes)
     size = None
     if input_size is not None:
         size = with_input_size(prof, input_size).input_bytes  # unit, range and volume checks
@@ -192,7 +209,7 @@ def whatif_cmd(
         from mrtune.costmodel.scheduler import simulate_schedule
         from mrtune.optimizer.whatif import apply_changes, replay_conf
 
-        new_prof = prof if size is None else prof.model_copy(update={"input_bytes": size})
+        new_prof = prof if size is None else prof.with_input_bytes(size)
         start = replay_conf(base, replay, prof, source=str(conf))[0] if replay else base
         sched = simulate_schedule(
             new_prof,
@@ -205,6 +222,7 @@ def whatif_cmd(
     result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes
+        result["cluster"]["what_if"] = new_spec.model_dump(mode="json")
     if fmt == OutputFormat.json:
         emit_json(result)  # its "lint" carries the findings
         return

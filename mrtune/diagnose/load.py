@@ -165,6 +165,11 @@ def load_file(path: Path, conf: Path | None = None) -> list[JobView]:
         if views is not None:
             return views
     kind = sniff_format(path)
+    if kind == "run":
+        views = _run_views(path)
+        if views is None:
+            raise InputError("not a file of run records", path=str(path))
+        return views
     if kind == "rumen":
         return [view_from_history(h, conf) for h in load_rumen(path)]
     from mrtune.readers import load_history

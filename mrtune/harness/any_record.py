@@ -34,6 +34,7 @@ from mrtune.harness.any_job import LOCAL_SITE
 from mrtune.harness.assemble import CONF_KEYS, read_conf_xml, read_log_text
 from mrtune.readers.counter_names import hadoop_counter_names
 from mrtune.readers.run_records import (
+    STAGED_JOB_XML,
     TASK_COUNTER_GROUP,
     Counters,
     InputDescription,
@@ -131,7 +132,7 @@ def _conf(
         full = read_conf_xml(staged)
         wanted = set(CONF_KEYS) | set(settings)
         conf = {k: full[k] for k in sorted(wanted) if k in full}
-        return conf, f"job.xml staged by JobSubmitter ({staged.name}, copied during the run)"
+        return conf, f"{STAGED_JOB_XML} ({staged.name}, copied during the run)"
     conf = {"mapreduce.framework.name": "local", **settings}
     logged = {a.sort_buffer.io_sort_mb for a in maps if a.sort_buffer.io_sort_mb is not None}
     if len(logged) == 1:

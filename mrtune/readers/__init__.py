@@ -10,6 +10,7 @@ and :mod:`mrtune.calibration` (cost factors).
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -51,8 +52,14 @@ SourceFormat = Literal["auto", "jhist", "rest", "rumen"]
 FORMATS: tuple[str, ...] = ("jhist", "rest", "rumen")
 
 
+#: How a run record of ``mrtune hadoop-run`` starts (``RunRecord.model_dump_json``: a record,
+#: a list of them, or one a line).
+RUN_RECORD_HEAD = re.compile(r'\[?\s*\{\s*"schema_version"\s*:\s*\d+\s*,\s*"run_id"\s*:')
+
+
 def sniff_format(path: str | Path) -> str:
-    """``jhist``, ``rest`` or ``rumen`` from a file's content (a directory is REST).
+    """``jhist``, ``rest``, ``rumen`` or ``run`` (a run record of ``mrtune hadoop-run``) from a
+    file's content (a directory is REST).
 
     A ``.jhist`` is known by its first line (``Avro-Json``, or ``Avro-Binary`` as Hadoop 3
     writes by default; its binary events are never decoded as text here). JSON is told apart
@@ -75,6 +82,8 @@ def sniff_format(path: str | Path) -> str:
 
     if is_jhist(head):
         return "jhist"
+    if RUN_RECORD_HEAD.match(head.lstrip("\ufeff \t\r\n")):
+        return "run"
     head = strip_comment_header(head, "")
     if head.lstrip("\ufeff \t\r\n").startswith(("{", "[")) and is_rumen(
         strip_comment_header(read_text(p), "")
@@ -146,6 +155,12 @@ def load_history(
         from mrtune.readers.rumen import load_rumen, select_job
 
         return select_job(load_rumen(path), job, str(path))
+    if kind == "run":
+        raise InputError(
+            "a run record of mrtune hadoop-run, not a job history: read it with "
+            "`mrtune profile FILE --from run`",
+            path=str(path),
+        )
     raise InputError(
         "unknown format", field="source format", value=fmt, allowed=", ".join(FORMATS)
     )

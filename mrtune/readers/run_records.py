@@ -339,6 +339,10 @@ class InputDescription(_Model):
     """Other generator parameters (Zipf exponent, vocabulary, words per line)."""
 
 
+#: How :attr:`RunRecord.conf_source` starts when the configuration is the staged job.xml.
+STAGED_JOB_XML = "job.xml staged by JobSubmitter"
+
+
 class RunRecord(_Model):
     """One run of one job on real Hadoop (local mode)."""
 
@@ -412,6 +416,33 @@ class RunRecord(_Model):
     @property
     def reduce_spilled_records(self) -> int:
         return sum(a.counter("SPILLED_RECORDS") or 0 for a in self.reduce_attempts)
+
+    @property
+    def conf_from_staged_xml(self) -> bool:
+        """Whether ``effective_conf`` is the job.xml JobSubmitter staged: what the job ran
+        with, whatever the command line asked."""
+        return (self.conf_source or "").startswith(STAGED_JOB_XML)
+
+    def ran_with(self) -> dict[str, str]:
+        """The properties the job ran with. A staged job.xml is the job's own record of its
+        configuration and wins over the ``-D`` settings: a driver that builds a new
+        ``Configuration`` in ``run()`` (the examples' WordMedian) drops them. Otherwise the
+        settings complete the resolved configuration."""
+        if self.conf_from_staged_xml:
+            return dict(self.effective_conf)
+        return {**self.effective_conf, **self.settings}
+
+    def ignored_settings(self) -> dict[str, str | None]:
+        """``-D`` settings the job did not run with (key → the staged job.xml's value, None
+        when it has none), by the staged job.xml; empty without one."""
+        if not self.conf_from_staged_xml:
+            return {}
+        conf = self.effective_conf
+        return {
+            k: conf.get(k)
+            for k, v in self.settings.items()
+            if (conf.get(k) or "").strip() != v.strip()
+        }
 
     def input_file_sizes(self) -> dict[str, int]:
         """Each input file's size (:func:`split_file_sizes` of the map attempts)."""

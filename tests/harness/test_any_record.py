@@ -17,8 +17,11 @@ from typer.testing import CliRunner
 
 from mrtune.calibration.run_profile import profile_from_run
 from mrtune.cli import app
+from mrtune.costmodel import ClusterSpec, ConfigBatch
+from mrtune.costmodel.job import predict_job
 from mrtune.errors import InputError
 from mrtune.harness.any_record import build_any_record, d_settings, job_name_of
+from mrtune.profiling.baseline import profile_config
 from mrtune.readers.run_records import RunRecord, read_jsonl, write_jsonl
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "anyjob-sensorstats"
@@ -80,7 +83,12 @@ def test_profile_of_a_user_job_takes_its_name_and_input_files(tmp_path: Path) ->
     facts = prof.cluster_facts
     assert facts["self_check.maps.observed"] == facts["self_check.maps.model"] == 3.0
     assert not any("maps where the job ran" in w for w in prof.warnings)
-    assert any("3 input files of 7,081–10,840 B" in w for w in prof.warnings)
+    # three files of unequal size: one map class each, so each map is modelled at its own size
+    sizes = sorted(c.input_bytes / c.input_files for c in prof.map_classes)
+    assert sizes == [7081, 8943, 10840]
+    assert "unequal size in 3 classes (one size each)" in prof.provenance["input_files"]
+    pred = predict_job(prof, ConfigBatch.from_configs([profile_config(prof)]), ClusterSpec())
+    assert pred.num_maps[0] == 3
 
 
 def test_self_check_warns_when_the_models_maps_differ_from_the_run(tmp_path: Path) -> None:
@@ -136,6 +144,22 @@ def test_cli_profile_validate_and_summary_read_the_record(tmp_path: Path) -> Non
     r = CliRunner().invoke(app, ["validate", str(runs), "--format", "json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["calibrations"][0]["job"] == "sensorstats"
+    # a local run's profile asked about a cluster: --nodes is heard, not dropped
+    prof = tmp_path / "prof.json"
+    r = CliRunner().invoke(app, ["profile", str(runs), "--from", "run", "-o", str(prof)])
+    assert r.exit_code == 0, r.output
+    for nodes, want in ((None, 1), ("10", 10)):
+        args = ["whatif", str(prof), "--format", "json", *(["--nodes", nodes] if nodes else [])]
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 0, r.output
+        cluster = json.loads(r.stdout)["cluster"]
+        cluster = cluster.get("what_if", cluster)
+        assert cluster["num_nodes"] == want
+        assert cluster["local_mode"] is (nodes is None)
+    # optimize: the cluster line says what --nodes made of it
+    r = CliRunner().invoke(app, ["optimize", str(prof), "--nodes", "10", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["cluster"]["num_nodes"] == 10
 
 
 def test_validate_refusal_names_the_default_label_and_the_option(tmp_path: Path) -> None:
@@ -188,3 +212,58 @@ def test_a_jar_that_ran_two_jobs_is_refused_in_one_line(tmp_path: Path) -> None:
     (run_dir / "job.log").write_text(text + second)
     with pytest.raises(InputError, match="ran 2 MapReduce jobs"):
         build_any_record(entry, "sensorstats", 0)
+
+
+def test_a_d_setting_the_driver_dropped_gives_way_to_the_staged_job_xml(tmp_path: Path) -> None:
+    # the examples' WordMedian builds a new Configuration in run(): -D io.sort.mb=5 never
+    # reached the job, whose staged job.xml (and task log) say 100; the profile took 5
+    rec = _record(tmp_path)
+    asked = rec.model_copy(update={"settings": {"mapreduce.task.io.sort.mb": "5"}})
+    assert asked.ignored_settings() == {"mapreduce.task.io.sort.mb": "100"}
+    assert asked.ran_with()["mapreduce.task.io.sort.mb"] == "100"
+    prof = profile_from_run(asked)
+    assert profile_config(prof).io_sort_mb == 100
+    line = next(w for w in prof.warnings if "did not run with" in w)
+    assert "-D mapreduce.task.io.sort.mb=5 (job.xml: 100)" in line
+    # a record without a staged job.xml: the settings are all there is
+    bare = _record(tmp_path / "bare", with_conf=False)
+    assert bare.ignored_settings() == {}
+
+
+def test_a_generator_job_is_refused_in_one_line(tmp_path: Path) -> None:
+    # TeraGen: RangeInputFormat makes its records, no file is read (ZeroDivisionError before)
+    rec = _record(tmp_path)
+    gen = rec.model_copy(
+        update={
+            "input": rec.input.model_copy(update={"bytes": 0}),
+            "map_attempts": [a.model_copy(update={"split_path": None}) for a in rec.map_attempts],
+        }
+    )
+    with pytest.raises(InputError, match="read no input bytes"):
+        profile_from_run(gen)
+    runs = tmp_path / "gen.jsonl"
+    write_jsonl([gen], runs)
+    r = CliRunner().invoke(app, ["profile", str(runs), "--from", "run"])
+    assert r.exit_code == 2 and "read no input bytes" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_a_run_record_is_recognised_without_from_run(tmp_path: Path) -> None:
+    # hadoop-run -o writes a JSON list of records, runs.jsonl one a line: both were read as
+    # REST JSON ("no successful task attempt"), and diagnose reported an empty job with exit 0
+    rec = _record(tmp_path)
+    listed = tmp_path / "run.json"
+    listed.write_text(json.dumps([rec.model_dump(mode="json")], indent=1), encoding="utf-8")
+    lines = tmp_path / "runs.jsonl"
+    write_jsonl([rec], lines)
+    for path in (listed, lines):
+        r = CliRunner().invoke(app, ["profile", str(path), "--format", "json"])
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout)["job_name"] == "sensorstats"
+    r = CliRunner().invoke(app, ["whatif", str(listed), "--set", "mapreduce.job.reduces=2"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["diagnose", str(listed), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["job_name"] == "sensorstats-default" and doc["state"] == "SUCCEEDED"
+    assert doc["profiled"] is True
