@@ -217,6 +217,44 @@ def _task_counts(h: JobHistory, props: Mapping[str, str]) -> tuple[int, int]:
     return n_maps, n_red
 
 
+#: The container request of each side: Hadoop 2/3 and Hadoop 1 names.
+_CONTAINER_KEYS = {
+    "map": (
+        "mapreduce.map.memory.mb",
+        "mapred.job.map.memory.mb",
+        "MB_MILLIS_MAPS",
+        "MILLIS_MAPS",
+    ),
+    "reduce": (
+        "mapreduce.reduce.memory.mb",
+        "mapred.job.reduce.memory.mb",
+        "MB_MILLIS_REDUCES",
+        "MILLIS_REDUCES",
+    ),
+}
+
+
+def _observed_containers(props: dict[str, str], J: Mapping[str, float], warnings: list) -> None:
+    """The containers the history shows (``MB_MILLIS_* / MILLIS_*``: what YARN allocated, its
+    request rounded up to the minimum allocation) where no configuration names them.
+
+    Without ``--conf`` the job was modelled in Hadoop's default 1,024 MB containers, although
+    the history had just said 256 MB: a what-if's GB·s came out 4× too large, and ``optimize
+    --allow-memory`` wrote 512 MB as a saving for maps that ran in 256 MB."""
+    found = []
+    for side, (key, old_key, mb_key, ms_key) in _CONTAINER_KEYS.items():
+        mb, millis = J.get(mb_key), J.get(ms_key)
+        if key in props or old_key in props or not (mb and millis and millis > 0):
+            continue
+        props[key] = str(int(round(mb / millis)))
+        found.append(f"{side} {props[key]} MB")
+    if found:
+        warnings.append(
+            f"containers from the history ({', '.join(found)}: MB_MILLIS_* / MILLIS_*), as no "
+            "configuration names them"
+        )
+
+
 def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> JobContext:
     """Configuration (history's properties, overridden by ``conf``), counters, task counts."""
     warnings = _job_warnings(h)
@@ -230,8 +268,9 @@ def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> Jo
         conf_source = conf.path if isinstance(conf, ConfFile) else "given properties"
     if not props:
         warnings.append("no job configuration: Hadoop defaults assumed (give --conf)")
-    cfg = profiled_config(props, h.hadoop_version, warnings)
     J, M, R = h.job_counters(), h.side_counters("map"), h.side_counters("reduce")
+    _observed_containers(props, J, warnings)
+    cfg = profiled_config(props, h.hadoop_version, warnings)
     if not J and not M and not R:
         warnings.append("the history holds no counters: every dataflow statistic is defaulted")
     n_maps, n_red = _task_counts(h, props)

@@ -1,0 +1,44 @@
+"""Containers from the history when no configuration names them (``MB_MILLIS_* / MILLIS_*``).
+
+Found on the examples' WordMean on the mini-cluster: profiled without ``--conf``, the job was
+modelled in Hadoop's default 1,024 MB containers although its history showed 256 MB, so its
+GB·s came out 4× too large and ``optimize --allow-memory`` wrote 512 MB as a saving.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mrtune.calibration import load_profile_source
+from mrtune.profiling import profile_config
+
+QMC = "job_1526555215992_0001-*.jhist"
+
+
+def _with_containers(src: Path, tmp_path: Path, mb: int) -> Path:
+    """The QMC history with its maps' and reduces' MB_MILLIS_* as ``mb`` MB containers."""
+    text = src.read_text(encoding="utf-8")
+    # 2,097 map ms and 1,024 MB: 2,147,328 MB·ms (its reduces' likewise)
+    text = text.replace(
+        '"MB_MILLIS_MAPS","displayName":"Total megabyte-milliseconds taken by all map tasks","value":2147328',
+        f'"MB_MILLIS_MAPS","displayName":"Total megabyte-milliseconds taken by all map tasks","value":{2097 * mb}',
+    )
+    out = tmp_path / src.name
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def test_the_histories_containers_stand_in_for_a_missing_conf(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    src = next((shared_data / "jhist").glob(QMC))
+    path = _with_containers(src, tmp_path, 256)
+    prof = load_profile_source(path, None)
+    cfg = profile_config(prof)
+    assert cfg.map_container_mb == 256
+    assert any("containers from the history (map 256 MB" in w for w in prof.warnings)
+    # a configuration that names the container wins over the history's counters
+    conf = next((shared_data / "jhist").glob("job_1526555215992_0001_conf.xml"))
+    with_conf = load_profile_source(path, conf)
+    assert profile_config(with_conf).map_container_mb == 1024
+    assert not any("containers from the history" in w for w in with_conf.warnings)
