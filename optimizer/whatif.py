@@ -87,6 +87,7 @@ def apply_changes(
     """
     props: dict[str, Any] = {}
     skip = set(unknown_properties(changes)) if allow_unknown else set()
+    _refuse_aliases(changes)
     for key, raw in changes.items():
         if key in skip:
             continue
@@ -101,12 +102,47 @@ def apply_changes(
             # HadoopConfig validates it as the plain property it is.
             props[key] = raw
             continue
+        if knob.role == Role.split_size:
+            # split.maxsize as Hadoop reads it: max(minsize, min(maxsize, block)), so a maxsize
+            # above the block changes nothing. The search's split-size knob (written through
+            # minsize above the block) answered "maxsize=1g" as minsize=1g: 1,600 -> 100 maps
+            # for a setting that leaves a real job as it was.
+            props[key] = raw
+            continue
+        if base.hadoop_version not in knob.versions:
+            # Hadoop 2/3 ignore io.sort.record.percent (MAPREDUCE-64 sizes the record share
+            # itself): applied here it changed nothing and was shown as no change at all
+            lines = " or ".join(f"Hadoop {v}" for v in knob.versions)
+            raise InputError(
+                f"{key} is read by {lines} only; this job's Hadoop "
+                f"{base.hadoop_version} ignores it",
+                field="--set",
+                value=f"{key}={raw}",
+            )
         value = knob.parse(raw)
         if profile is not None:
             props.update(knob_to_properties(knob, value, base, profile))
         else:
             props[knob.name] = value
     return base.with_changes(props)
+
+
+def _refuse_aliases(changes: Mapping[str, str]) -> None:
+    """Two names of one property (``io.sort.mb`` and ``mapreduce.task.io.sort.mb``) with
+    different values: which one Hadoop takes depends on its deprecation table, so neither is
+    guessed (the last one silently won)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for key, raw in changes.items():
+        name = canonical_name(key)
+        if name in seen and seen[name][1].strip() != str(raw).strip():
+            first, value = seen[name]
+            raise InputError(
+                f"{first}={value} and {key}={raw} set one property ({name}) twice",
+                field="--set",
+                value=key,
+                allowed="one value per property",
+            )
+        seen.setdefault(name, (key, str(raw)))
 
 
 def replay_conf(

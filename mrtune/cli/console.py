@@ -175,6 +175,46 @@ def report_bug(exc: BaseException) -> None:
     )
 
 
+#: Parameters naming a file a command writes, and their option (``outdir``: a directory).
+OUTPUT_PARAMS = {
+    "output": "-o",
+    "outdir": "-o",
+    "plot": "--plot",
+    "timeline": "--timeline",
+}
+
+
+def check_output_paths(kwargs: dict[str, Any]) -> None:
+    """Refuse, before any work, an output the command could not write: its folder missing or
+    read-only, or a file output that is a directory. (They were found after the search, as an
+    internal error, the result lost.) An output directory, and the folder of a plot (whose
+    writers create it or say why not), may be made below an existing writable folder."""
+    import os
+    from pathlib import Path
+
+    from mrtune.errors import InputError
+
+    for name, option in OUTPUT_PARAMS.items():
+        value = kwargs.get(name)
+        if not isinstance(value, Path):
+            continue
+        if name != "outdir" and value.is_dir():
+            raise InputError("is a directory: give a file name", path=str(value), field=option)
+        if name == "outdir" and value.exists() and not value.is_dir():
+            raise InputError("is a file: give a directory", path=str(value), field=option)
+        folder = value if name == "outdir" and value.is_dir() else value.parent
+        if name in ("outdir", "plot"):  # created below an existing folder (plot: by its writer)
+            while not folder.exists() and folder != folder.parent:
+                folder = folder.parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            why = "does not exist" if not folder.exists() else "is not a writable directory"
+            raise InputError(
+                f"cannot write here: the folder {folder} {why}",
+                path=str(value),
+                field=option,
+            )
+
+
 def cli_errors(func):  # type: ignore[no-untyped-def]
     """Decorate a Typer command so expected failures print one line and exit with code 2.
 
@@ -188,6 +228,7 @@ def cli_errors(func):  # type: ignore[no-untyped-def]
     @functools.wraps(func)
     def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
         try:
+            check_output_paths(kwargs)
             return func(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit, KeyboardInterrupt):
             raise

@@ -53,6 +53,19 @@ def test_whatif_input_size_and_cluster() -> None:
     assert r["what_if"]["map_slots"] > r["current"]["map_slots"]
 
 
+def test_split_maxsize_is_read_as_hadoop_reads_it() -> None:
+    # max(minsize, min(maxsize, block)): a maxsize above the 128 MB block changes nothing (it
+    # was answered as minsize=1g, 320 -> 40 maps); below the block it cuts smaller splits
+    maxsize = "mapreduce.input.fileinputformat.split.maxsize"
+    r = what_if(SPILLY, HadoopConfig(), CLUSTER, {maxsize: str(2**30)})
+    assert list(r["changes"]) == [maxsize]
+    assert r["what_if"]["num_maps"] == r["current"]["num_maps"] == 320
+    small = what_if(SPILLY, HadoopConfig(), CLUSTER, {maxsize: str(64 * 2**20)})
+    assert small["what_if"]["num_maps"] == 640
+    minsize = what_if(SPILLY, HadoopConfig(), CLUSTER, {"mapred.min.split.size": str(2**30)})
+    assert minsize["what_if"]["num_maps"] == 40
+
+
 @pytest.mark.parametrize(
     ("key", "value", "allowed"),
     [
@@ -297,3 +310,23 @@ def test_cli_plot_writes_optuna_plots(tmp_path, objective: str, kinds: set[str])
         png = tmp_path / "plots" / f"wc-{kind}.png"
         assert png.stat().st_size > 5000, kind
         assert f"wrote {png}" in r.output.replace("\n", "")
+
+
+def test_a_setting_of_another_hadoop_or_set_twice_is_refused() -> None:
+    from mrtune.errors import InputError
+
+    # Hadoop 2/3 ignore io.sort.record.percent: it was applied and shown as no change
+    with pytest.raises(InputError, match="read by Hadoop 1 only"):
+        what_if(SPILLY, HadoopConfig(), CLUSTER, {"io.sort.record.percent": "0.1"})
+    h1 = what_if(
+        SPILLY, HadoopConfig(hadoop_version=1), CLUSTER, {"io.sort.record.percent": "0.1"}
+    )
+    assert h1["changes"]
+    # two names of one property with two values: the last one silently won
+    with pytest.raises(InputError, match="set one property"):
+        what_if(
+            SPILLY,
+            HadoopConfig(),
+            CLUSTER,
+            {"io.sort.mb": "50", "mapreduce.task.io.sort.mb": "200"},
+        )

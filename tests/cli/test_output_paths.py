@@ -1,0 +1,34 @@
+"""An output a command could not write is refused in one line before any work (it was an
+internal error after the search, exit 1, the result lost)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mrtune.cli import app
+from mrtune.cli.example import examples
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["optimize", "{E}", "-o", "{missing}/rec.xml"],
+        ["whatif", "{E}", "--set", "mapreduce.job.reduces=2", "--timeline", "{missing}/t.png"],
+        ["profile", "{E}", "-o", "{missing}/p.json"],
+        ["example", "wordcount-rumen", "-o", "{missing}/a.json"],
+        ["optimize", "{E}", "-o", "{tmp}"],
+    ],
+)
+def test_an_unwritable_output_is_refused_before_any_work(tmp_path: Path, args: list[str]) -> None:
+    fill = {"E": str(examples()["wordcount-rumen"][1]), "missing": str(tmp_path / "no" / "such")}
+    fill["tmp"] = str(tmp_path)
+    started = time.perf_counter()
+    r = CliRunner().invoke(app, [a.format(**fill) for a in args])
+    assert r.exit_code == 2, r.output
+    assert "cannot write here" in r.output or "is a directory" in r.output
+    assert "internal error" not in r.output and "Traceback" not in r.output
+    assert time.perf_counter() - started < 30  # no search ran first
