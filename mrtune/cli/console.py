@@ -255,7 +255,30 @@ def calibration_brief(profile: Any) -> dict[str, str] | None:
     """The profile's calibration check for a ``--format json`` document
     (:meth:`~mrtune.costmodel.profile.CalibrationCheck.brief`; ``None``: never checked)."""
     check = getattr(profile, "calibration", None)
-    return None if check is None else check.brief()
+    if check is None:
+        return None
+    brief = check.brief()
+    from mrtune.calibration.self_check import job_model_miss
+
+    miss = job_model_miss(profile) if hasattr(profile, "cluster_facts") else None
+    if miss is not None:
+        brief["job_model"] = miss
+    return brief
+
+
+def _warn_job_model(profile: Any) -> None:
+    """The job model's miss of the run's task span, when large (one line, stderr)."""
+    from mrtune.calibration.self_check import job_model_miss
+
+    line = job_model_miss(profile) if hasattr(profile, "cluster_facts") else None
+    if line is not None:
+        from rich.markup import escape
+
+        err_console.print(
+            f"[bold yellow]warning:[/] {escape(f'{profile.job_id}: {line}')}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def warn_calibration(profile: Any, strict: bool = False) -> None:
@@ -265,6 +288,7 @@ def warn_calibration(profile: Any, strict: bool = False) -> None:
     Predictions from such a profile rest on cost factors that do not reproduce the job's own
     run, so no command may use one silently (DESIGN decision 10).
     """
+    _warn_job_model(profile)
     if not getattr(profile, "calibration_failed", False):
         return
     line = f"{profile.job_id}: {profile.calibration.summary()}"
