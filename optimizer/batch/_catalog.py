@@ -6,7 +6,8 @@ A catalog is any mix of
   histories (their ``<job id>_conf.xml`` beside them is found by
   :func:`mrtune.readers.load_profile_source`), SWIM traces (``*.tsv``) and JSONL files of profiles
   (``*.jsonl``); other files (the ``_conf.xml`` themselves, READMEs) are skipped;
-* files named directly, by the same suffixes (``.json`` is also read as JSONL).
+* files named directly, by the same suffixes (``.json`` is also read as JSONL), and Rumen
+  traces (``.json``, ``.json.gz``; known by their content): one job a ``LoggedJob``.
 
 Discovery only lists jobs; reading a job (parsing a history, building a profile) happens in the
 workers, so a bad job fails there, alone, with its reason. A :class:`JobRef` carries what a
@@ -26,7 +27,8 @@ from mrtune.readers.swim import iter_swim
 JHIST = "jhist"
 SWIM = "swim"
 PROFILE = "profile"
-SUFFIX_KIND = {".jhist": JHIST, ".tsv": SWIM, ".jsonl": PROFILE, ".json": PROFILE}
+RUMEN = "rumen"
+SUFFIX_KIND = {".jhist": JHIST, ".tsv": SWIM, ".jsonl": PROFILE, ".json": PROFILE, ".gz": RUMEN}
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,9 @@ class JobRef:
     Attributes:
         key: unique, stable identity in the catalog (``path`` for a history, ``path:line`` for
             a trace row or a JSONL line): what the results store is keyed by.
-        kind: ``jhist``, ``swim`` or ``profile``.
+        kind: ``jhist``, ``swim``, ``profile`` or ``rumen``.
         source: the file the job comes from.
-        payload: the SWIM row or JSONL line (empty for a history).
+        payload: the SWIM row or JSONL line, a Rumen trace's job id (empty for a history).
         job_id: the job id when known without reading the job (SWIM), else ``""``.
     """
 
@@ -53,6 +55,19 @@ def _file_refs(path: Path, kind: str) -> list[JobRef]:
     src = str(path)
     if kind == JHIST:
         return [JobRef(src, JHIST, src)]
+    if kind in (PROFILE, RUMEN):
+        from mrtune.readers import sniff_format
+
+        if sniff_format(path) == "rumen":
+            # a Rumen trace is one file of many jobs (it was read as JSONL: one failure a line)
+            from mrtune.readers.rumen import load_rumen
+
+            return [
+                JobRef(f"{src}:{h.job_id}", RUMEN, src, h.job_id, h.job_id)
+                for h in load_rumen(path)
+            ]
+        if kind == RUMEN:
+            raise InputError("a .gz catalog file must be a Rumen trace", path=src)
     try:
         if kind == SWIM:
             return [
@@ -85,14 +100,15 @@ def discover(paths: Iterable[str | Path]) -> list[JobRef]:
             files = sorted(
                 f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIX_KIND
             )
-            files = [f for f in files if f.suffix.lower() != ".json"]
+            files = [f for f in files if f.suffix.lower() not in (".json", ".gz")]
         else:
             if p.suffix.lower() not in SUFFIX_KIND:
                 raise InputError(
                     "unknown catalog file type",
                     path=str(raw),
                     allowed=".jhist (+ _conf.xml beside it), .tsv (SWIM trace), .jsonl / .json "
-                    "(one JobProfile JSON a line), or a directory of them",
+                    "(one JobProfile JSON a line), a Rumen trace (.json, .json.gz), or a "
+                    "directory of them",
                 )
             files = [p]
         for f in files:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
-from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef, discover
+from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, SWIM, JobRef, discover
 from mrtune.optimizer.batch._cluster import ClusterChoice, choose_cluster_config
 from mrtune.optimizer.batch._executors import Executor, make_executor
 from mrtune.optimizer.batch._report import summarize, write_outputs
@@ -29,7 +29,7 @@ from mrtune.optimizer.batch._worker import BatchSettings, tune_chunk
 ProgressFn = Callable[[str, int, int], None]
 #: Jobs per chunk by kind: a SWIM row or profile tunes in milliseconds, a history takes longer
 #: to parse; chunks amortise the inter-process round trip and each is one SQLite commit.
-CHUNK_BY_KIND = {SWIM: 64, PROFILE: 32, JHIST: 2}
+CHUNK_BY_KIND = {SWIM: 64, PROFILE: 32, JHIST: 2, RUMEN: 2}
 DB_NAME = "batch.sqlite"
 
 

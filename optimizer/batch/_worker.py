@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError
-from mrtune.optimizer.batch._catalog import JHIST, PROFILE, SWIM, JobRef
+from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, SWIM, JobRef
 from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, tune_jobs
 from mrtune.optimizer.batch._written import (
     Written,
@@ -140,6 +140,10 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
         from mrtune.calibration import load_profile_source
 
         profile = load_profile_source(ref.source)
+    elif ref.kind == RUMEN:
+        from mrtune.calibration import load_profile_source
+
+        profile = load_profile_source(ref.source, None, fmt="rumen", job=ref.payload)
     elif ref.kind == SWIM:
         row = parse_swim_line(ref.payload, path=ref.source, lineno=_line_of(ref.key))
         if row.map_input_bytes == 0:

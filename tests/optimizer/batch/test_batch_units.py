@@ -189,3 +189,17 @@ def test_store_refuses_to_mix_settings(tmp_path: Path) -> None:
         assert store.done_keys() == {"k"}
         store.prepare("fp2", resume=False, overwrite=True)
         assert store.count() == 0
+
+
+def test_a_rumen_trace_is_one_job_a_logged_job(shared_data: Path) -> None:
+    # it was read as JSONL: 11,364 "failed jobs" for the 2009 trace, one a line
+    trace = shared_data / "rumen" / "zombie-input-trace.json"
+    refs = discover([trace])
+    assert [r.job_id for r in refs] == [f"job_200904211745_000{i}" for i in (1, 2, 3, 4)]
+    assert {r.kind for r in refs} == {"rumen"}
+    s = BatchSettings(cluster=CLUSTER)
+    killed, tuned = tune_ref(refs[0], s), tune_ref(refs[3], s)
+    assert killed["status"] == "failed" and "KILLED" in killed["reason"]
+    assert tuned["status"] in ("tuned", "unchanged") and tuned["job_id"] == refs[3].job_id
+    gz = discover([shared_data / "rumen" / "folder-input-trace.json.gz"])
+    assert len(gz) > 10 and len({r.key for r in gz}) == len(gz)
