@@ -36,6 +36,7 @@ from mrtune.optimizer.model_miss import miss_band
 from mrtune.optimizer.noise import run_noise
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.knobs import Role, canonical_name
+from mrtune.search_spaces.output_format import ignores_output_codec
 
 MAP_PHASES = ("read", "map", "collect", "spill", "merge", "write")
 REDUCE_PHASES = ("shuffle", "merge", "reduce", "write")
@@ -97,6 +98,13 @@ def apply_changes(
             check_property_name(key)  # a typo must not become a silent no-op change
             props[key] = raw
             continue
+        why = ignores_output_codec(profile.source_properties) if profile is not None else None
+        if knob.role == Role.output_codec and why:
+            raise InputError(
+                f"{key}: {why}; Hadoop would not compress this job's output",
+                field="--set",
+                value=f"{key}={raw}",
+            )
         if knob.companion is not None and canonical_name(key) == knob.companion:
             # The knob's second property itself (a codec's on/off switch, split.minsize):
             # HadoopConfig validates it as the plain property it is.

@@ -34,6 +34,7 @@ from mrtune.search_spaces.constraints import (
 )
 from mrtune.search_spaces.grids import _GRIDS, _ceil, _clip_round, _registry_grid  # noqa: F401
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
+from mrtune.search_spaces.output_format import ignores_output_codec
 from mrtune.search_spaces.properties import (  # noqa: F401 - re-exported
     HEAP_OPTS,
     heap_not_modelled,
@@ -107,9 +108,12 @@ class SearchSpace:
             local_mode=local_mode_honoured,
         )
         knobs = []
+        no_out_codec = ignores_output_codec(profile.source_properties)
         for k in KNOBS:
             if k.name in excluded or (wanted is not None and k.name not in wanted):
                 continue
+            if k.role == Role.output_codec and no_out_codec:
+                continue  # the job's own OutputFormat never reads the output codec
             if k.container_memory and not allow_memory:
                 continue  # container sizes change the cluster's packing: only when allowed
             if k.container_memory and heap_not_modelled(profile, base, k):
@@ -126,6 +130,8 @@ class SearchSpace:
         current = space.current_values()
         space.knobs = [space._limited(k, verdicts, current) for k in knobs]
         space.withheld = [f"{v.codec}: {v.reason}" for v in verdicts if not v.offered]
+        if no_out_codec:
+            space.withheld.append(f"output compression: {no_out_codec}")
         return space
 
     # ------------------------------------------------------------------ limits

@@ -330,3 +330,27 @@ def test_a_setting_of_another_hadoop_or_set_twice_is_refused() -> None:
             CLUSTER,
             {"io.sort.mb": "50", "mapreduce.task.io.sort.mb": "200"},
         )
+
+
+def test_output_compression_only_for_an_output_format_that_reads_it() -> None:
+    from mrtune.errors import InputError
+    from mrtune.search_spaces import SearchSpace
+
+    tera = "org.apache.hadoop.examples.terasort.TeraOutputFormat"
+    own = SPILLY.model_copy(
+        update={"source_properties": {"mapreduce.job.outputformat.class": tera}}
+    )
+    knobs = {k.name for k in SearchSpace.for_job(own, HadoopConfig(), CLUSTER).knobs}
+    assert "mapreduce.output.fileoutputformat.compress.codec" not in knobs
+    space = SearchSpace.for_job(own, HadoopConfig(), CLUSTER)
+    assert any("TeraOutputFormat" in w for w in space.withheld)
+    for key in ("mapreduce.output.fileoutputformat.compress", "mapred.output.compression.codec"):
+        value = "true" if key.endswith("compress") else "org.apache.hadoop.io.compress.GzipCodec"
+        with pytest.raises(InputError, match="TeraOutputFormat writes its own files"):
+            what_if(own, HadoopConfig(), CLUSTER, {key: value})
+    text = "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat"
+    plain = SPILLY.model_copy(
+        update={"source_properties": {"mapreduce.job.outputformat.class": text}}
+    )
+    knobs = {k.name for k in SearchSpace.for_job(plain, HadoopConfig(), CLUSTER).knobs}
+    assert "mapreduce.output.fileoutputformat.compress.codec" in knobs
