@@ -115,6 +115,7 @@ def profile_from_run(
         input_bytes=stored,
         input_files=n_files,
         map_classes=classes,
+        input_splittable=not _combined(rec),
         has_combiner=has_combiner,
         combine_class=cfg.combine_class,
         map_only=rec.num_reduces == 0,
@@ -123,6 +124,8 @@ def profile_from_run(
     profile, final_recs = combiner_stats(profile, cfg, rec, J, width_in, st)
     codec_runs = list(codec_runs)
     warnings: list[str] = [ignored_settings_line(rec)] if rec.ignored_settings() else []
+    if _combined(rec):
+        warnings.append(COMBINED_SPLITS)
     codecs = ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
     for name, stats in probe_codecs(rec, codec_runs, warnings).items():
         # the probe measured every codec on this very data; the calibration run's own
@@ -179,6 +182,19 @@ def _check_run(rec: RunRecord) -> None:
         raise InputError(f"run {rec.run_id} has no map attempts", field="map_attempts")
 
 
+#: What a profile of CombineFileInputFormat maps says (:func:`_input_files`).
+COMBINED_SPLITS = (
+    "the maps read CombineFileInputFormat splits (several files each, packed up to "
+    "split.maxsize): the model keeps the run's packing, each map's files one unsplittable "
+    "unit, so split-size changes are not modelled"
+)
+
+
+def _combined(rec: RunRecord) -> bool:
+    """Whether the maps read CombineFileSplits (several files a map)."""
+    return any(a.split_parts for a in rec.map_attempts)
+
+
 def _input_files(rec: RunRecord) -> tuple[int, list[MapClass], str]:
     """``(input files, map classes, provenance)``: the files the maps' splits came from.
 
@@ -190,6 +206,8 @@ def _input_files(rec: RunRecord) -> tuple[int, list[MapClass], str]:
     files of unequal size become map classes (:func:`~mrtune.profiling.input_classes.file_classes`).
     """
     sizes = rec.input_file_sizes()
+    if _combined(rec):  # each map's files, packed by CombineFileInputFormat, are one unit
+        sizes = {a.attempt_id: int(a.split_length or 0) for a in rec.map_attempts}
     if not sizes:
         return 1, [], "defaulted: the run logged no split paths; one file assumed"
     n = len(sizes)

@@ -186,6 +186,9 @@ class MapAttemptEvents(TaskAttemptBase):
     """File of the split ("Processing split: <path>:<start>+<length>")."""
     split_start: int | None = None
     split_length: int | None = None
+    split_parts: list[tuple[str, int, int]] | None = None
+    """A CombineFileSplit's files ``(path, start, length)`` ("Processing split: Paths:…"):
+    one map reads several files (``split_path`` None, ``split_length`` their sum)."""
     sort_buffer: SortBufferInfo = Field(default_factory=SortBufferInfo)
     spills: list[SpillEvent] = Field(default_factory=list)
     flush_ms: int | None = None
@@ -463,10 +466,11 @@ def split_file_sizes(maps: list[MapAttemptEvents]) -> dict[str, int]:
     every byte of a file to exactly one split. Empty when no split was logged."""
     sizes: dict[str, int] = {}
     for a in maps:
-        if a.split_path is None or a.split_length is None:
-            continue
-        end = int(a.split_start or 0) + int(a.split_length)
-        sizes[a.split_path] = max(sizes.get(a.split_path, 0), end)
+        parts = a.split_parts or []
+        if a.split_path is not None and a.split_length is not None:
+            parts = [(a.split_path, int(a.split_start or 0), int(a.split_length))]
+        for path, start, length in parts:
+            sizes[path] = max(sizes.get(path, 0), start + length)
     return sizes
 
 

@@ -96,6 +96,9 @@ _ATTEMPT = r"(attempt_[\w]+_[mr]_\d+_\d+)"
 P_START_TASK = re.compile(r"^Starting task: " + _ATTEMPT)  # LocalJobRunner
 P_FINISH_TASK = re.compile(r"^Finishing task: " + _ATTEMPT)  # LocalJobRunner
 P_SPLIT = re.compile(r"^Processing split: (.+):(\d+)\+(\d+)\s*$")  # MapTask
+#: ``CombineFileSplit.toString``: ``Paths:p1:s1+l1,p2:s2+l2[ Locations:…]``
+P_COMBINED_SPLIT = re.compile(r"^Processing split: Paths:(.*?)(?:\s+Locations:.*)?$")
+P_SPLIT_PART = re.compile(r"^(.+):(\d+)\+(\d+)$")
 P_SORT_MB = re.compile(r"^mapreduce\.task\.io\.sort\.mb: (\d+)")  # MapTask.init
 P_SOFT_LIMIT = re.compile(r"^soft limit at (\d+)")
 P_INIT_BUF = re.compile(r"^bufstart = (\d+); bufvoid = (\d+)$")
@@ -354,7 +357,12 @@ def _map_line(st: _State, ln: LogLine, msg: str, own: str | None) -> None:
     a = _map_attempt(st, own)
     if a is None:
         return
-    if m := P_SPLIT.match(msg):
+    if m := P_COMBINED_SPLIT.match(msg):
+        # several files in one split (CombineFileInputFormat): P_SPLIT took the last one
+        parts = [P_SPLIT_PART.match(p.strip()) for p in m[1].split(",") if p.strip()]
+        a.split_parts = [(q[1], int(q[2]), int(q[3])) for q in parts if q is not None]
+        a.split_length = sum(n for _, _, n in a.split_parts)
+    elif m := P_SPLIT.match(msg):
         a.split_path, a.split_start, a.split_length = m[1], int(m[2]), int(m[3])
     elif m := P_SORT_MB.match(msg):
         a.sort_buffer.io_sort_mb = int(m[1])

@@ -267,3 +267,40 @@ def test_a_run_record_is_recognised_without_from_run(tmp_path: Path) -> None:
     doc = json.loads(r.stdout)
     assert doc["job_name"] == "sensorstats-default" and doc["state"] == "SUCCEEDED"
     assert doc["profiled"] is True
+
+
+def test_combine_file_splits_are_read_whole_and_kept_as_packed(tmp_path: Path) -> None:
+    # MultiFileWordCount: "Processing split: Paths:/in/s00:0+509791,/in/s01:0+510287" was read
+    # as one file of the last chunk's size (every per-byte statistic 11.8x off)
+    from mrtune.readers.task_log import P_COMBINED_SPLIT, P_SPLIT_PART
+
+    line = "Processing split: Paths:/in/s00:0+509791,/in/s01:0+510287 Locations:host1:; "
+    m = P_COMBINED_SPLIT.match(line)
+    assert m is not None
+    parts = [P_SPLIT_PART.match(p)[0] for p in m[1].split(",")]  # type: ignore[index]
+    assert parts == ["/in/s00:0+509791", "/in/s01:0+510287"]
+    rec = _record(tmp_path)
+    packed = []
+    for i, a in enumerate(rec.map_attempts):
+        files = [(f"/in/m{i}-{j}", 0, 1000 * (i + 1)) for j in range(3)]
+        packed.append(
+            a.model_copy(
+                update={
+                    "split_path": None,
+                    "split_parts": files,
+                    "split_length": sum(n for *_, n in files),
+                }
+            )
+        )
+    sizes = sorted(1000 * (i + 1) * 3 for i in range(len(packed)))
+    rec = rec.model_copy(
+        update={
+            "map_attempts": packed,
+            "input": rec.input.model_copy(update={"bytes": sum(sizes)}),
+        }
+    )
+    assert len(rec.input_file_sizes()) == 3 * len(packed)  # every file of every split
+    prof = profile_from_run(rec)
+    assert not prof.input_splittable and prof.input_files == len(packed)
+    assert sorted(c.input_bytes for c in prof.map_classes) == sizes
+    assert any("CombineFileInputFormat" in w for w in prof.warnings)
