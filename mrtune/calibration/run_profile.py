@@ -298,6 +298,12 @@ def _map_side_stats(
         J.get("MAP_OUTPUT_RECORDS", 0.0),
         J.get("MAP_OUTPUT_BYTES", 0.0),
     )
+    how = "MAP_OUTPUT_BYTES / input bytes"
+    if rec.num_reduces == 0 and mob <= 0:
+        # a map-only task writes through NewDirectOutputCollector, which counts records but
+        # never MAP_OUTPUT_BYTES: the job's output was profiled as 0 bytes (RandomTextWriter)
+        mob = J.get("OUTPUT_FORMAT_BYTES_WRITTEN", 0.0)
+        how = "FileOutputFormat BYTES_WRITTEN / input bytes (map-only: no MAP_OUTPUT_BYTES)"
     if mir <= 0:
         raise InputError(f"run {rec.run_id}: MAP_INPUT_RECORDS is 0", field="counters")
     if stored <= 0:
@@ -313,7 +319,7 @@ def _map_side_stats(
     st.measured("input_pair_width", width_in, "input file bytes / MAP_INPUT_RECORDS")
     _split_width(rec, st)
     _record_width(rec, width_in, st)
-    st.measured("map_size_sel", mob / stored, "MAP_OUTPUT_BYTES / input bytes")
+    st.measured("map_size_sel", mob / stored, how)
     st.measured("map_pairs_sel", mor / mir, "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     st.defaulted("input_compress_ratio", "generated input is not compressed")
     return width_in, (mob / mor if mor > 0 else 0.0)

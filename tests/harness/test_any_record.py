@@ -304,3 +304,22 @@ def test_combine_file_splits_are_read_whole_and_kept_as_packed(tmp_path: Path) -
     assert not prof.input_splittable and prof.input_files == len(packed)
     assert sorted(c.input_bytes for c in prof.map_classes) == sizes
     assert any("CombineFileInputFormat" in w for w in prof.warnings)
+
+
+def test_a_map_only_jobs_output_is_what_it_wrote(tmp_path: Path) -> None:
+    # NewDirectOutputCollector never counts MAP_OUTPUT_BYTES: RandomTextWriter's 5.1 MB of
+    # output was profiled as 0 bytes, and its output compression priced at exactly nothing
+    rec = _record(tmp_path)
+    counters = {g: dict(v) for g, v in rec.counters.items()}
+    counters["org.apache.hadoop.mapreduce.TaskCounter"]["MAP_OUTPUT_BYTES"] = 0
+    written = 5_131_744
+    counters["org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter"]["BYTES_WRITTEN"] = (
+        written
+    )
+    maponly = rec.model_copy(
+        update={"counters": counters, "num_reduces": 0, "reduce_attempts": []}
+    )
+    prof = profile_from_run(maponly)
+    assert prof.map_only
+    assert prof.stats.map_size_sel == pytest.approx(written / prof.input_bytes)
+    assert "BYTES_WRITTEN" in prof.provenance["stats.map_size_sel"]
