@@ -226,6 +226,28 @@ def max_reducers_for(shuffle_bytes: float) -> int:
     return max(1, int(np.ceil(shuffle_bytes / MIN_REDUCE_BYTES)))
 
 
+def distinct_key_cap(profile: JobProfile) -> int | None:
+    """Most non-empty partitions the job's keys can fill: the distinct keys the profile
+    measured a bound for (``key_vocabulary`` fitted to its counters, times
+    ``key_groups_scale``; ``max_distinct_keys``), else ``None``.
+
+    A hash partition holds whole keys, so reducers beyond the keys stay empty: the examples'
+    WordMean has two keys ("count", "length") and was offered 16 reducers; its driver reads
+    part-r-00000 only and printed "The mean is: NaN" with 3."""
+    st = profile.stats
+    bounds = []
+    measured = str(profile.provenance.get("stats.key_vocabulary", "")).startswith("measured")
+    if measured and st.key_vocabulary is not None:
+        bounds.append(st.key_vocabulary * (st.key_groups_scale or 1.0))
+    if st.max_distinct_keys is not None:
+        bounds.append(float(st.max_distinct_keys))
+    if not bounds:
+        return None
+    seen = float(profile.observed_counters.get("REDUCE_INPUT_GROUPS", 0.0) or 0.0)
+    # a vocabulary is a whole number of keys (its fit is not: 2.1 for WordMean's two)
+    return max(1, int(round(min(bounds))), int(seen))
+
+
 def min_split_for(block_bytes: float) -> float:
     """Smallest split the search offers: :data:`MIN_SPLIT_BLOCK_SHARE` of the DFS block."""
     return MIN_SPLIT_BLOCK_SHARE * float(block_bytes)

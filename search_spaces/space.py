@@ -24,6 +24,7 @@ from mrtune.costmodel.config import MB, HadoopConfig, parse_xmx
 from mrtune.costmodel.profile import JobProfile
 from mrtune.search_spaces.constraints import (
     CodecVerdict,
+    distinct_key_cap,
     followed_heap_mb,
     job_codec_verdicts,
     map_output_bytes,
@@ -158,6 +159,9 @@ class SearchSpace:
             return hit[1]
         if k.role == Role.reducers:
             cap = max_reducers_for(self.map_output_bytes())
+            keys = distinct_key_cap(self.profile)
+            if keys is not None:  # never below the job's own count: the search may keep it
+                cap = min(cap, max(keys, int(self.base.num_reducers)))
             return narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
         if k.role == Role.split_size:
             floor = max(k.low, min_split_for(self.base.dfs_blocksize))  # type: ignore[type-var]

@@ -354,3 +354,25 @@ def test_output_compression_only_for_an_output_format_that_reads_it() -> None:
     )
     knobs = {k.name for k in SearchSpace.for_job(plain, HadoopConfig(), CLUSTER).knobs}
     assert "mapreduce.output.fileoutputformat.compress.codec" in knobs
+
+
+def test_reducers_are_offered_no_further_than_the_jobs_keys() -> None:
+    from mrtune.search_spaces import SearchSpace
+
+    # the examples' WordMean: two keys, offered 16 reducers (14 empty partitions)
+    two_keys = SPILLY.model_copy(
+        update={
+            "stats": SPILLY.stats.model_copy(update={"key_vocabulary": 2.1}),
+            "provenance": {"stats.key_vocabulary": "measured: fitted to the counters"},
+            "observed_counters": {"REDUCE_INPUT_GROUPS": 2.0},
+        }
+    )
+
+    def top(profile: JobProfile) -> float:
+        space = SearchSpace.for_job(profile, HadoopConfig(), CLUSTER)
+        return next(k.high for k in space.knobs if k.name == "mapreduce.job.reduces")
+
+    assert top(two_keys) == 2
+    assert top(SPILLY) > 2  # no key evidence: the bytes decide
+    # a job already running more reducers than keys keeps its own count in range
+    assert SearchSpace.for_job(two_keys, HadoopConfig(num_reducers=5), CLUSTER)
