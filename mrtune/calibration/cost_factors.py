@@ -68,6 +68,7 @@ from mrtune.calibration.fit_result import (
     segment_fits,
 )
 from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
+from mrtune.calibration.plausibility import flag_implausible
 from mrtune.calibration.prior_caps import solve_capped
 from mrtune.calibration.rows import (
     CODEC_COLUMN_PREFIX,
@@ -151,6 +152,7 @@ def fit_cost_factors(
             contention=pr.spill_contention,
         )
     result = finish(profile, _apply_codec_scale(fit, codecs, profile))
+    result.profile = flag_implausible(result.profile, pr)
     check = check_calibration(
         result.profile,
         cfg,

@@ -1,0 +1,37 @@
+"""A factor fitted far outside its prior range is labelled implausible, not measured."""
+
+from __future__ import annotations
+
+from mrtune.calibration.plausibility import IMPLAUSIBLE, flag_implausible
+from mrtune.costmodel import CostFactors, DataflowStats, JobProfile
+from mrtune.optimizer.priors import is_measured
+
+PRIOR = CostFactors()
+
+
+def _fitted(**values: float) -> JobProfile:
+    prov = {f"costs.{f}": "measured: least squares on 8 phase times" for f in values}
+    return JobProfile(
+        job_id="j",
+        input_bytes=1e6,
+        stats=DataflowStats(),
+        costs=PRIOR.with_factors(values),
+        provenance=prov,
+    )
+
+
+def test_a_factor_far_beyond_its_prior_is_not_counted_as_measured() -> None:
+    # the examples' TeraSort on the mini-cluster: segment_seek_ns at 6.0 s (x2,980 its 2 ms)
+    seek = PRIOR.segment_seek_ns * 2980
+    p = flag_implausible(_fitted(segment_seek_ns=seek, map_cpu=PRIOR.map_cpu * 3), PRIOR)
+    assert p.provenance["costs.segment_seek_ns"].startswith(IMPLAUSIBLE)
+    assert "x2.98e+03" in p.provenance["costs.segment_seek_ns"].replace("×", "x")
+    assert not is_measured(p, "segment_seek_ns")
+    assert is_measured(p, "map_cpu")  # x3: within its range
+    assert p.costs.segment_seek_ns == seek  # the value stays: it reproduces the phase times
+
+
+def test_a_rate_at_zero_is_implausible_a_fixed_cost_at_zero_is_not() -> None:
+    p = flag_implausible(_fitted(hdfs_write=0.0, task_overhead_ms=0.0), PRIOR)
+    assert p.provenance["costs.hdfs_write"].startswith(IMPLAUSIBLE)
+    assert p.provenance["costs.task_overhead_ms"].startswith("measured")  # local mode: none
