@@ -289,6 +289,12 @@ def _record_width(rec: RunRecord, width_in: float, st: Prov) -> None:
     )
 
 
+#: A split this small (bytes a map) whose map writes :data:`GENERATED_GROWTH` times more is a
+#: generator's dummy split, not input (RandomWriter's RandomInputFormat: one byte a map).
+GENERATED_SPLIT_BYTES = 64.0
+GENERATED_GROWTH = 1000.0
+
+
 def _map_side_stats(
     rec: RunRecord, J: dict[str, float], stored: float, st: Prov
 ) -> tuple[float, float]:
@@ -306,12 +312,15 @@ def _map_side_stats(
         how = "FileOutputFormat BYTES_WRITTEN / input bytes (map-only: no MAP_OUTPUT_BYTES)"
     if mir <= 0:
         raise InputError(f"run {rec.run_id}: MAP_INPUT_RECORDS is 0", field="counters")
-    if stored <= 0:
-        # TeraGen's RangeInputFormat, RandomWriter's: records made up in the map, no file read
+    maps = max(len(rec.map_attempts), 1)
+    if stored <= 0 or (stored / maps < GENERATED_SPLIT_BYTES and mob > GENERATED_GROWTH * stored):
+        # TeraGen's RangeInputFormat: no file read; RandomWriter's and RandomTextWriter's: a
+        # one-byte dummy split a map, whose output (5 MB) scaled to 1 GB of "input" was 5.5 PB
         raise InputError(
-            f"run {rec.run_id}: its maps read no input bytes ({mir:.0f} records from an input "
-            "format that generates them, e.g. TeraGen's): mrtune models a job from the bytes "
-            "its maps read, so this run cannot be profiled",
+            f"run {rec.run_id}: its maps read no input to speak of ({stored:.0f} B for "
+            f"{mir:.0f} records, {mob:.0f} B of output: an input format that generates its "
+            "records, e.g. TeraGen's, RandomWriter's): "
+            "mrtune models a job from the bytes its maps read, so this run cannot be profiled",
             field="input.bytes",
             value=stored,
         )

@@ -239,12 +239,17 @@ def test_a_generator_job_is_refused_in_one_line(tmp_path: Path) -> None:
             "map_attempts": [a.model_copy(update={"split_path": None}) for a in rec.map_attempts],
         }
     )
-    with pytest.raises(InputError, match="read no input bytes"):
+    with pytest.raises(InputError, match="read no input to speak of"):
         profile_from_run(gen)
+    # RandomWriter, RandomTextWriter: a one-byte dummy split a map, megabytes written
+    dummy = gen.model_copy(update={"input": rec.input.model_copy(update={"bytes": 3})})
+    assert (dummy.counter("MAP_OUTPUT_BYTES") or 0) > 1000 * 3
+    with pytest.raises(InputError, match="3 B for"):
+        profile_from_run(dummy)
     runs = tmp_path / "gen.jsonl"
     write_jsonl([gen], runs)
     r = CliRunner().invoke(app, ["profile", str(runs), "--from", "run"])
-    assert r.exit_code == 2 and "read no input bytes" in r.output
+    assert r.exit_code == 2 and "read no input to speak of" in r.output
     assert "Traceback" not in r.output
 
 
