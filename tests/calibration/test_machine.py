@@ -145,7 +145,11 @@ def test_profile_command_from_a_run_record(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, [*args[:-1], "nope"])
     assert res.exit_code == 2 and "nope" in res.output
-    res = CliRunner().invoke(app, ["profile", str(MATRIX_RUNS), "--machine", str(out)])
+    # run records are known without --from run; --machine on a history is refused
+    trace = Path(__file__).resolve().parents[2] / "mrtune" / "examples" / "profiles"
+    res = CliRunner().invoke(
+        app, ["profile", str(trace / "wordcount-rumen.json"), "--machine", str(out)]
+    )
     assert res.exit_code == 2 and "--from run" in res.output
 
 
