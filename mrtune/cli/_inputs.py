@@ -313,3 +313,15 @@ def load_run_profile(path: Path, job: str | None, machine: Path | None):  # -> J
     profile = profile_from_run(records[0], machine=costs, codec_runs=probes)
     facts = {**profile.cluster_facts, "local_mode": 1.0}
     return profile.model_copy(update={"cluster_facts": facts})
+
+
+def on_hdfs(profile: JobProfile, base: HadoopConfig, spec: ClusterSpec) -> HadoopConfig:
+    """``base`` with the cluster's HDFS block size when a local run's profile is asked about a
+    YARN cluster: the local run's splits followed the local file system's 32 MiB
+    ``fs.local.block.size``, but on HDFS its input is in the cluster's blocks (20 GB was cut
+    into 640 maps instead of 160, and a split-size change was offered against maps the job
+    would not have)."""
+    local_run = profile.cluster_facts.get("local_mode") in (1, 1.0, "true", True)
+    if not local_run or spec.local_mode:
+        return base
+    return base.model_copy(update={"dfs_blocksize": int(spec.block_size_mb * 2**20)})

@@ -16,6 +16,7 @@ from mrtune.cli._inputs import (
     ProfileArg,
     build_cluster,
     load_job,
+    on_hdfs,
     with_input_size,
 )
 from mrtune.cli._optimize_options import (
@@ -174,6 +175,7 @@ def optimize_cmd(
     prof = with_input_size(prof, input_size)
     prof = _with_codec_facts(prof, codecs, allow_native_codecs)
     spec, where = build_cluster(prof, nodes, cluster, local)
+    base = on_hdfs(prof, base, spec)
     rec = _search(
         prof,
         base,

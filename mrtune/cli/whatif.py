@@ -15,6 +15,7 @@ from mrtune.cli._inputs import (
     ProfileArg,
     build_cluster,
     load_job,
+    on_hdfs,
     with_input_size,
 )
 from mrtune.cli._replay import replayed_conf
@@ -178,11 +179,15 @@ def whatif_cmd(
     replay = replayed_conf(profile, conf)
     warn_calibration(prof, strict)
     spec, where = build_cluster(prof, None, cluster, local)
+    base = on_hdfs(prof, base, spec)
     new_spec = _new_cluster(spec, nodes)
     size = None
     if input_size is not None:
         size = with_input_size(prof, input_size).input_bytes  # unit, range and volume checks
     changes = _changes(set_)
+    if new_spec is not None and on_hdfs(prof, base, new_spec) is not base:
+        # the what-if cluster reads the input from HDFS blocks, not the local 32 MiB ones
+        changes.setdefault("dfs.blocksize", str(int(new_spec.block_size_mb * 2**20)))
     if not allow_unknown:
         _refuse_unknown(changes)
     try:

@@ -152,10 +152,12 @@ def test_cli_profile_validate_and_summary_read_the_record(tmp_path: Path) -> Non
         args = ["whatif", str(prof), "--format", "json", *(["--nodes", nodes] if nodes else [])]
         r = CliRunner().invoke(app, args)
         assert r.exit_code == 0, r.output
-        cluster = json.loads(r.stdout)["cluster"]
-        cluster = cluster.get("what_if", cluster)
+        doc = json.loads(r.stdout)
+        cluster = doc["cluster"].get("what_if", doc["cluster"])
         assert cluster["num_nodes"] == want
         assert cluster["local_mode"] is (nodes is None)
+        # on HDFS the input is in the cluster's blocks, not the local file system's 32 MiB
+        assert ("dfs.blocksize" in doc["changes"]) is (nodes is not None)
     # optimize: the cluster line says what --nodes made of it
     r = CliRunner().invoke(app, ["optimize", str(prof), "--nodes", "10", "--format", "json"])
     assert r.exit_code == 0, r.output
