@@ -844,6 +844,12 @@ class JobProfile(BaseModel):
         description="classes of map tasks modelled apart (split sizes, inputs' own map "
         "profiles); empty: one input of input_files equal files",
     )
+    fixed_by_job: list[str] = Field(
+        default_factory=list,
+        description="job-level properties the job's own code set (its configuration's "
+        "<source>programmatically</source>, e.g. Job.setNumReduceTasks): a -D or site value "
+        "is overridden, so the search leaves them as they are",
+    )
     map_heap_use: MapHeapUse | None = Field(
         None,
         description="the maps' observed heap beyond the sort buffer (COMMITTED_HEAP_BYTES "

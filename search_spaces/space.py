@@ -68,6 +68,19 @@ class _JobTraits:
         return not (self.local_mode and k.local_mode_ignored)
 
 
+def _fixed_knobs(profile: JobProfile) -> list[str]:
+    """The knobs whose property the job's own code sets (``JobProfile.fixed_by_job``)."""
+    out = []
+    for key in profile.fixed_by_job:
+        try:
+            name = find_knob(key).name
+        except KeyError:
+            continue
+        if name not in out:
+            out.append(name)
+    return out
+
+
 @dataclass
 class SearchSpace:
     """The knobs that apply to ``profile`` under ``base``, and how to evaluate values of them."""
@@ -110,11 +123,14 @@ class SearchSpace:
         )
         knobs = []
         no_out_codec = ignores_output_codec(profile.source_properties)
+        fixed = _fixed_knobs(profile)
         for k in KNOBS:
             if k.name in excluded or (wanted is not None and k.name not in wanted):
                 continue
             if k.role == Role.output_codec and no_out_codec:
                 continue  # the job's own OutputFormat never reads the output codec
+            if k.name in fixed:
+                continue  # the job's code sets it after the site files: a change is overridden
             if k.container_memory and not allow_memory:
                 continue  # container sizes change the cluster's packing: only when allowed
             if k.container_memory and heap_not_modelled(profile, base, k):
@@ -133,6 +149,7 @@ class SearchSpace:
         space.withheld = [f"{v.codec}: {v.reason}" for v in verdicts if not v.offered]
         if no_out_codec:
             space.withheld.append(f"output compression: {no_out_codec}")
+        space.withheld += [f"{name}: the job's code sets it (programmatically)" for name in fixed]
         return space
 
     # ------------------------------------------------------------------ limits

@@ -64,6 +64,22 @@ def _new_cluster(spec: ClusterSpec, nodes: int | None) -> ClusterSpec | None:
     return spec.model_copy(update={"num_nodes": nodes})
 
 
+def _note_fixed(prof: JobProfile, changes: dict[str, str]) -> None:
+    """One line for each change to a property the job's own code sets (its conf says
+    ``programmatically``): Hadoop overrides a -D or site value with the code's."""
+    from mrtune.search_spaces.knobs import canonical_name
+
+    fixed = {canonical_name(k) for k in prof.fixed_by_job}
+    for key in changes:
+        if canonical_name(key) in fixed:
+            err_console.print(
+                f"note: the job's code sets {key} (its configuration says programmatically): a "
+                "-D or mapred-site value is overridden, so this what-if holds only if the code "
+                "(or its arguments) sets the new value",
+                highlight=False,
+            )
+
+
 def _changes(sets: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for s in sets:
@@ -185,6 +201,7 @@ def whatif_cmd(
     if input_size is not None:
         size = with_input_size(prof, input_size).input_bytes  # unit, range and volume checks
     changes = _changes(set_)
+    _note_fixed(prof, changes)
     if new_spec is not None and on_hdfs(prof, base, new_spec) is not base:
         # the what-if cluster reads the input from HDFS blocks, not the local 32 MiB ones
         changes.setdefault("dfs.blocksize", str(int(new_spec.block_size_mb * 2**20)))

@@ -39,6 +39,7 @@ from mrtune.profiling.input_classes import (
     file_classes,
     files_of_maps,
 )
+from mrtune.profiling.job_fixed import fixed_by_code
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
@@ -164,6 +165,7 @@ def build_statistics(
         observed_counters=job.J,
         warnings=_dedupe([*job.warnings, *([heap_warning] if heap_warning else [])]),
         map_heap_use=heap_use,
+        fixed_by_job=fixed_by_code(conf),
     )
     if ms.has_combiner and not job.map_only:
         maps = [a.counters for a in job.h.successful("map")]
