@@ -55,7 +55,7 @@ from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile, MapClass
 from mrtune.errors import InputError
-from mrtune.profiling.input_classes import classes_note, file_classes
+from mrtune.profiling.input_classes import COMBINED_SPLITS, classes_note, file_classes
 from mrtune.readers.run_records import RunRecord
 
 if TYPE_CHECKING:
@@ -180,14 +180,6 @@ def _check_run(rec: RunRecord) -> None:
         raise InputError(f"run {rec.run_id} failed: no profile from it", field="success")
     if not rec.map_attempts:
         raise InputError(f"run {rec.run_id} has no map attempts", field="map_attempts")
-
-
-#: What a profile of CombineFileInputFormat maps says (:func:`_input_files`).
-COMBINED_SPLITS = (
-    "the maps read CombineFileInputFormat splits (several files each, packed up to "
-    "split.maxsize): the model keeps the run's packing, each map's files one unsplittable "
-    "unit, so split-size changes are not modelled"
-)
 
 
 def _combined(rec: RunRecord) -> bool:

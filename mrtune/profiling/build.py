@@ -34,6 +34,7 @@ from mrtune.profiling.dataflow import (
 )
 from mrtune.profiling.heap_use import checked_heap_use
 from mrtune.profiling.input_classes import (
+    COMBINED_SPLITS,
     anchored_combiner,
     classes_note,
     file_classes,
@@ -118,18 +119,12 @@ def build_statistics(
     stats, codecs, ms = dataflow_statistics(job)
     st = job.st
     input_files, files_how, files_conf = _input_files(job, ms.stored)
-    sizes = files_of_maps(
-        [stored_input_bytes(a.counters) for a in job.h.successful("map")],
-        ms.stored,
-        job.cfg.split_size,
-        files_conf,
-    )
-    classes = file_classes(sizes) if sizes is not None and len(sizes) == job.n_maps else []
+    classes, packed = _classes(job, ms.stored, files_conf)
     if classes:
-        input_files, files_how = (
-            len(sizes),
-            classes_note(sizes, classes, "one file a map (each map's input bytes)"),
-        )
+        input_files, files_how = job.n_maps, classes[0]
+    elif packed:  # each map's files one unsplittable unit, of one size
+        input_files, files_how = job.n_maps, "one unit a map (CombineFileInputFormat's packing)"
+    classes = classes[1:]
     facts = _job_facts(job, ms, input_files, files_how, files_conf)
     cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)
     cfg = job.cfg
@@ -144,9 +139,9 @@ def build_statistics(
         job_name=job.h.job_name,
         input_bytes=float(ms.stored),
         input_files=int(input_files),
+        input_splittable=not packed,
         map_classes=classes,
         input_compressed=ms.input_compressed,
-        input_splittable=True,
         has_combiner=ms.has_combiner,
         combine_class=cfg.combine_class if cfg.combine_class != UNKNOWN_COMBINER else None,
         map_only=job.map_only,
@@ -279,6 +274,29 @@ def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> Jo
     if cfg.num_reducers != n_red:
         cfg = cfg.model_copy(update={"num_reducers": n_red})
     return JobContext(h, props, conf_source, cfg, J, M, R, n_maps, n_red, warnings)
+
+
+def _classes(job: JobContext, stored: float, files_conf: int | None) -> tuple[list, bool]:
+    """``([provenance, map classes…], packed)``: the maps' own sizes as classes when each map
+    read whole files (:mod:`mrtune.profiling.input_classes`), and whether the input format
+    packed several files a map (CombineFileInputFormat: more files listed than maps ran; the
+    examples' MultiFileWordCount, 12 files in 1 map, was modelled as 5 maps in 3 waves and
+    offered split.minsize, which it ignores): each map's files are then one unsplittable unit."""
+    per_map = [stored_input_bytes(a.counters) for a in job.h.successful("map")]
+    packed = bool(files_conf and files_conf > job.n_maps) or "Combine" in str(
+        job.props.get("mapreduce.job.inputformat.class", "")
+    )
+    if packed:
+        job.warnings.append(COMBINED_SPLITS)
+        files_conf = job.n_maps
+    sizes = files_of_maps(per_map, stored, job.cfg.split_size, files_conf)
+    if sizes is None or len(sizes) != job.n_maps:
+        return [], packed
+    classes = file_classes(sizes)
+    if not classes:
+        return [], packed
+    how = "each map's files as one unit" if packed else "one file a map"
+    return [classes_note(sizes, classes, f"{how} (each map's input bytes)"), *classes], packed
 
 
 def _input_files(job: JobContext, stored: float) -> tuple[int, str, int | None]:

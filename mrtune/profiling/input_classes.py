@@ -23,6 +23,12 @@ from collections.abc import Sequence
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile, MapClass
 
+#: What a profile of CombineFileInputFormat maps says.
+COMBINED_SPLITS = (
+    "the maps read CombineFileInputFormat splits (several files each, packed up to "
+    "split.maxsize): the model keeps the run's packing, each map's files one unsplittable "
+    "unit, so split-size changes are not modelled"
+)
 #: Files whose sizes differ by less than this share of the larger are one class.
 EQUAL_SHARE = 0.01
 #: Most classes a profile gets: the model's map side costs two task calls per class.

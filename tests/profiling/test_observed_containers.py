@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mrtune.calibration import load_profile_source
+from mrtune.calibration import build_profile, load_profile_source
+from mrtune.readers import load_history
 from mrtune.profiling import profile_config
 
 QMC = "job_1526555215992_0001-*.jhist"
@@ -42,3 +43,15 @@ def test_the_histories_containers_stand_in_for_a_missing_conf(
     with_conf = load_profile_source(path, conf)
     assert profile_config(with_conf).map_container_mb == 1024
     assert not any("containers from the history" in w for w in with_conf.warnings)
+
+
+def test_a_combine_input_format_keeps_the_runs_packing(shared_data: Path) -> None:
+    # CombineTextInputFormat (Hive's CombineHiveInputFormat alike) packs files into a map: a
+    # split-size change does not cut them as FileInputFormat would
+    src = next((shared_data / "jhist").glob(QMC))
+    fmt = "org.apache.hadoop.mapreduce.lib.input.CombineTextInputFormat"
+    prof = build_profile(load_history(src), {"mapreduce.job.inputformat.class": fmt})
+    assert not prof.input_splittable and prof.input_files == 1
+    assert any("CombineFileInputFormat" in w for w in prof.warnings)
+    plain = build_profile(load_history(src), {})
+    assert plain.input_splittable
