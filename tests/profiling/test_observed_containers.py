@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mrtune.calibration import build_profile, load_profile_source
-from mrtune.readers import load_history
 from mrtune.profiling import profile_config
+from mrtune.readers import load_history
 
 QMC = "job_1526555215992_0001-*.jhist"
 
