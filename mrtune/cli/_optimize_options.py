@@ -80,6 +80,12 @@ SPACE_OPT = typer.Option(
 )
 ONLY_OPT = typer.Option([], "--only", help="Tune only these settings.")
 EXCLUDE_OPT = typer.Option([], "--exclude", help="Never change these settings.")
+OUTPUT_COMPRESSION_OPT = typer.Option(
+    False,
+    "--output-compression",
+    help="Also tune the job's output compression (it changes the files every downstream "
+    "reader gets: off unless asked, as in batch).",
+)
 OUTPUT_OPT = typer.Option(
     None, "-o", "--output", help="Write the changed properties as mapred-site.xml."
 )

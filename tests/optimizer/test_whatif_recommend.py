@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -376,3 +378,27 @@ def test_reducers_are_offered_no_further_than_the_jobs_keys() -> None:
     assert top(SPILLY) > 2  # no key evidence: the bytes decide
     # a job already running more reducers than keys keeps its own count in range
     assert SearchSpace.for_job(two_keys, HadoopConfig(num_reducers=5), CLUSTER)
+
+
+def test_optimize_leaves_job_output_compression_unless_asked(tmp_path) -> None:  # noqa: ANN001
+    # it changes the files downstream readers get: the examples' WordMean reads part-r-00000
+    # and failed once optimize wrote output compression at a 0.0% gain
+    from mrtune.cli.optimize import OUTPUT_CODEC, _with_output_codec
+
+    assert _with_output_codec([], False, []) == [OUTPUT_CODEC]
+    assert _with_output_codec([], True, []) == []
+    assert _with_output_codec([], False, ["io.sort.mb"]) == []
+    prof = tmp_path / "p.json"
+    prof.write_text(SPILLY.model_dump_json())
+    runner = CliRunner()
+    for flag, offered in (([], False), (["--output-compression"], True)):
+        r = runner.invoke(
+            app,
+            ["optimize", str(prof), "--strategy", "exhaustive", "--format", "json",
+             "--include-low-confidence", *flag],
+        )  # fmt: skip
+        assert r.exit_code == 0, r.output
+        doc = json.loads(r.stdout)
+        assert ("output codec" in doc["search"]["notes"]) is offered
+        if not offered:
+            assert "mapreduce.output.fileoutputformat.compress" not in doc["properties"]
