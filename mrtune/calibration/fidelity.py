@@ -100,11 +100,12 @@ __all__ = [
 JOB_PREFIX = {"sort": "sort", "wordcount": "wc", "selectivity": "sel", "postings": "pst"}
 
 
-def default_label(job: str) -> str:
+def default_label(job: str, project: bool = True) -> str:
     """The label ``validate`` calibrates ``job`` on by default: ``<prefix>-default`` for the
     project's jobs (:data:`JOB_PREFIX`: ``wc-default`` for WordCount), ``<job>-default`` for
-    any other (a ``hadoop-run --jar`` job is named after its main class: ``sensorstats``)."""
-    return f"{JOB_PREFIX.get(job, job)}-default"
+    any other (a ``hadoop-run --jar`` job is named after its main class: ``sensorstats``, and
+    the examples' ``WordCount`` is ``wordcount-default``, not the project's ``wc-default``)."""
+    return f"{JOB_PREFIX.get(job, job) if project else job}-default"
 
 
 @dataclass
@@ -271,7 +272,8 @@ def _calibration_labels(
         chosen[by_label[label][0].job] = (label, rep)
     for job in sorted({r.job for r in records}):
         if job not in chosen:
-            label = default_label(job)
+            project = all(r.main_class is None for r in records if r.job == job)
+            label = default_label(job, project)
             if label not in by_label:
                 raise InputError(
                     f"no calibration run for job {job}: no run labelled {label}",

@@ -330,3 +330,20 @@ def test_a_map_only_jobs_output_is_what_it_wrote(tmp_path: Path) -> None:
     assert prof.map_only
     assert prof.stats.map_size_sel == pytest.approx(written / prof.input_bytes)
     assert "BYTES_WRITTEN" in prof.provenance["stats.map_size_sel"]
+
+
+def test_a_jar_job_named_like_a_project_job_calibrates_on_its_own_label(tmp_path: Path) -> None:
+    # the examples' WordCount is "wordcount", as the project's job is: validate looked for the
+    # project's wc-default and refused the user's wordcount-default
+    rec = _record(tmp_path).model_copy(
+        update={
+            "job": "wordcount",
+            "label": "wordcount-default",
+            "main_class": "org.apache.hadoop.examples.WordCount",
+        }
+    )
+    runs = tmp_path / "runs.jsonl"
+    write_jsonl([rec], runs)
+    r = CliRunner().invoke(app, ["validate", str(runs), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["calibrations"][0]["job"] == "wordcount"
