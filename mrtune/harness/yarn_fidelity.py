@@ -103,6 +103,19 @@ def is_history_index(path: Path) -> bool:
         return False
 
 
+def _group_of(entry: dict[str, Any]) -> str:
+    """The job an index entry belongs to: the project's job, else a ``--jar`` job's main
+    class (``job_name_of``). Without it every ``--jar`` run was one group, all calibrated on
+    the first job's run ("terasort: MAP_OUTPUT_RECORDS +2887%")."""
+    if entry.get("job"):
+        return str(entry["job"])
+    if entry.get("main_class"):
+        from mrtune.harness.any_record import job_name_of
+
+        return job_name_of(str(entry["main_class"]))
+    return ""
+
+
 def load_history_runs(path: Path) -> list[HistoryRun]:
     """The successful YARN runs of an index; a bad line is one clear error. A relative
     ``jhist``/``conf_xml`` path is taken from the index file's folder (a packed round)."""
@@ -120,7 +133,7 @@ def load_history_runs(path: Path) -> list[HistoryRun]:
                 path.parent / e["conf_xml"],
                 MiniCluster(**e["cluster"]),
                 e.get("load_avg_1m"),
-                str(e.get("job") or ""),
+                _group_of(e),
                 int(e.get("repeat") or 0),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:

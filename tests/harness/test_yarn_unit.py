@@ -108,6 +108,15 @@ def test_history_index_is_recognised_and_bad_lines_are_one_error(tmp_path: Path)
     assert not is_history_index(other)
 
 
+def test_a_jar_runs_group_is_its_main_class() -> None:
+    # --jar runs carry no "job": all of them were one group, calibrated on the first job's run
+    from mrtune.harness.yarn_fidelity import _group_of
+
+    assert _group_of({"main_class": "org.apache.hadoop.examples.terasort.TeraSort"}) == "terasort"
+    assert _group_of({"job": "wordcount", "main_class": None}) == "wordcount"
+    assert _group_of({}) == ""
+
+
 def test_each_job_group_takes_its_own_calibration_label() -> None:
     from mrtune.harness.yarn_fidelity import HistoryRun, _group_label
 
