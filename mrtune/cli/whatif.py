@@ -249,6 +249,8 @@ def whatif_cmd(
         emit_json(result)  # its "lint" carries the findings
         return
     warn_limits(result["lint"])
+    for line in result.get("codec_priors", []):
+        err_console.print(f"note: {line}", highlight=False)
     console.print(f"cluster: {where}" + (f" → {nodes} nodes" if nodes else ""))
     render_whatif(result)
     if timeline is not None:

@@ -402,3 +402,9 @@ def test_optimize_leaves_job_output_compression_unless_asked(tmp_path) -> None: 
         assert ("output codec" in doc["search"]["notes"]) is offered
         if not offered:
             assert "mapreduce.output.fileoutputformat.compress" not in doc["properties"]
+
+
+def test_a_codec_the_job_never_ran_is_said_to_rest_on_its_prior() -> None:
+    r = what_if(SPILLY, HadoopConfig(), CLUSTER, {"mapreduce.map.output.compress": "true"})
+    assert len(r["codec_priors"]) == 1 and "documented prior" in r["codec_priors"][0]
+    assert what_if(SPILLY, HadoopConfig(), CLUSTER, {"io.sort.mb": "200"})["codec_priors"] == []
