@@ -272,6 +272,28 @@ def with_input_size(profile: JobProfile, text: str | None) -> JobProfile:
     return scaled
 
 
+def _not_run_records(path: Path, exc: Exception) -> str:
+    """Why ``path`` is not run records, naming what it is when that is known (a profile gave
+    "30 validation errors for RunRecord")."""
+    from mrtune.readers import sniff_format
+
+    try:
+        kind = sniff_format(path)
+    except InputError:
+        kind = None
+    text = path.read_text(encoding="utf-8", errors="replace")[:4096] if path.is_file() else ""
+    if kind in ("jhist", "rumen"):
+        return (
+            f"a job history ({kind}), not run records: validate reads the runs.jsonl of "
+            "mrtune hadoop-run; profile a history with mrtune profile"
+        )
+    if '"input_bytes"' in text and '"stats"' in text:
+        return "a job profile, not run records: validate reads the runs.jsonl of mrtune hadoop-run"
+    first = str(exc).splitlines()
+    detail = first[0] if len(first) < 2 else f"{first[1].strip()}: {first[2].strip()}"
+    return f"not a file of run records (mrtune hadoop-run's runs.jsonl): {detail}"[:300]
+
+
 def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list[RunRecord]
     """The run records (``mrtune hadoop-run`` / ``hadoop-matrix``) in ``path``: a JSONL file, a
     JSON record or a JSON list. A file that is not one gives one line naming it; with
@@ -281,8 +303,7 @@ def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list
     try:
         records = read_jsonl(path)
     except (ValidationError, ValueError) as exc:
-        msg = f"not a file of run records: {exc}".splitlines()[0]
-        raise InputError(msg, path=str(path)) from None
+        raise InputError(_not_run_records(path, exc), path=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
     if need_success and not any(r.success for r in records):

@@ -32,3 +32,14 @@ def test_an_unwritable_output_is_refused_before_any_work(tmp_path: Path, args: l
     assert "cannot write here" in r.output or "is a directory" in r.output
     assert "internal error" not in r.output and "Traceback" not in r.output
     assert time.perf_counter() - started < 30  # no search ran first
+
+
+def test_validate_names_what_it_was_given_instead_of_run_records(tmp_path: Path) -> None:
+    # a profile gave "30 validation errors for RunRecord"
+    profile = str(examples()["wordcount-rumen"][1])
+    r = CliRunner().invoke(app, ["validate", profile])
+    assert r.exit_code == 2 and "a job profile, not run records" in r.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"run_id": 3}\n')
+    r = CliRunner().invoke(app, ["validate", str(bad)])
+    assert r.exit_code == 2 and "not a file of run records" in r.output
