@@ -18,7 +18,12 @@ from mrtune.costmodel.combiner import knot_factor, zipf_distinct
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.map_task import MapTaskResult, map_task
 from mrtune.costmodel.profile import JobProfile
-from mrtune.profiling.combine_fit import fit_key_law_knots, fit_zipf_key_law
+from mrtune.profiling.combine_fit import (
+    fit_key_law_knots,
+    fit_zipf_key_law,
+    record_key_law,
+    saturated,
+)
 from mrtune.readers.run_records import MapAttemptEvents, RunRecord
 
 
@@ -88,8 +93,7 @@ def _fit_key_law(rec: RunRecord, st: Prov) -> bool:
         f"record counts from the task log) and REDUCE_INPUT_GROUPS {groups:.0f} of "
         f"{total:.0f} records; worst relative error {worst:.2%}"
     )
-    st.measured("key_vocabulary", vocab, how)
-    st.measured("key_zipf_exponent", s, how)
+    record_key_law(st, vocab, s, how, saturated(obs, groups))
     return True
 
 
