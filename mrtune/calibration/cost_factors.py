@@ -66,6 +66,7 @@ from mrtune.calibration.fit_result import (
     fit_costs_dict,
     miss_hints,
     segment_fits,
+    with_starved_cpu,
 )
 from mrtune.calibration.fixed_costs import tie_spill_write, untie_spill_write
 from mrtune.calibration.plausibility import flag_implausible
@@ -158,7 +159,7 @@ def fit_cost_factors(
         cfg,
         spill_overlap=spill_overlap,
         linear={sf.name: (sf.n, sf.observed_mean_ms, sf.model_mean_ms) for sf in result.segments},
-        hints=miss_hints(fit),
+        hints=with_starved_cpu(miss_hints(fit), result.profile),
     )
     result.profile = result.profile.model_copy(update={"calibration": check})
     result.check = check

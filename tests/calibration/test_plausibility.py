@@ -35,3 +35,23 @@ def test_a_rate_at_zero_is_implausible_a_fixed_cost_at_zero_is_not() -> None:
     p = flag_implausible(_fitted(hdfs_write=0.0, task_overhead_ms=0.0), PRIOR)
     assert p.provenance["costs.hdfs_write"].startswith(IMPLAUSIBLE)
     assert p.provenance["costs.task_overhead_ms"].startswith("measured")  # local mode: none
+
+
+def test_a_starved_cpu_is_named_beside_fixed_time() -> None:
+    from mrtune.calibration.check import MissHint
+    from mrtune.calibration.fit_result import cpu_share, with_starved_cpu
+    from mrtune.costmodel.profile import TaskTiming
+
+    def attempt(cpu: float) -> TaskTiming:
+        return TaskTiming(
+            attempt_id=f"a{cpu}", kind="map", start_ms=0, finish_ms=10_000,
+            phases_ms={"total": 10_000.0}, counters={"CPU_MILLISECONDS": cpu},
+        )  # fmt: skip
+
+    hints = {"map.sort": MissHint(above="a", below="fixed time it has no term for")}
+    starved = _fitted().model_copy(update={"observed": [attempt(1_800.0), attempt(2_200.0)]})
+    assert cpu_share(starved) == 0.2
+    got = with_starved_cpu(hints, starved)["map.sort"]
+    assert "used 20% of a CPU" in got.below and got.above == "a"  # type: ignore[union-attr]
+    busy = starved.model_copy(update={"observed": [attempt(9_000.0)]})
+    assert with_starved_cpu(hints, busy) is hints
