@@ -117,13 +117,12 @@ def apply_changes(
             # for a setting that leaves a real job as it was.
             props[key] = raw
             continue
-        if base.hadoop_version not in knob.versions:
+        if base.hadoop_version >= 2 and knob.name in IGNORED_SINCE_HADOOP2:
             # Hadoop 2/3 ignore io.sort.record.percent (MAPREDUCE-64 sizes the record share
             # itself): applied here it changed nothing and was shown as no change at all
-            lines = " or ".join(f"Hadoop {v}" for v in knob.versions)
             raise InputError(
-                f"{key} is read by {lines} only; this job's Hadoop "
-                f"{base.hadoop_version} ignores it",
+                f"{key} is read by Hadoop 1 only; this job's Hadoop {base.hadoop_version} "
+                f"ignores it ({IGNORED_SINCE_HADOOP2[knob.name]})",
                 field="--set",
                 value=f"{key}={raw}",
             )
@@ -159,6 +158,12 @@ def codec_priors(profile: JobProfile, base: HadoopConfig, proposed: HadoopConfig
                 f"prior ({stats.source.removeprefix('prior: ')}), not measured on this job's data"
             )
     return out
+
+
+#: Settings Hadoop 2/3 no longer read at all, and what replaced them.
+IGNORED_SINCE_HADOOP2 = {
+    "io.sort.record.percent": "MAPREDUCE-64: the sort buffer sizes its record share itself",
+}
 
 
 def _refuse_aliases(changes: Mapping[str, str]) -> None:

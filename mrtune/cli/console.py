@@ -184,7 +184,11 @@ OUTPUT_PARAMS = {
 }
 
 
-def check_output_paths(kwargs: dict[str, Any]) -> None:
+#: Commands whose ``-o`` may name a folder to write into (``example -o DIR`` copies there).
+DIR_OUTPUT_COMMANDS = frozenset({"example_cmd"})
+
+
+def check_output_paths(kwargs: dict[str, Any], dir_ok: bool = False) -> None:
     """Refuse, before any work, an output the command could not write: its folder missing or
     read-only, or a file output that is a directory. (They were found after the search, as an
     internal error, the result lost.) An output directory, and the folder of a plot (whose
@@ -198,10 +202,10 @@ def check_output_paths(kwargs: dict[str, Any]) -> None:
         value = kwargs.get(name)
         if not isinstance(value, Path):
             continue
-        if name != "outdir" and value.is_dir():
+        if name != "outdir" and value.is_dir() and not dir_ok:
             raise InputError("is a directory: give a file name", path=str(value), field=option)
-        if name == "outdir" and value.exists() and not value.is_dir():
-            raise InputError("is a file: give a directory", path=str(value), field=option)
+        if name == "outdir":
+            continue  # batch checks its output folder itself (check_outdir), first thing
         folder = value if name == "outdir" and value.is_dir() else value.parent
         if name in ("outdir", "plot"):  # created below an existing folder (plot: by its writer)
             while not folder.exists() and folder != folder.parent:
@@ -228,7 +232,7 @@ def cli_errors(func):  # type: ignore[no-untyped-def]
     @functools.wraps(func)
     def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
         try:
-            check_output_paths(kwargs)
+            check_output_paths(kwargs, dir_ok=func.__name__ in DIR_OUTPUT_COMMANDS)
             return func(*args, **kwargs)
         except (typer.Exit, typer.Abort, SystemExit, KeyboardInterrupt):
             raise
