@@ -34,9 +34,14 @@ from mrtune.optimizer.confidence import (
 )
 from mrtune.optimizer.model_miss import miss_band
 from mrtune.optimizer.noise import run_noise
+from mrtune.optimizer.whatif_checks import (
+    IGNORED_SINCE_HADOOP2,
+    codec_priors,
+    refuse_aliases,
+    refuse_unread_output_codec,
+)
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.knobs import Role, canonical_name
-from mrtune.search_spaces.output_format import ignores_output_codec
 
 MAP_PHASES = ("read", "map", "collect", "spill", "merge", "write")
 REDUCE_PHASES = ("shuffle", "merge", "reduce", "write")
@@ -88,7 +93,7 @@ def apply_changes(
     """
     props: dict[str, Any] = {}
     skip = set(unknown_properties(changes)) if allow_unknown else set()
-    _refuse_aliases(changes)
+    refuse_aliases(changes)
     for key, raw in changes.items():
         if key in skip:
             continue
@@ -98,13 +103,8 @@ def apply_changes(
             check_property_name(key)  # a typo must not become a silent no-op change
             props[key] = raw
             continue
-        why = ignores_output_codec(profile.source_properties) if profile is not None else None
-        if knob.role == Role.output_codec and why:
-            raise InputError(
-                f"{key}: {why}; Hadoop would not compress this job's output",
-                field="--set",
-                value=f"{key}={raw}",
-            )
+        if knob.role == Role.output_codec:
+            refuse_unread_output_codec(profile, key, raw)
         if knob.companion is not None and canonical_name(key) == knob.companion:
             # The knob's second property itself (a codec's on/off switch, split.minsize):
             # HadoopConfig validates it as the plain property it is.
@@ -132,56 +132,6 @@ def apply_changes(
         else:
             props[knob.name] = value
     return base.with_changes(props)
-
-
-def codec_priors(profile: JobProfile, base: HadoopConfig, proposed: HadoopConfig) -> list[str]:
-    """One line for each codec the what-if uses that the job never ran, priced at its
-    documented prior: the examples' TeraSort was told its shuffle would shrink 64% on zlib's
-    prior ratio 0.36, where its data compressed to 0.163."""
-    out = []
-    for on, name, what in (
-        (proposed.map_output_compress, proposed.map_output_codec, "map output"),
-        (proposed.output_compress, proposed.output_codec, "job output"),
-    ):
-        was = (
-            (base.map_output_compress, base.map_output_codec)
-            if what == "map output"
-            else (
-                base.output_compress,
-                base.output_codec,
-            )
-        )
-        stats = profile.codec(name)
-        if on and (on, name) != was and stats.source.startswith("prior"):
-            out.append(
-                f"{what} codec {name}: ratio {stats.ratio:g} and its CPU are the documented "
-                f"prior ({stats.source.removeprefix('prior: ')}), not measured on this job's data"
-            )
-    return out
-
-
-#: Settings Hadoop 2/3 no longer read at all, and what replaced them.
-IGNORED_SINCE_HADOOP2 = {
-    "io.sort.record.percent": "MAPREDUCE-64: the sort buffer sizes its record share itself",
-}
-
-
-def _refuse_aliases(changes: Mapping[str, str]) -> None:
-    """Two names of one property (``io.sort.mb`` and ``mapreduce.task.io.sort.mb``) with
-    different values: which one Hadoop takes depends on its deprecation table, so neither is
-    guessed (the last one silently won)."""
-    seen: dict[str, tuple[str, str]] = {}
-    for key, raw in changes.items():
-        name = canonical_name(key)
-        if name in seen and seen[name][1].strip() != str(raw).strip():
-            first, value = seen[name]
-            raise InputError(
-                f"{first}={value} and {key}={raw} set one property ({name}) twice",
-                field="--set",
-                value=key,
-                allowed="one value per property",
-            )
-        seen.setdefault(name, (key, str(raw)))
 
 
 def replay_conf(

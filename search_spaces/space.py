@@ -34,8 +34,8 @@ from mrtune.search_spaces.constraints import (
     sort_buffer_cap,
 )
 from mrtune.search_spaces.grids import _GRIDS, _ceil, _clip_round, _registry_grid  # noqa: F401
+from mrtune.search_spaces.job_owned import owned_knobs
 from mrtune.search_spaces.knobs import CODEC_ROLES, KNOBS, Knob, Role, find_knob, knob_with_role
-from mrtune.search_spaces.output_format import ignores_output_codec
 from mrtune.search_spaces.properties import (  # noqa: F401 - re-exported
     HEAP_OPTS,
     heap_not_modelled,
@@ -66,19 +66,6 @@ class _JobTraits:
         if k.needs_combiner and not self.has_combiner:
             return False
         return not (self.local_mode and k.local_mode_ignored)
-
-
-def _fixed_knobs(profile: JobProfile) -> list[str]:
-    """The knobs whose property the job's own code sets (``JobProfile.fixed_by_job``)."""
-    out = []
-    for key in profile.fixed_by_job:
-        try:
-            name = find_knob(key).name
-        except KeyError:
-            continue
-        if name not in out:
-            out.append(name)
-    return out
 
 
 @dataclass
@@ -122,15 +109,12 @@ class SearchSpace:
             local_mode=local_mode_honoured,
         )
         knobs = []
-        no_out_codec = ignores_output_codec(profile.source_properties)
-        fixed = _fixed_knobs(profile)
+        owned = owned_knobs(profile)
         for k in KNOBS:
             if k.name in excluded or (wanted is not None and k.name not in wanted):
                 continue
-            if k.role == Role.output_codec and no_out_codec:
-                continue  # the job's own OutputFormat never reads the output codec
-            if k.name in fixed:
-                continue  # the job's code sets it after the site files: a change is overridden
+            if k.name in owned:
+                continue  # the job's own code decides it: a written value would not count
             if k.container_memory and not allow_memory:
                 continue  # container sizes change the cluster's packing: only when allowed
             if k.container_memory and heap_not_modelled(profile, base, k):
@@ -147,9 +131,7 @@ class SearchSpace:
         current = space.current_values()
         space.knobs = [space._limited(k, verdicts, current) for k in knobs]
         space.withheld = [f"{v.codec}: {v.reason}" for v in verdicts if not v.offered]
-        if no_out_codec:
-            space.withheld.append(f"output compression: {no_out_codec}")
-        space.withheld += [f"{name}: the job's code sets it (programmatically)" for name in fixed]
+        space.withheld += [f"{name}: {why}" for name, why in owned.items()]
         return space
 
     # ------------------------------------------------------------------ limits
@@ -176,8 +158,7 @@ class SearchSpace:
             return hit[1]
         if k.role == Role.reducers:
             cap = max_reducers_for(self.map_output_bytes())
-            keys = distinct_key_cap(self.profile)
-            if keys is not None:  # never below the job's own count: the search may keep it
+            if (keys := distinct_key_cap(self.profile)) is not None:  # keep the job's own count
                 cap = min(cap, max(keys, int(self.base.num_reducers)))
             return narrowed(k, k.low, max(min(k.high, cap), k.low))  # type: ignore[type-var]
         if k.role == Role.split_size:

@@ -36,6 +36,12 @@ from mrtune.calibration.run_codecs import (
     probe_codecs,
 )
 from mrtune.calibration.run_combiner import Prov, combiner_stats
+from mrtune.calibration.run_inputs import (
+    combined,
+    ignored_settings_line,
+    input_files,
+    profile_for_run,
+)
 from mrtune.calibration.run_record import (
     LOCAL_BLOCK_SIZE,
     counter_value,
@@ -53,9 +59,9 @@ from mrtune.calibration.run_record import (
 )
 from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile, MapClass
+from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
-from mrtune.profiling.input_classes import COMBINED_SPLITS, classes_note, file_classes
+from mrtune.profiling.input_classes import COMBINED_SPLITS
 from mrtune.readers.run_records import RunRecord
 
 if TYPE_CHECKING:
@@ -108,14 +114,14 @@ def profile_from_run(
     _reduce_side_stats(J, st)
 
     has_combiner = cfg.combine_class is not None
-    n_files, classes, files_how = _input_files(rec)
+    n_files, classes, files_how = input_files(rec)
     profile = JobProfile(
         job_id=rec.job_id or rec.run_id,
         job_name=rec.job,
         input_bytes=stored,
         input_files=n_files,
         map_classes=classes,
-        input_splittable=not _combined(rec),
+        input_splittable=not combined(rec),
         has_combiner=has_combiner,
         combine_class=cfg.combine_class,
         map_only=rec.num_reduces == 0,
@@ -124,7 +130,7 @@ def profile_from_run(
     profile, final_recs = combiner_stats(profile, cfg, rec, J, width_in, st)
     codec_runs = list(codec_runs)
     warnings: list[str] = [ignored_settings_line(rec)] if rec.ignored_settings() else []
-    if _combined(rec):
+    if combined(rec):
         warnings.append(COMBINED_SPLITS)
     codecs = ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
     for name, stats in probe_codecs(rec, codec_runs, warnings).items():
@@ -162,56 +168,12 @@ def profile_from_run(
     return with_self_check(with_job_overhead(built), cfg, local_cluster(rec))
 
 
-def ignored_settings_line(rec: RunRecord) -> str:
-    """One line naming the ``-D`` settings the job did not run with (its staged job.xml)."""
-    parts = [
-        f"-D {k}={rec.settings[k]} (job.xml: {v if v is not None else 'not set'})"
-        for k, v in sorted(rec.ignored_settings().items())
-    ]
-    return (
-        f"run {rec.run_id}: the job did not run with {', '.join(parts)}: its driver did not pass "
-        "these on (a new Configuration in run()?); the profile takes the staged job.xml, what ran"
-    )
-
-
 def _check_run(rec: RunRecord) -> None:
     """A profile needs a successful run with map attempts."""
     if not rec.success:
         raise InputError(f"run {rec.run_id} failed: no profile from it", field="success")
     if not rec.map_attempts:
         raise InputError(f"run {rec.run_id} has no map attempts", field="map_attempts")
-
-
-def _combined(rec: RunRecord) -> bool:
-    """Whether the maps read CombineFileSplits (several files a map)."""
-    return any(a.split_parts for a in rec.map_attempts)
-
-
-def _input_files(rec: RunRecord) -> tuple[int, list[MapClass], str]:
-    """``(input files, map classes, provenance)``: the files the maps' splits came from.
-
-    The model cuts ``input_files`` files of ``input_bytes / input_files`` bytes each into
-    splits (``costmodel/map_groups.py`` ``split_layout``), so the count decides the maps, their
-    sizes and the spills per map: SensorStats' ten 12.9 MB files are ten maps of one spill
-    each, one 129 MB file would be four maps of two spills. The count and sizes are the
-    run's own ("Processing split: path:start+length", :meth:`RunRecord.input_file_sizes`);
-    files of unequal size become map classes (:func:`~mrtune.profiling.input_classes.file_classes`).
-    """
-    sizes = rec.input_file_sizes()
-    if _combined(rec):  # each map's files, packed by CombineFileInputFormat, are one unit
-        sizes = {a.attempt_id: int(a.split_length or 0) for a in rec.map_attempts}
-    if not sizes:
-        return 1, [], "defaulted: the run logged no split paths; one file assumed"
-    n = len(sizes)
-    lo, hi = min(sizes.values()), max(sizes.values())
-    if n == 1:
-        return 1, [], f"measured: one input file ({hi:,} B) in the maps' splits"
-    # the classes hold the profile's input_bytes exactly (JobProfile's check)
-    scale = float(rec.input.bytes) / sum(sizes.values())
-    classes = file_classes([b * scale for b in sizes.values()])
-    if classes:
-        return n, classes, classes_note(list(sizes.values()), classes, "the maps' splits")
-    return n, [], f"measured: {n} input files in the maps' splits ({lo:,}–{hi:,} B)"
 
 
 def _split_width(rec: RunRecord, st: Prov) -> None:
@@ -405,44 +367,3 @@ def _uncalibrated(profile: JobProfile) -> JobProfile:
     for name in CostFactors.model_fields:
         prov.setdefault(f"costs.{name}", "defaulted: calibration not run")
     return profile.model_copy(update={"provenance": prov})
-
-
-def _selectivity_percent(rec: RunRecord) -> float:
-    conf = rec.ran_with()
-    return float(conf.get("mrtune.selectivity.percent", 100))
-
-
-def profile_for_run(profile: JobProfile, calibration: RunRecord, rec: RunRecord) -> JobProfile:
-    """``profile`` (built from ``calibration``) moved to the job parameters of ``rec``.
-
-    The configuration is the what-if question, but two things are properties of the job, not
-    of its configuration: the input (its files and their sizes, as ``rec``'s maps read them),
-    and the selectivity job's emitted share
-    (``mrtune.selectivity.percent``: the map emits the first floor(n·p/100) records of its
-    split), which scales the map's pair and size selectivities.
-    """
-    n_files, classes, _ = _input_files(rec)
-    if not rec.input_file_sizes():  # no splits logged: the calibration run's files, scaled
-        n_files, classes = (
-            profile.input_files,
-            profile.with_input_bytes(rec.input.bytes).map_classes,
-        )
-    update: dict[str, object] = {
-        "input_bytes": float(rec.input.bytes),
-        "input_files": n_files,
-        "map_classes": classes,
-    }
-    if rec.job == "selectivity" and calibration.job == "selectivity":
-        p0, p1 = _selectivity_percent(calibration), _selectivity_percent(rec)
-        if p0 > 0 and p1 != p0:
-            f = p1 / p0
-            st = profile.stats
-            update["stats"] = st.model_copy(
-                update={"map_pairs_sel": st.map_pairs_sel * f, "map_size_sel": st.map_size_sel * f}
-            )
-            update["provenance"] = {
-                **profile.provenance,
-                "stats.map_pairs_sel": f"job parameter: mrtune.selectivity.percent {p1:g} "
-                f"(calibrated at {p0:g})",
-            }
-    return profile.model_copy(update=update)

@@ -175,8 +175,7 @@ def optimize_cmd(
     base, not_modelled = start_config(profile, conf, prof, ran_with)  # a saved profile's --conf
     _check_names(names, space, base.hadoop_version)
     warn_calibration(prof, strict)
-    prof = with_input_size(prof, input_size)
-    prof = _with_codec_facts(prof, codecs, allow_native_codecs)
+    prof = _with_codec_facts(with_input_size(prof, input_size), codecs, allow_native_codecs)
     spec, where = build_cluster(prof, nodes, cluster, local)
     base = on_hdfs(prof, base, spec)
     rec = _search(
@@ -209,8 +208,8 @@ def optimize_cmd(
         write_output(rec, props, names, emit, output)
     plots = write_plots(rec, plot)
     withheld = [] if space == "starfish" else _withheld_codecs(prof, base, spec, only, exclude)
-    start = (conf, not_modelled)
-    shown = {"withheld": withheld, "store": store, "plots": plots, "lint": report, "start": start}
+    shown = {"withheld": withheld, "store": store, "plots": plots, "lint": report}
+    shown["start"] = (conf, not_modelled)
     if fmt == OutputFormat.json:
         emit_report_json(rec, props, **shown, cluster={"origin": where, **spec.model_dump()})
         return

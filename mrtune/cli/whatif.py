@@ -64,6 +64,24 @@ def _new_cluster(spec: ClusterSpec, nodes: int | None) -> ClusterSpec | None:
     return spec.model_copy(update={"num_nodes": nodes})
 
 
+def _asked_changes(
+    prof: JobProfile,
+    base: HadoopConfig,
+    set_: list[str],
+    new_spec: ClusterSpec | None,
+    allow_unknown: bool,
+) -> dict[str, str]:
+    """The ``--set`` changes, checked, plus what a move to another cluster changes itself (a
+    local run's input read in the new cluster's HDFS blocks, not the local 32 MiB ones)."""
+    changes = _changes(set_)
+    _note_fixed(prof, changes)
+    if new_spec is not None and on_hdfs(prof, base, new_spec) is not base:
+        changes.setdefault("dfs.blocksize", str(int(new_spec.block_size_mb * 2**20)))
+    if not allow_unknown:
+        _refuse_unknown(changes)
+    return changes
+
+
 def _note_fixed(prof: JobProfile, changes: dict[str, str]) -> None:
     """One line for each change to a property the job's own code sets (its conf says
     ``programmatically``): Hadoop overrides a -D or site value with the code's."""
@@ -200,13 +218,7 @@ def whatif_cmd(
     size = None
     if input_size is not None:
         size = with_input_size(prof, input_size).input_bytes  # unit, range and volume checks
-    changes = _changes(set_)
-    _note_fixed(prof, changes)
-    if new_spec is not None and on_hdfs(prof, base, new_spec) is not base:
-        # the what-if cluster reads the input from HDFS blocks, not the local 32 MiB ones
-        changes.setdefault("dfs.blocksize", str(int(new_spec.block_size_mb * 2**20)))
-    if not allow_unknown:
-        _refuse_unknown(changes)
+    changes = _asked_changes(prof, base, set_, new_spec, allow_unknown)
     try:
         result = what_if(
             prof,

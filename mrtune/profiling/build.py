@@ -33,14 +33,9 @@ from mrtune.profiling.dataflow import (
     stored_input_bytes,
 )
 from mrtune.profiling.heap_use import checked_heap_use
-from mrtune.profiling.input_classes import (
-    COMBINED_SPLITS,
-    anchored_combiner,
-    classes_note,
-    file_classes,
-    files_of_maps,
-)
+from mrtune.profiling.input_classes import anchored_combiner, history_classes
 from mrtune.profiling.job_fixed import fixed_by_code
+from mrtune.profiling.observed_conf import observed_containers
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
@@ -119,7 +114,7 @@ def build_statistics(
     stats, codecs, ms = dataflow_statistics(job)
     st = job.st
     input_files, files_how, files_conf = _input_files(job, ms.stored)
-    classes, packed = _classes(job, ms.stored, files_conf)
+    classes, packed = history_classes(job, ms.stored, files_conf)
     if classes:
         input_files, files_how = job.n_maps, classes[0]
     elif packed:  # each map's files one unsplittable unit, of one size
@@ -214,44 +209,6 @@ def _task_counts(h: JobHistory, props: Mapping[str, str]) -> tuple[int, int]:
     return n_maps, n_red
 
 
-#: The container request of each side: Hadoop 2/3 and Hadoop 1 names.
-_CONTAINER_KEYS = {
-    "map": (
-        "mapreduce.map.memory.mb",
-        "mapred.job.map.memory.mb",
-        "MB_MILLIS_MAPS",
-        "MILLIS_MAPS",
-    ),
-    "reduce": (
-        "mapreduce.reduce.memory.mb",
-        "mapred.job.reduce.memory.mb",
-        "MB_MILLIS_REDUCES",
-        "MILLIS_REDUCES",
-    ),
-}
-
-
-def _observed_containers(props: dict[str, str], J: Mapping[str, float], warnings: list) -> None:
-    """The containers the history shows (``MB_MILLIS_* / MILLIS_*``: what YARN allocated, its
-    request rounded up to the minimum allocation) where no configuration names them.
-
-    Without ``--conf`` the job was modelled in Hadoop's default 1,024 MB containers, although
-    the history had just said 256 MB: a what-if's GB·s came out 4× too large, and ``optimize
-    --allow-memory`` wrote 512 MB as a saving for maps that ran in 256 MB."""
-    found = []
-    for side, (key, old_key, mb_key, ms_key) in _CONTAINER_KEYS.items():
-        mb, millis = J.get(mb_key), J.get(ms_key)
-        if key in props or old_key in props or not (mb and millis and millis > 0):
-            continue
-        props[key] = str(int(round(mb / millis)))
-        found.append(f"{side} {props[key]} MB")
-    if found:
-        warnings.append(
-            f"containers from the history ({', '.join(found)}: MB_MILLIS_* / MILLIS_*), as no "
-            "configuration names them"
-        )
-
-
 def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> JobContext:
     """Configuration (history's properties, overridden by ``conf``), counters, task counts."""
     warnings = _job_warnings(h)
@@ -266,7 +223,7 @@ def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> Jo
     if not props:
         warnings.append("no job configuration: Hadoop defaults assumed (give --conf)")
     J, M, R = h.job_counters(), h.side_counters("map"), h.side_counters("reduce")
-    _observed_containers(props, J, warnings)
+    observed_containers(props, J, warnings)
     cfg = profiled_config(props, h.hadoop_version, warnings)
     if not J and not M and not R:
         warnings.append("the history holds no counters: every dataflow statistic is defaulted")
@@ -274,29 +231,6 @@ def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> Jo
     if cfg.num_reducers != n_red:
         cfg = cfg.model_copy(update={"num_reducers": n_red})
     return JobContext(h, props, conf_source, cfg, J, M, R, n_maps, n_red, warnings)
-
-
-def _classes(job: JobContext, stored: float, files_conf: int | None) -> tuple[list, bool]:
-    """``([provenance, map classes…], packed)``: the maps' own sizes as classes when each map
-    read whole files (:mod:`mrtune.profiling.input_classes`), and whether the input format
-    packed several files a map (CombineFileInputFormat: more files listed than maps ran; the
-    examples' MultiFileWordCount, 12 files in 1 map, was modelled as 5 maps in 3 waves and
-    offered split.minsize, which it ignores): each map's files are then one unsplittable unit."""
-    per_map = [stored_input_bytes(a.counters) for a in job.h.successful("map")]
-    packed = bool(files_conf and files_conf > job.n_maps) or "Combine" in str(
-        job.props.get("mapreduce.job.inputformat.class", "")
-    )
-    if packed:
-        job.warnings.append(COMBINED_SPLITS)
-        files_conf = job.n_maps
-    sizes = files_of_maps(per_map, stored, job.cfg.split_size, files_conf)
-    if sizes is None or len(sizes) != job.n_maps:
-        return [], packed
-    classes = file_classes(sizes)
-    if not classes:
-        return [], packed
-    how = "each map's files as one unit" if packed else "one file a map"
-    return [classes_note(sizes, classes, f"{how} (each map's input bytes)"), *classes], packed
 
 
 def _input_files(job: JobContext, stored: float) -> tuple[int, str, int | None]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile, MapClass
@@ -166,3 +167,28 @@ def anchored_combiner(
         f"run's {observed:,.0f} combined records"
     )
     return profile.model_copy(update={"provenance": prov})
+
+
+def history_classes(job: Any, stored: float, files_conf: int | None) -> tuple[list, bool]:
+    """``([provenance, map classes…], packed)``: the maps' own sizes as classes when each map
+    read whole files (:mod:`mrtune.profiling.input_classes`), and whether the input format
+    packed several files a map (CombineFileInputFormat: more files listed than maps ran; the
+    examples' MultiFileWordCount, 12 files in 1 map, was modelled as 5 maps in 3 waves and
+    offered split.minsize, which it ignores): each map's files are then one unsplittable unit."""
+    from mrtune.profiling.dataflow import stored_input_bytes
+
+    per_map = [stored_input_bytes(a.counters) for a in job.h.successful("map")]
+    packed = bool(files_conf and files_conf > job.n_maps) or "Combine" in str(
+        job.props.get("mapreduce.job.inputformat.class", "")
+    )
+    if packed:
+        job.warnings.append(COMBINED_SPLITS)
+        files_conf = job.n_maps
+    sizes = files_of_maps(per_map, stored, job.cfg.split_size, files_conf)
+    if sizes is None or len(sizes) != job.n_maps:
+        return [], packed
+    classes = file_classes(sizes)
+    if not classes:
+        return [], packed
+    how = "each map's files as one unit" if packed else "one file a map"
+    return [classes_note(sizes, classes, f"{how} (each map's input bytes)"), *classes], packed

@@ -1,0 +1,95 @@
+"""A run record's input as the model reads it: its files (map classes for files of unequal
+size, each map's files as one unit for CombineFileInputFormat), and the -D settings the job did
+not run with (its staged job.xml is what ran).
+"""
+
+from __future__ import annotations
+
+from mrtune.costmodel.profile import JobProfile, MapClass
+from mrtune.profiling.input_classes import classes_note, file_classes
+from mrtune.readers.run_records import RunRecord
+
+
+def ignored_settings_line(rec: RunRecord) -> str:
+    """One line naming the ``-D`` settings the job did not run with (its staged job.xml)."""
+    parts = [
+        f"-D {k}={rec.settings[k]} (job.xml: {v if v is not None else 'not set'})"
+        for k, v in sorted(rec.ignored_settings().items())
+    ]
+    return (
+        f"run {rec.run_id}: the job did not run with {', '.join(parts)}: its driver did not pass "
+        "these on (a new Configuration in run()?); the profile takes the staged job.xml, what ran"
+    )
+
+
+def combined(rec: RunRecord) -> bool:
+    """Whether the maps read CombineFileSplits (several files a map)."""
+    return any(a.split_parts for a in rec.map_attempts)
+
+
+def input_files(rec: RunRecord) -> tuple[int, list[MapClass], str]:
+    """``(input files, map classes, provenance)``: the files the maps' splits came from.
+
+    The model cuts ``input_files`` files of ``input_bytes / input_files`` bytes each into
+    splits (``costmodel/map_groups.py`` ``split_layout``), so the count decides the maps, their
+    sizes and the spills per map: SensorStats' ten 12.9 MB files are ten maps of one spill
+    each, one 129 MB file would be four maps of two spills. The count and sizes are the
+    run's own ("Processing split: path:start+length", :meth:`RunRecord.input_file_sizes`);
+    files of unequal size become map classes (:func:`~mrtune.profiling.input_classes.file_classes`).
+    """
+    sizes = rec.input_file_sizes()
+    if combined(rec):  # each map's files, packed by CombineFileInputFormat, are one unit
+        sizes = {a.attempt_id: int(a.split_length or 0) for a in rec.map_attempts}
+    if not sizes:
+        return 1, [], "defaulted: the run logged no split paths; one file assumed"
+    n = len(sizes)
+    lo, hi = min(sizes.values()), max(sizes.values())
+    if n == 1:
+        return 1, [], f"measured: one input file ({hi:,} B) in the maps' splits"
+    # the classes hold the profile's input_bytes exactly (JobProfile's check)
+    scale = float(rec.input.bytes) / sum(sizes.values())
+    classes = file_classes([b * scale for b in sizes.values()])
+    if classes:
+        return n, classes, classes_note(list(sizes.values()), classes, "the maps' splits")
+    return n, [], f"measured: {n} input files in the maps' splits ({lo:,}–{hi:,} B)"
+
+
+def _selectivity_percent(rec: RunRecord) -> float:
+    conf = rec.ran_with()
+    return float(conf.get("mrtune.selectivity.percent", 100))
+
+
+def profile_for_run(profile: JobProfile, calibration: RunRecord, rec: RunRecord) -> JobProfile:
+    """``profile`` (built from ``calibration``) moved to the job parameters of ``rec``.
+
+    The configuration is the what-if question, but two things are properties of the job, not
+    of its configuration: the input (its files and their sizes, as ``rec``'s maps read them),
+    and the selectivity job's emitted share
+    (``mrtune.selectivity.percent``: the map emits the first floor(n·p/100) records of its
+    split), which scales the map's pair and size selectivities.
+    """
+    n_files, classes, _ = input_files(rec)
+    if not rec.input_file_sizes():  # no splits logged: the calibration run's files, scaled
+        n_files, classes = (
+            profile.input_files,
+            profile.with_input_bytes(rec.input.bytes).map_classes,
+        )
+    update: dict[str, object] = {
+        "input_bytes": float(rec.input.bytes),
+        "input_files": n_files,
+        "map_classes": classes,
+    }
+    if rec.job == "selectivity" and calibration.job == "selectivity":
+        p0, p1 = _selectivity_percent(calibration), _selectivity_percent(rec)
+        if p0 > 0 and p1 != p0:
+            f = p1 / p0
+            st = profile.stats
+            update["stats"] = st.model_copy(
+                update={"map_pairs_sel": st.map_pairs_sel * f, "map_size_sel": st.map_size_sel * f}
+            )
+            update["provenance"] = {
+                **profile.provenance,
+                "stats.map_pairs_sel": f"job parameter: mrtune.selectivity.percent {p1:g} "
+                f"(calibrated at {p0:g})",
+            }
+    return profile.model_copy(update=update)

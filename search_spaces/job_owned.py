@@ -1,0 +1,27 @@
+"""Settings the job's own code decides, which a written value would not change: the output
+codec where its OutputFormat never reads it (:mod:`mrtune.search_spaces.output_format`), and
+the job-level properties its driver sets itself (``JobProfile.fixed_by_job``, read from its
+configuration's ``<source>programmatically</source>``). The search leaves them out and says
+why.
+"""
+
+from __future__ import annotations
+
+from mrtune.costmodel.profile import JobProfile
+from mrtune.search_spaces.knobs import KNOBS, Role, find_knob
+from mrtune.search_spaces.output_format import ignores_output_codec
+
+
+def owned_knobs(profile: JobProfile) -> dict[str, str]:
+    """Knob name → why the job decides it (empty when it decides none)."""
+    out: dict[str, str] = {}
+    why = ignores_output_codec(profile.source_properties)
+    if why:
+        out.update({k.name: why for k in KNOBS if k.role == Role.output_codec})
+    for key in profile.fixed_by_job:
+        try:
+            name = find_knob(key).name
+        except KeyError:
+            continue
+        out.setdefault(name, "the job's code sets it (programmatically)")
+    return out
