@@ -69,6 +69,7 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
             profile = load_run_profile(path, None, None)
         else:
             profile = load_profile_source(path, conf)
+            _note_chosen_job(profile, path)
     else:
         from mrtune.readers import safe_io
 
@@ -292,6 +293,20 @@ def _not_run_records(path: Path, exc: Exception) -> str:
     first = str(exc).splitlines()
     detail = first[0] if len(first) < 2 else f"{first[1].strip()}: {first[2].strip()}"
     return f"not a file of run records (mrtune hadoop-run's runs.jsonl): {detail}"[:300]
+
+
+def _note_chosen_job(profile: JobProfile, path: Path) -> None:
+    """One line when the history held several jobs and the first successful one was taken
+    (a multi-job Rumen trace): said only after a profile's hundred lines, if at all."""
+    from mrtune.cli.console import err_console
+
+    for w in profile.warnings:
+        if " jobs; profiled " in w:
+            err_console.print(
+                f"note: {w.replace('(choose one with --job)', '')}— to ask about another, "
+                f"`mrtune profile {path} --job ID -o job.json` and use that file",
+                highlight=False,
+            )
 
 
 def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list[RunRecord]

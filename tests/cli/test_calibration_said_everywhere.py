@@ -135,3 +135,10 @@ def test_a_job_model_that_misses_the_runs_span_says_so(shared_data: Path, tmp_pa
         assert ("job_model" in json.loads(out)["calibration"]) is misses
         if misses:
             assert "251.4 s observed vs" in line
+
+
+def test_a_multi_job_trace_says_which_job_a_whatif_took(shared_data: Path) -> None:
+    trace = str(shared_data / "rumen" / "zombie-input-trace.json")
+    _, err = _run("whatif", trace, "--set", "mapreduce.job.reduces=3", "--samples", "0")
+    line = " ".join(err.split())
+    assert "holds 4 jobs; profiled job_200904211745_0002" in line and "--job ID" in line
