@@ -88,6 +88,9 @@ def sweep_values(knob, text: str | None, steps: int) -> np.ndarray:  # noqa: ANN
     return vals
 
 
+#: Job times within this share of each other are one flat curve (no row is "best").
+FLAT_SHARE = 0.001
+
 app = typer.Typer()
 
 
@@ -147,9 +150,13 @@ def sweep_cmd(
     t.add_column("reduce task", justify="right")
     t.add_column("spills/map", justify="right")
     t.add_column("GB·s", justify="right")
-    best = min(r["job_ms"] for r in rows)
-    for r in rows:
-        mark = " ◀ best" if r["job_ms"] == best else ""
+    times = [r["job_ms"] for r in rows]
+    # one best row; none on a flat curve (every row "best" said nothing: the setting does not
+    # move this job's time, which the note under the table says)
+    flat = max(times) <= min(times) * (1 + FLAT_SHARE)
+    best = None if flat else times.index(min(times))
+    for i, r in enumerate(rows):
+        mark = " ◀ best" if i == best else ""
         t.add_row(
             str(r["value"])
             + ("" if r["value"] == r["requested"] else f" (capped from {r['requested']})"),
@@ -160,6 +167,11 @@ def sweep_cmd(
             f"{r['container_gb_s']:,.1f}",
         )
     console.print(t)
+    if flat:
+        console.print(
+            f"the job time moves by less than {FLAT_SHARE:.1%} across this range: the setting "
+            "does not change it here"
+        )
     if plot is not None:
         console.print(f"wrote {plot}")
 

@@ -43,3 +43,14 @@ def test_validate_names_what_it_was_given_instead_of_run_records(tmp_path: Path)
     bad.write_text('{"run_id": 3}\n')
     r = CliRunner().invoke(app, ["validate", str(bad)])
     assert r.exit_code == 2 and "not a file of run records" in r.output
+
+
+def test_a_flat_sweep_marks_no_best_row() -> None:
+    # every one of 25 rows was marked "best" on a setting that does not move the job
+    args = ["sweep", str(examples()["wordcount-rumen"][1]), "--range", "1:50", "--steps", "5"]
+    flat = CliRunner().invoke(app, [*args, "--param", "mapreduce.reduce.shuffle.parallelcopies"])
+    assert flat.exit_code == 0, flat.output
+    text = " ".join(flat.output.split())
+    assert "◀ best" not in text and "does not change it here" in text
+    moving = CliRunner().invoke(app, [*args, "--param", "mapreduce.job.reduces"])
+    assert moving.output.count("◀ best") == 1
