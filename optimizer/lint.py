@@ -104,7 +104,8 @@ def lint_config(
         ("spill-ratio", lambda: _spill(pred, config)),
         ("map-granularity", lambda: _map_granularity(pred, profile, config)),
         ("reduce-granularity", lambda: _reduce_granularity(pred, profile, config)),
-        ("sort-buffer-heap", lambda: sort_buffer_findings(config, profile.map_heap_use)),
+        # a map-only task writes through NewDirectOutputCollector: no sort buffer at all
+        ("sort-buffer-heap", lambda: _sort_buffer(profile, config)),
         ("heap-container", lambda: heap_container(config, cluster)),
         ("container-node", lambda: container_node(config, cluster)),
         ("codec-availability", lambda: _codecs(profile, config, base)),
@@ -213,6 +214,13 @@ def _reduce_granularity(pred: Any, profile: JobProfile, cfg: HadoopConfig) -> li
             DR_ELEPHANT + "ReducerTimeHeuristic.java",
         )
     ]
+
+
+def _sort_buffer(profile: JobProfile, config: HadoopConfig) -> list[Finding]:
+    """The sort-buffer rule, none for a map-only job (it allocates no sort buffer)."""
+    if profile.map_only or config.num_reducers == 0:
+        return []
+    return sort_buffer_findings(config, profile.map_heap_use)
 
 
 def _codecs(profile: JobProfile, cfg: HadoopConfig, base: HadoopConfig) -> list[Finding]:

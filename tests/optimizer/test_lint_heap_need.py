@@ -113,3 +113,24 @@ def test_optimize_names_the_observed_figure(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli_app, ["optimize", prof])
     assert "sort buffer: io.sort.mb <= 250 MB in the 500 MB map heap" in res.stdout
     assert "73 MB observed beyond the sort buffer" in " ".join(res.stdout.split())
+
+
+def test_a_saturated_heap_at_the_runs_own_buffer_is_no_finding() -> None:
+    # the examples on the mini-cluster (-Xmx179m, io.sort.mb 100) committed their whole heap:
+    # "took 80 MB beside its buffer" is what was left, and the run worked with that buffer
+    full = MapHeapUse(
+        need_mb=80, committed_mb=180, sort_mb=100, heap_mb=179, attempts=5, source="test"
+    )
+    small = HadoopConfig(io_sort_mb=100, map_java_opts="-Xmx179m", map_memory_mb=256)
+    got = sort_buffer_findings(small, full)[0]
+    assert got.severity < Severity.SEVERE and "a bound; the run worked" in got.message
+    larger = small.model_copy(update={"io_sort_mb": 120})  # beyond what the run proved
+    assert sort_buffer_findings(larger, full)[0].severity == Severity.SEVERE
+
+
+def test_a_map_only_job_gets_no_sort_buffer_finding() -> None:
+    prof = JobProfile(
+        job_id="m", input_bytes=GB, map_only=True, stats=DataflowStats(input_pair_width=100)
+    )
+    report = lint_config(prof, cfg(100).model_copy(update={"num_reducers": 0}), CLUSTER)
+    assert not any(f.rule == "sort-buffer-heap" for f in report.findings)
