@@ -130,14 +130,7 @@ def _ridge_problem(
     active ones scaled by their priors (so ``u = 0`` is the prior), the warm-up columns;
     with the segments that have a warm-up unknown."""
     V, y, off, fw, w, ww = rows
-    # a warm-up unknown needs a warm attempt beside the cold one (or a machine's prior): with
-    # one reduce it absorbed the whole segment (SecondarySort's 20.2 s of 21.9 s), which the
-    # check then counted as modelled
-    warm_segs = [
-        s
-        for s in present
-        if bool((ww[segk == s] > 0).any()) and (s in warm_prior or int((segk == s).sum()) >= 2)
-    ]
+    warm_segs = [s for s in present if bool((ww[segk == s] > 0).any())]
     # one column per segment: 1 on the cold attempt's row of that segment
     W = np.column_stack([(segk == s) * ww for s in warm_segs]) if warm_segs else None
     has_fixed = bool(fw.any())

@@ -347,12 +347,3 @@ def test_a_jar_job_named_like_a_project_job_calibrates_on_its_own_label(tmp_path
     r = CliRunner().invoke(app, ["validate", str(runs), "--format", "json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["calibrations"][0]["job"] == "wordcount"
-
-
-def test_one_reduce_gets_no_warm_up_unknown(tmp_path: Path) -> None:
-    # with one reduce attempt the cold-JVM warm-up absorbed the whole segment (SecondarySort:
-    # 20.2 s of 21.9 s), which the calibration check then counted as modelled
-    prof = profile_from_run(_record(tmp_path))
-    assert len([o for o in prof.observed if o.kind == "reduce"]) == 1
-    assert not any(k.startswith("jvm_warmup.reduce") for k in prof.cluster_facts)
-    assert any(k.startswith("jvm_warmup.map") for k in prof.cluster_facts)  # 3 maps: kept
