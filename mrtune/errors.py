@@ -54,6 +54,11 @@ class InputError(MrtuneError, ValueError):
         return self._render(field)
 
 
+class JobDidNotSucceed(InputError):
+    """The history is of a job that failed or was killed on its cluster, with no successful
+    attempt to profile: not mrtune's failure (``batch`` counts it as skipped)."""
+
+
 class NotCalibratedError(MrtuneError, ValueError, AttributeError):
     """A fitted model was used before ``fit`` was called."""
 

@@ -143,7 +143,7 @@ def _render_evidence(s: dict[str, Any]) -> None:
         )
 
 
-def render(report: Any) -> None:
+def render(report: Any, where: str = "") -> None:
     s = report.summary
     console.print(
         f"[bold]{s['jobs']:,}[/] jobs · [green]{s['tuned']:,} tuned[/] · "
@@ -152,6 +152,8 @@ def render(report: Any) -> None:
         f"{report.computed:,} computed, {report.reused:,} reused · {report.wall_s:.1f} s · "
         f"{report.executor}"
     )
+    if where:
+        console.print(f"cluster: {where}", highlight=False)
     _render_evidence(s)
     unit = s["settings_unit"]
     console.print(
@@ -283,10 +285,15 @@ def batch_cmd(
 
         report.files["report"] = outdir / "report.html"
         report.files["report"].write_text(render_batch(outdir), encoding="utf-8")
+    spec = settings.cluster
+    where = (
+        f"{spec.num_nodes:,} nodes × {spec.node_memory_mb:,} MB, {spec.node_vcores} vcores "
+        "(--nodes; a catalog row records no cluster: every job is priced on this one)"
+    )
     if fmt == OutputFormat.json:
-        _emit_report_json(report)
+        _emit_report_json(report, {"origin": where, **spec.model_dump()})
     else:
-        render(report)
+        render(report, where)
     if not report.summary["tuned"]:
         raise InputError(
             "no job could be tuned, so no cluster-wide mapred-site.xml was written ("
@@ -339,9 +346,11 @@ def _release(raw: str | None) -> str | None:
     return text
 
 
-def _emit_report_json(report: Any) -> None:
-    """The ``--format json`` document: the batch summary with how it was computed."""
+def _emit_report_json(report: Any, cluster: dict[str, Any]) -> None:
+    """The ``--format json`` document: the batch summary with how it was computed and the
+    cluster every job was priced on."""
     data = dict(report.summary)
+    data["cluster"] = cluster
     data.update(
         computed=report.computed,
         reused=report.reused,

@@ -20,7 +20,7 @@ from mrtune.costmodel.profile import (
     JobProfile,
     TaskTiming,
 )
-from mrtune.errors import InputError
+from mrtune.errors import InputError, JobDidNotSucceed
 from mrtune.profiling.baseline import profile_config, profiled_config
 from mrtune.profiling.cluster_facts import infer_cluster
 from mrtune.profiling.combine_fit import knots_on_model_layout
@@ -77,7 +77,7 @@ def _check_usable(h: JobHistory, screened_out: str | None = None) -> None:
         )
     if h.status in ("FAILED", "KILLED", "ERROR"):
         diag = h.diagnostics.strip().splitlines()[0] if h.diagnostics.strip() else ""
-        raise InputError(
+        raise JobDidNotSucceed(
             f"job {h.job_id} {h.status}: no successful task attempt to profile "
             f"({h.failed_attempts} failed, {h.killed_attempts} killed attempts"
             + (f"; {diag}" if diag else "")

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
-from mrtune.errors import InputError
+from mrtune.errors import InputError, JobDidNotSucceed
 from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, SWIM, JobRef
 from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, tune_jobs
 from mrtune.optimizer.batch._written import (
@@ -284,7 +284,8 @@ def _record_failure(out: dict[str, Any], exc: BaseException) -> None:
     """A catalog holds whatever a cluster recorded: any exception while reading or tuning one
     job (parse errors, invalid values, a model refusing the configuration) is that job's
     failure, recorded with its reason, and the batch goes on."""
-    if isinstance(exc, SkippedJob):
+    if isinstance(exc, SkippedJob | JobDidNotSucceed):
+        # a job that failed on its cluster has nothing to tune: not mrtune's failure
         out.update(status="skipped", reason=str(exc), reason_kind=reason_kind(exc))
     else:
         out.update(status="failed", reason=failure_reason(exc), reason_kind=reason_kind(exc))

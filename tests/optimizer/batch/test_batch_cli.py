@@ -89,3 +89,17 @@ def test_killed_cli_process_resumes_to_the_same_results(tmp_path: Path) -> None:
     assert data["reused"] == committed and data["computed"] == n - committed
     for name in ("jobs.jsonl", "jobs.csv", "summary.json", "mapred-site.xml"):
         assert (out / name).read_text() == (tmp_path / "full" / name).read_text()
+
+
+def test_batch_says_which_cluster_it_priced_every_job_on(tmp_path: Path) -> None:
+    # a SWIM row records no cluster: the assumed 10 nodes were said nowhere
+    tsv = tmp_path / "t.tsv"
+    tsv.write_text(swim_rows(3))
+    out = tmp_path / "o"
+    args = ["batch", str(tsv), "-o", str(out), "--workers", "1", "--no-plots", "--nodes", "7"]
+    r = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["cluster"]["num_nodes"] == 7 and "--nodes" in doc["cluster"]["origin"]
+    r = CliRunner().invoke(app, [*args, "--overwrite"])
+    assert "cluster: 7 nodes" in r.output

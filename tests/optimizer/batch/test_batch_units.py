@@ -199,7 +199,8 @@ def test_a_rumen_trace_is_one_job_a_logged_job(shared_data: Path) -> None:
     assert {r.kind for r in refs} == {"rumen"}
     s = BatchSettings(cluster=CLUSTER)
     killed, tuned = tune_ref(refs[0], s), tune_ref(refs[3], s)
-    assert killed["status"] == "failed" and "KILLED" in killed["reason"]
+    # a job killed on its cluster has nothing to tune: skipped, not mrtune's failure
+    assert killed["status"] == "skipped" and "KILLED" in killed["reason"]
     assert tuned["status"] in ("tuned", "unchanged") and tuned["job_id"] == refs[3].job_id
     gz = discover([shared_data / "rumen" / "folder-input-trace.json.gz"])
     assert len(gz) > 10 and len({r.key for r in gz}) == len(gz)
