@@ -69,7 +69,6 @@ def load_job(path: Path, conf: Path | None = None) -> tuple[JobProfile, HadoopCo
             profile = load_run_profile(path, None, None)
         else:
             profile = load_profile_source(path, conf)
-            _note_chosen_job(profile, path)
     else:
         from mrtune.readers import safe_io
 
@@ -295,18 +294,17 @@ def _not_run_records(path: Path, exc: Exception) -> str:
     return f"not a file of run records (mrtune hadoop-run's runs.jsonl): {detail}"[:300]
 
 
-def _note_chosen_job(profile: JobProfile, path: Path) -> None:
-    """One line when the history held several jobs and the first successful one was taken
-    (a multi-job Rumen trace): said only after a profile's hundred lines, if at all."""
-    from mrtune.cli.console import err_console
-
+def chosen_job_note(profile: JobProfile, path: Path) -> str | None:
+    """The line saying which job of a multi-job history was taken (the first successful one)
+    and how to ask about another (``whatif``/``optimize`` have no ``--job``); printed after
+    the command's answer, so that an error still comes alone."""
     for w in profile.warnings:
         if " jobs; profiled " in w:
-            err_console.print(
-                f"note: {w.replace('(choose one with --job)', '')}— to ask about another, "
-                f"`mrtune profile {path} --job ID -o job.json` and use that file",
-                highlight=False,
+            return (
+                f"{w.replace(' (choose one with --job)', '')}: to ask about another, "
+                f"`mrtune profile {path} --job ID -o job.json` and use that file"
             )
+    return None
 
 
 def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list[RunRecord]
@@ -361,3 +359,12 @@ def on_hdfs(profile: JobProfile, base: HadoopConfig, spec: ClusterSpec) -> Hadoo
     if not local_run or spec.local_mode:
         return base
     return base.model_copy(update={"dfs_blocksize": int(spec.block_size_mb * 2**20)})
+
+
+def note_job_chosen(profile: JobProfile, path: Path) -> None:
+    """:func:`chosen_job_note` as a note line on stderr, when there is one."""
+    from mrtune.cli.console import err_console
+
+    line = chosen_job_note(profile, path)
+    if line is not None:
+        err_console.print(f"note: {line}", highlight=False)

@@ -16,6 +16,7 @@ from mrtune.cli._inputs import (
     ProfileArg,
     build_cluster,
     load_job,
+    note_job_chosen,
     on_hdfs,
     with_input_size,
 )
@@ -169,7 +170,6 @@ def optimize_cmd(
     """Recommend the configuration that minimises the job's predicted time (or resources)."""
     check_emit(emit)
     name, store = _strategy_settings(strategy, objective, storage, study_name, resume, plot)
-    limits = front_limits(objective, max_time, max_resources)
     exclude = _with_output_codec(exclude, output_compression, only)
     prof, ran_with = load_job(profile, conf)
     base, not_modelled = start_config(profile, conf, prof, ran_with)  # a saved profile's --conf
@@ -178,6 +178,7 @@ def optimize_cmd(
     prof = _with_codec_facts(with_input_size(prof, input_size), codecs, allow_native_codecs)
     spec, where = build_cluster(prof, nodes, cluster, local)
     base = on_hdfs(prof, base, spec)
+    note_job_chosen(prof, profile)  # after the inputs' checks: an error still comes alone
     rec = _search(
         prof,
         base,
@@ -196,7 +197,7 @@ def optimize_cmd(
         local_mode_honoured=local,
         include_low_confidence=include_low_confidence,
         samples=samples,
-        **limits,
+        **front_limits(objective, max_time, max_resources),
         space_kind=space,
         ran_with=ran_with,
         start_label=None if not_modelled is None else f"the replayed --conf {conf}",

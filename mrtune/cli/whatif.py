@@ -14,6 +14,7 @@ from mrtune.cli._inputs import (
     NodesOpt,
     ProfileArg,
     build_cluster,
+    chosen_job_note,
     load_job,
     on_hdfs,
     with_input_size,
@@ -186,6 +187,8 @@ def render_whatif(result: dict[str, Any]) -> None:
     from mrtune.cli._confidence import render_whatif_interval
 
     render_whatif_interval(result)
+    for note in result.get("notes", []):
+        err_console.print(f"note: {note}", highlight=False)
 
 
 app = typer.Typer()
@@ -253,6 +256,7 @@ def whatif_cmd(
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
         result["simulated_job_ms"] = sched.job_ms
     result["cluster"] = {"origin": where, **spec.model_dump(mode="json")}
+    result["notes"] = [n for n in (chosen_job_note(prof, profile),) if n]
     result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes
