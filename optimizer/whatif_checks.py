@@ -17,19 +17,14 @@ def codec_priors(profile: JobProfile, base: HadoopConfig, proposed: HadoopConfig
     documented prior: the examples' TeraSort was told its shuffle would shrink 64% on zlib's
     prior ratio 0.36, where its data compressed to 0.163."""
     out = []
-    for on, name, what in (
-        (proposed.map_output_compress, proposed.map_output_codec, "map output"),
-        (proposed.output_compress, proposed.output_codec, "job output"),
-    ):
-        was = (
-            (base.map_output_compress, base.map_output_codec)
-            if what == "map output"
-            else (
-                base.output_compress,
-                base.output_codec,
-            )
-        )
+    sides = (
+        ("map output", "map_output_compress", "map_output_codec"),
+        ("job output", "output_compress", "output_codec"),
+    )
+    for what, switch, codec in sides:
+        on, name = getattr(proposed, switch), getattr(proposed, codec)
         stats = profile.codec(name)
+        was = (getattr(base, switch), getattr(base, codec))
         if on and (on, name) != was and stats.source.startswith("prior"):
             out.append(
                 f"{what} codec {name}: ratio {stats.ratio:g} and its CPU are the documented "

@@ -111,7 +111,7 @@ def build_cluster(
         if nodes is not None:
             spec = spec.model_copy(update={"num_nodes": nodes})
         return spec, f"{spec.num_nodes} nodes as the profile describes them"
-    if facts.get("local_mode") in (1, 1.0, "true", True):
+    if _local_run(profile):
         if nodes is not None:
             return ClusterSpec(num_nodes=nodes), (
                 f"{nodes} nodes of default capacity (--nodes; the profile ran in local mode, "
@@ -136,6 +136,11 @@ def build_cluster(
         ) from None
     where = "--nodes" if nodes else ("the profile" if "num_nodes" in facts else "default")
     return spec, f"{_size(spec, profile)} ({where}; --nodes/--cluster to change)"
+
+
+def _local_run(profile: JobProfile) -> bool:
+    """Whether the profile is of a local-mode run (``profile --from run`` marks it)."""
+    return profile.cluster_facts.get("local_mode") in (1, 1.0, "true", True)
 
 
 def _local_of(profile: JobProfile) -> ClusterSpec:
@@ -355,8 +360,7 @@ def on_hdfs(profile: JobProfile, base: HadoopConfig, spec: ClusterSpec) -> Hadoo
     ``fs.local.block.size``, but on HDFS its input is in the cluster's blocks (20 GB was cut
     into 640 maps instead of 160, and a split-size change was offered against maps the job
     would not have)."""
-    local_run = profile.cluster_facts.get("local_mode") in (1, 1.0, "true", True)
-    if not local_run or spec.local_mode:
+    if not _local_run(profile) or spec.local_mode:
         return base
     return base.model_copy(update={"dfs_blocksize": int(spec.block_size_mb * 2**20)})
 

@@ -262,19 +262,22 @@ def calibration_brief(profile: Any) -> dict[str, str] | None:
     if check is None:
         return None
     brief = check.brief()
-    from mrtune.calibration.self_check import job_model_miss
-
-    miss = job_model_miss(profile) if hasattr(profile, "cluster_facts") else None
-    if miss is not None:
+    if (miss := _job_model_line(profile)) is not None:
         brief["job_model"] = miss
     return brief
 
 
-def _warn_job_model(profile: Any) -> None:
-    """The job model's miss of the run's task span, when large (one line, stderr)."""
+def _job_model_line(profile: Any) -> str | None:
+    """:func:`~mrtune.calibration.self_check.job_model_miss` of a profile (None for anything
+    without cluster facts, e.g. a workflow job's hand-written stand-in)."""
     from mrtune.calibration.self_check import job_model_miss
 
-    line = job_model_miss(profile) if hasattr(profile, "cluster_facts") else None
+    return job_model_miss(profile) if hasattr(profile, "cluster_facts") else None
+
+
+def _warn_job_model(profile: Any) -> None:
+    """The job model's miss of the run's task span, when large (one line, stderr)."""
+    line = _job_model_line(profile)
     if line is not None:
         from rich.markup import escape
 

@@ -114,12 +114,12 @@ def build_statistics(
     stats, codecs, ms = dataflow_statistics(job)
     st = job.st
     input_files, files_how, files_conf = _input_files(job, ms.stored)
-    classes, packed = history_classes(job, ms.stored, files_conf)
+    layout = history_classes(job, ms.stored, files_conf)
+    classes, packed = layout.classes, layout.packed
     if classes:
-        input_files, files_how = job.n_maps, classes[0]
+        input_files, files_how = job.n_maps, layout.note
     elif packed:  # each map's files one unsplittable unit, of one size
         input_files, files_how = job.n_maps, "one unit a map (CombineFileInputFormat's packing)"
-    classes = classes[1:]
     facts = _job_facts(job, ms, input_files, files_how, files_conf)
     cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)
     cfg = job.cfg

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mrtune.costmodel.config import HadoopConfig
@@ -169,12 +170,22 @@ def anchored_combiner(
     return profile.model_copy(update={"provenance": prov})
 
 
-def history_classes(job: Any, stored: float, files_conf: int | None) -> tuple[list, bool]:
-    """``([provenance, map classes…], packed)``: the maps' own sizes as classes when each map
-    read whole files (:mod:`mrtune.profiling.input_classes`), and whether the input format
-    packed several files a map (CombineFileInputFormat: more files listed than maps ran; the
-    examples' MultiFileWordCount, 12 files in 1 map, was modelled as 5 maps in 3 waves and
-    offered split.minsize, which it ignores): each map's files are then one unsplittable unit."""
+@dataclass(frozen=True)
+class HistoryLayout:
+    """A history's input as map classes: ``classes`` (empty: equal files), their provenance
+    ``note``, and whether the input format ``packed`` several files a map."""
+
+    classes: list[MapClass]
+    note: str
+    packed: bool
+
+
+def history_classes(job: Any, stored: float, files_conf: int | None) -> HistoryLayout:
+    """The maps' own sizes as classes when each map read whole files, and whether the input
+    format packed several files a map (CombineFileInputFormat: more files listed than maps
+    ran; the examples' MultiFileWordCount, 12 files in 1 map, was modelled as 5 maps in 3
+    waves and offered split.minsize, which it ignores): each map's files are then one
+    unsplittable unit."""
     from mrtune.profiling.dataflow import stored_input_bytes
 
     per_map = [stored_input_bytes(a.counters) for a in job.h.successful("map")]
@@ -185,10 +196,10 @@ def history_classes(job: Any, stored: float, files_conf: int | None) -> tuple[li
         job.warnings.append(COMBINED_SPLITS)
         files_conf = job.n_maps
     sizes = files_of_maps(per_map, stored, job.cfg.split_size, files_conf)
-    if sizes is None or len(sizes) != job.n_maps:
-        return [], packed
-    classes = file_classes(sizes)
+    classes = file_classes(sizes) if sizes is not None and len(sizes) == job.n_maps else []
     if not classes:
-        return [], packed
+        return HistoryLayout([], "", packed)
     how = "each map's files as one unit" if packed else "one file a map"
-    return [classes_note(sizes, classes, f"{how} (each map's input bytes)"), *classes], packed
+    return HistoryLayout(
+        classes, classes_note(sizes, classes, f"{how} (each map's input bytes)"), packed
+    )
