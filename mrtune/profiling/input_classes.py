@@ -31,6 +31,17 @@ COMBINED_SPLITS = (
     "split.maxsize): the model keeps the run's packing, each map's files one unsplittable "
     "unit, so split-size changes are not modelled"
 )
+#: FileInputFormat's SPLIT_SLOP: a file's last split may be up to 1.1 splits long.
+SPLIT_SLOP = 1.1
+#: Split-size settings that make a history's split size a fact rather than a default.
+SPLIT_KEYS = (
+    "dfs.blocksize",
+    "dfs.block.size",
+    "mapreduce.input.fileinputformat.split.minsize",
+    "mapreduce.input.fileinputformat.split.maxsize",
+    "mapred.min.split.size",
+    "mapred.max.split.size",
+)
 #: Files whose sizes differ by less than this share of the larger are one class.
 EQUAL_SHARE = 0.01
 #: Most classes a profile gets: the model's map side costs two task calls per class.
@@ -189,11 +200,14 @@ def history_classes(job: Any, stored: float, files_conf: int | None) -> HistoryL
     from mrtune.profiling.dataflow import stored_input_bytes
 
     per_map = [stored_input_bytes(a.counters) for a in job.h.successful("map")]
-    packed = bool(files_conf and files_conf > job.n_maps) or "Combine" in str(
-        job.props.get("mapreduce.job.inputformat.class", "")
-    )
+    fmt = str(job.props.get("mapreduce.job.inputformat.class", ""))
+    packed = bool(files_conf and files_conf > job.n_maps) or "Combine" in fmt
     if packed:
         job.warnings.append(COMBINED_SPLITS)
+    elif (whole := whole_units(job, stored, fmt)) is not None:
+        job.warnings.append(whole)
+        packed = True
+    if packed:
         files_conf = job.n_maps
     sizes = files_of_maps(per_map, stored, job.cfg.split_size, files_conf)
     classes = file_classes(sizes) if sizes is not None and len(sizes) == job.n_maps else []
@@ -203,3 +217,35 @@ def history_classes(job: Any, stored: float, files_conf: int | None) -> HistoryL
     return HistoryLayout(
         classes, classes_note(sizes, classes, f"{how} (each map's input bytes)"), packed
     )
+
+
+def whole_units(job: Any, stored: float, fmt: str) -> str | None:
+    """Why the maps read whole units rather than FileInputFormat's splits, or ``None``.
+
+    ``FileInputFormat.getSplits`` never gives a map more than :data:`SPLIT_SLOP` splits of
+    input. When the maps read more than that on average, something else cut the input: an input
+    format of the job's own (the examples' ``MultiFileWordCount$MyInputFormat`` packs all its
+    files into one map and names no ``Combine`` class), a codec that cannot be split (gzip text
+    is one map a file), or files written with larger blocks than the configuration's. Either way
+    the run's maps are the units a split-size change cannot cut, so they are kept. The rule
+    needs the split size as a fact: without a block or split setting in the configuration it
+    is a default, and is not used."""
+    n_maps = job.n_maps
+    if n_maps < 1 or stored <= 0 or not any(k in job.props for k in SPLIT_KEYS):
+        return None
+    split = float(job.cfg.split_size)
+    per_map = stored / n_maps
+    if per_map <= SPLIT_SLOP * split * (1.0 + EQUAL_SHARE):
+        return None
+    how = f"the input format {fmt.rsplit('.', 1)[-1]}" if fmt else "the input format"
+    return (
+        f"the maps read {_size(per_map)} each on average, more than FileInputFormat gives a "
+        f"map at a {_size(split)} split ({SPLIT_SLOP} splits): {how}, an "
+        "unsplittable codec (gzip) or larger file blocks made the run's maps; the model keeps "
+        f"its {n_maps} map(s), each one unsplittable unit, so split-size changes are not "
+        "modelled"
+    )
+
+
+def _size(b: float) -> str:
+    return f"{b / 2**20:,.1f} MiB" if b >= 2**20 else f"{b:,.0f} B"

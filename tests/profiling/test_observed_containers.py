@@ -55,3 +55,21 @@ def test_a_combine_input_format_keeps_the_runs_packing(shared_data: Path) -> Non
     assert any("CombineFileInputFormat" in w for w in prof.warnings)
     plain = build_profile(load_history(src), {})
     assert plain.input_splittable
+
+
+def test_maps_larger_than_a_split_keep_the_runs_maps(shared_data: Path) -> None:
+    # the examples' MultiFileWordCount$MyInputFormat packs every file into one map and names no
+    # Combine class: its 19 MB map at a 4 MB block had been modelled as 5 maps in 3 waves. A map
+    # reading more than FileInputFormat's 1.1 splits shows the input was cut by something else
+    src = next((shared_data / "jhist").glob(QMC))  # one map of 118 bytes
+    fmt = "org.apache.hadoop.examples.MultiFileWordCount$MyInputFormat"
+    conf = {"mapreduce.job.inputformat.class": fmt, "dfs.blocksize": "100"}
+    prof = build_profile(load_history(src), conf)
+    assert not prof.input_splittable and prof.input_files == 1
+    note = next(w for w in prof.warnings if "more than FileInputFormat" in w)
+    assert "MultiFileWordCount$MyInputFormat" in note and "118 B" in note
+    # within the slop (118 <= 1.1 x 108), or with the split size a default, nothing is assumed
+    assert build_profile(load_history(src), {**conf, "dfs.blocksize": "108"}).input_splittable
+    assert build_profile(
+        load_history(src), {"mapreduce.job.inputformat.class": fmt}
+    ).input_splittable
