@@ -5,8 +5,15 @@ not run with (its staged job.xml is what ran).
 
 from __future__ import annotations
 
+from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile, MapClass
-from mrtune.profiling.input_classes import classes_note, file_classes
+from mrtune.profiling.input_classes import (
+    COMBINED_SPLITS,
+    EQUAL_SHARE,
+    SPLIT_SLOP,
+    classes_note,
+    file_classes,
+)
 from mrtune.readers.run_records import RunRecord
 
 
@@ -25,6 +32,38 @@ def ignored_settings_line(rec: RunRecord) -> str:
 def combined(rec: RunRecord) -> bool:
     """Whether the maps read CombineFileSplits (several files a map)."""
     return any(a.split_parts for a in rec.map_attempts)
+
+
+#: File suffixes of codecs that are no ``SplittableCompressionCodec`` (``TextInputFormat`` and
+#: ``FileInputFormat.isSplitable`` give each such file one map; bzip2's ``.bz2`` is splittable,
+#: hadoop-lzo's ``.lzo`` only through its own index and input format).
+UNSPLITTABLE_SUFFIXES = (".gz", ".deflate", ".snappy", ".lz4", ".zst", ".lzo")
+
+
+def unsplittable(rec: RunRecord, cfg: HadoopConfig) -> str | None:
+    """Why each map's input is one unit a split-size change cannot cut, or ``None``.
+
+    CombineFileInputFormat packs files into a map; a file of a codec that cannot be split is
+    read whole (WordCount over a 9 MB .gz at a 4 MB split.maxsize ran one map, which the model
+    had cut into 3); and no map of ``FileInputFormat`` reads more than :data:`SPLIT_SLOP`
+    splits, so one that did was cut by the job's own input format."""
+    if combined(rec):
+        return COMBINED_SPLITS
+    paths = sorted({a.split_path for a in rec.map_attempts if a.split_path})
+    codec = [p for p in paths if p.lower().endswith(UNSPLITTABLE_SUFFIXES)]
+    if codec:
+        return (
+            f"{len(codec)} input file(s) of a codec that cannot be split ({codec[0]}): each is "
+            "one map whatever the split size, so split-size changes are not modelled"
+        )
+    longest = max((a.split_length or 0 for a in rec.map_attempts), default=0)
+    if longest > SPLIT_SLOP * cfg.split_size * (1.0 + EQUAL_SHARE):
+        return (
+            f"a map read a {longest:,} B split, more than FileInputFormat gives at a "
+            f"{cfg.split_size:,} B split size ({SPLIT_SLOP} splits): the job's input format cut "
+            "the input, so the run's maps are kept and split-size changes are not modelled"
+        )
+    return None
 
 
 def input_files(rec: RunRecord) -> tuple[int, list[MapClass], str]:

@@ -37,10 +37,10 @@ from mrtune.calibration.run_codecs import (
 )
 from mrtune.calibration.run_combiner import Prov, combiner_stats
 from mrtune.calibration.run_inputs import (
-    combined,
     ignored_settings_line,
     input_files,
     profile_for_run,
+    unsplittable,
 )
 from mrtune.calibration.run_record import (
     LOCAL_BLOCK_SIZE,
@@ -61,7 +61,6 @@ from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
-from mrtune.profiling.input_classes import COMBINED_SPLITS
 from mrtune.readers.run_records import RunRecord
 
 if TYPE_CHECKING:
@@ -115,13 +114,14 @@ def profile_from_run(
 
     has_combiner = cfg.combine_class is not None
     n_files, classes, files_how = input_files(rec)
+    whole = unsplittable(rec, cfg)
     profile = JobProfile(
         job_id=rec.job_id or rec.run_id,
         job_name=rec.job,
         input_bytes=stored,
         input_files=n_files,
         map_classes=classes,
-        input_splittable=not combined(rec),
+        input_splittable=whole is None,
         has_combiner=has_combiner,
         combine_class=cfg.combine_class,
         map_only=rec.num_reduces == 0,
@@ -130,8 +130,8 @@ def profile_from_run(
     profile, final_recs = combiner_stats(profile, cfg, rec, J, width_in, st)
     codec_runs = list(codec_runs)
     warnings: list[str] = [ignored_settings_line(rec)] if rec.ignored_settings() else []
-    if combined(rec):
-        warnings.append(COMBINED_SPLITS)
+    if whole is not None:
+        warnings.append(whole)
     codecs = ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
     for name, stats in probe_codecs(rec, codec_runs, warnings).items():
         # the probe measured every codec on this very data; the calibration run's own

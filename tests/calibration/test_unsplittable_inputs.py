@@ -1,0 +1,65 @@
+"""Inputs a split-size change cannot cut: each map's input is then one unit, as in the run.
+
+The fixture is a real local run of Hadoop's examples WordCount
+(``org.apache.hadoop.examples.WordCount`` of hadoop-mapreduce-examples 3.4.2) over one 9.3 MB
+gzip text file with ``split.maxsize`` 4,000,000: gzip is no ``SplittableCompressionCodec``, so
+``TextInputFormat.isSplitable`` gave the whole file one map. The model had cut it into 3 maps
+at the run's own settings (its self-check: map tasks +200%).
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from mrtune.calibration.run_inputs import unsplittable
+from mrtune.calibration.run_profile import profile_from_run
+from mrtune.costmodel import ClusterSpec, ConfigBatch
+from mrtune.costmodel.job import predict_job
+from mrtune.profiling.baseline import profile_config
+from mrtune.readers.run_records import RunRecord
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _records(name: str) -> list[RunRecord]:
+    lines = gzip.decompress((FIXTURES / name).read_bytes()).decode().splitlines()
+    return [RunRecord.model_validate_json(line) for line in lines if line.strip()]
+
+
+def _maps(rec: RunRecord, split_maxsize: int | None = None) -> tuple[float, list[str]]:
+    prof = profile_from_run(rec)
+    cfg = profile_config(prof)
+    if split_maxsize is not None:
+        cfg = cfg.model_copy(update={"split_maxsize": split_maxsize})
+    pred = predict_job(prof, ConfigBatch.from_configs([cfg]), ClusterSpec.local())
+    return float(pred.num_maps[0]), prof.warnings
+
+
+def test_a_gzip_input_is_one_map_whatever_the_split_size() -> None:
+    (rec,) = _records("examples-wordcount-gzip-input.jsonl.gz")
+    assert len(rec.map_attempts) == 1
+    maps, warnings = _maps(rec)
+    assert maps == 1
+    assert any("codec that cannot be split" in w and "a.txt.gz" in w for w in warnings)
+    assert _maps(rec, split_maxsize=1 << 20)[0] == 1
+
+
+def test_a_map_longer_than_the_split_slop_keeps_the_runs_maps() -> None:
+    # the same split under a plain name: no map of FileInputFormat reads more than 1.1 splits
+    (rec,) = _records("examples-wordcount-gzip-input.jsonl.gz")
+    att = rec.map_attempts[0]
+    plain = rec.model_copy(
+        update={"map_attempts": [att.model_copy(update={"split_path": "file:/in/a.txt"})]}
+    )
+    cfg = profile_config(profile_from_run(plain))
+    reason = unsplittable(plain, cfg)
+    assert reason is not None and "more than FileInputFormat gives" in reason
+    assert _maps(plain)[0] == 1
+
+
+def test_plain_text_files_stay_splittable() -> None:
+    for rec in _records("examples-wordcount-unequal-files.jsonl.gz"):
+        cfg = profile_config(profile_from_run(rec))
+        assert unsplittable(rec, cfg) is None
+        assert profile_from_run(rec).input_splittable
