@@ -78,6 +78,13 @@ def run_config(rec: RunRecord) -> HadoopConfig:
         cfg = HadoopConfig.from_properties(props, hadoop_version=3, source=rec.run_id)
     except ValueError as exc:
         raise InputError(f"run {rec.run_id}: configuration not usable: {exc}") from exc
+    if cfg.combine_class is None and (rec.counter("COMBINE_INPUT_RECORDS") or 0) > 0:
+        # a combiner the kept configuration does not name (an old-API job's
+        # mapred.combiner.class in a record made before that key was kept: Hadoop Streaming's
+        # -combiner) still ran: its counters say so, as for a history (profiling.dataflow)
+        from mrtune.profiling.baseline import UNKNOWN_COMBINER
+
+        cfg = cfg.model_copy(update={"combine_class": UNKNOWN_COMBINER})
     return cfg
 
 

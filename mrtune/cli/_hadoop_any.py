@@ -127,9 +127,11 @@ def run_any(
 def _local_record(entry: dict[str, Any], main_class: str, rep: int, base: Path):  # -> RunRecord
     """A local ``--jar`` run's :class:`~mrtune.readers.run_records.RunRecord`, appended to
     ``<base>/runs.jsonl`` (:mod:`mrtune.harness.any_record`), as the project's runs have."""
-    from mrtune.harness.any_record import build_any_record, job_name_of
+    from mrtune.harness.any_record import build_any_record, job_name_of, started_no_job
     from mrtune.readers.run_records import write_jsonl
 
+    if not entry["success"] and (why := started_no_job(Path(entry["run_dir"]))) is not None:
+        raise InputError(f"the job failed (exit {entry['exit_code']}) before it ran: {why}")
     rec = build_any_record(entry, job_name_of(main_class), rep)
     write_jsonl([rec], base / "runs.jsonl", append=True)
     if rec.ignored_settings():

@@ -89,6 +89,16 @@ def _write_site(conf_dir: Path, props: dict[str, str]) -> None:
         (conf_dir / f"{site}-site.xml").write_text(xml, encoding="utf-8")
 
 
+def job_classpath(run_dir: Path, spec: JobSpec, jars: HadoopJars) -> str:
+    """The job JVM's classpath, as ``hadoop jar`` builds it: the run's site files, the job's
+    jar, ``$HADOOP_CLASSPATH`` (the jars a job needs beyond Hadoop's own; Hadoop Streaming
+    needs commons-cli, which the shaded client jars hide), then Hadoop's jars."""
+    extra = [p for p in os.environ.get("HADOOP_CLASSPATH", "").split(os.pathsep) if p]
+    return os.pathsep.join(
+        [str(run_dir / "conf"), str(spec.jar.resolve()), *extra, jars.classpath_string()]
+    )
+
+
 def run_local(
     spec: JobSpec, run_dir: Path, jars: HadoopJars, xmx_mb: int = 2048, timeout_s: float = 1800
 ) -> dict[str, Any]:
@@ -103,7 +113,7 @@ def run_local(
     _write_site(run_dir / "conf", props)
     log4j = run_dir / "conf" / "log4j2.properties"
     log4j.write_text(LOG4J2_PROPERTIES.read_text(encoding="utf-8") + _SUBMIT_LOGGER, "utf-8")
-    cp = os.pathsep.join([str(run_dir / "conf"), str(spec.jar.resolve()), jars.classpath_string()])
+    cp = job_classpath(run_dir, spec, jars)
     java = ["java", f"-Xmx{int(xmx_mb)}m", f"-Dlog4j2.configurationFile={log4j}"]
     java += [f"-Dmrtune.log.file={run_dir / 'job.log'}", "-cp", cp, spec.main_class, *spec.args]
     command = ["bash", "-c", "export JVM_PID=$$; exec " + shlex.join(java)]

@@ -157,6 +157,25 @@ def _error(run_dir: Path, rc: int, outcome: bool | None) -> str | None:
     return "\n".join(tail) or f"exit code {rc}"
 
 
+def started_no_job(run_dir: Path) -> str | None:
+    """Why a local run's JVM ended before any job ran (no ``job.log``): the first exception
+    its ``client.log`` names, with a hint for a class the classpath lacks, or ``None`` when
+    a job ran. Hadoop Streaming, for one, needs commons-cli, which the shaded client jars
+    hide."""
+    if read_log_text(run_dir) is not None:
+        return None
+    client = run_dir / "client.log"
+    lines = client.read_text(errors="replace").splitlines() if client.is_file() else []
+    first = next((ln.strip() for ln in lines if "Exception" in ln or "Error" in ln), None)
+    if first is None:
+        return f"the run left no job.log (see {client})"
+    hint = ""
+    if "NoClassDefFoundError" in first or "ClassNotFoundException" in first:
+        hint = "; put the jars it needs on HADOOP_CLASSPATH, as for `hadoop jar`"
+    first = first.removeprefix('Exception in thread "main" ')
+    return f"{first}{hint} (see {client})"
+
+
 def build_any_record(entry: dict[str, Any], job: str, repeat: int) -> RunRecord:
     """The record of a ``hadoop-run --jar`` local run (``entry``: :func:`~mrtune.harness.
     any_job.run_local`'s); ``job`` is the job's name (:func:`job_name_of`).

@@ -57,6 +57,13 @@ CONF_KEYS: tuple[str, ...] = (
     "io.file.buffer.size",
     "mapreduce.map.memory.mb",
     "mapreduce.reduce.memory.mb",
+    # the old mapred API's own keys (JobConf; Hadoop Streaming, Hive): its combiner and classes
+    "mapred.combiner.class",
+    "mapred.mapper.new-api",
+    "mapred.reducer.new-api",
+    "mapred.input.format.class",
+    "mapred.output.format.class",
+    "mapred.partitioner.class",
 )
 
 

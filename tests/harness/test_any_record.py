@@ -347,3 +347,39 @@ def test_a_jar_job_named_like_a_project_job_calibrates_on_its_own_label(tmp_path
     r = CliRunner().invoke(app, ["validate", str(runs), "--format", "json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["calibrations"][0]["job"] == "wordcount"
+
+
+def test_a_jvm_that_ends_before_a_job_says_why(tmp_path: Path) -> None:
+    # Hadoop Streaming on the shaded client jars: commons-cli is missing, no job.log is left
+    from mrtune.harness.any_record import started_no_job
+
+    (tmp_path / "client.log").write_text(
+        'Exception in thread "main" java.lang.NoClassDefFoundError: '
+        "org/apache/commons/cli/CommandLineParser\n"
+        "\tat org.apache.hadoop.streaming.HadoopStreaming.main(HadoopStreaming.java:49)\n"
+    )
+    why = started_no_job(tmp_path)
+    assert why is not None and why.startswith("java.lang.NoClassDefFoundError: org/apache")
+    assert "HADOOP_CLASSPATH" in why and "client.log" in why
+    (tmp_path / "job.log").write_text("1 INFO [main] JobSubmitter: number of splits:1\n")
+    assert started_no_job(tmp_path) is None
+
+
+def test_hadoop_classpath_comes_between_the_jar_and_hadoops_jars(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mrtune.harness.any_job import JobSpec, job_classpath
+    from mrtune.harness.jars import HadoopJars
+
+    jar, cli = tmp_path / "job.jar", tmp_path / "commons-cli.jar"
+    jars = HadoopJars("test", tmp_path, (tmp_path / "hadoop-client-api.jar",), "3.5.0")
+    monkeypatch.setenv("HADOOP_CLASSPATH", f"{cli}:")
+    cp = job_classpath(tmp_path, JobSpec(jar, "Main", [], "job", {}), jars).split(":")
+    assert cp == [
+        str(tmp_path / "conf"),
+        str(jar),
+        str(cli),
+        str(tmp_path / "hadoop-client-api.jar"),
+    ]
+    monkeypatch.delenv("HADOOP_CLASSPATH")
+    assert str(cli) not in job_classpath(tmp_path, JobSpec(jar, "Main", [], "job", {}), jars)
