@@ -204,8 +204,14 @@ def print_report(report: Any) -> None:
             f"[bold]{c.job}[/]: calibrated on {c.run_id}; driver time outside the model "
             f"{c.overhead_ms:+.0f} ms"
         )
-    console.print(dataflow_table(report))
-    console.print(times_table(report))
+    from mrtune.cli._validate_narrow import WIDE, dataflow_tables, times_tables
+
+    if console.width >= WIDE:
+        console.print(dataflow_table(report))
+        console.print(times_table(report))
+    else:  # at 80 columns the wide tables folded every cell over several lines
+        for t in (*dataflow_tables(report), *times_tables(report)):
+            console.print(t)
     s = report.summary()
     console.print(summary_table(s))
     share = s.get("phase_error_share", {})
@@ -218,7 +224,7 @@ def print_report(report: Any) -> None:
             )
         )
     for note in s.get("notes", []):
-        console.print(f"• {note}", soft_wrap=True)
+        console.print(f"• {note}")
 
 
 #: The two kinds of runs ``validate`` reads, each the other's complement (:func:`_refuse`).

@@ -308,6 +308,13 @@ def test_validate_command(tmp_path: Path) -> None:
     assert cal["costs"]["merge_cpu"] == pytest.approx(
         json.loads(machine.read_text())["costs"]["merge_cpu"], rel=0.5
     )
+    # at 80 columns the tables are split and fit: no cell folded over lines, no line too long
+    res = CliRunner().invoke(app, ["validate", str(path)], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert any(line.split()[:1] == ["wc-sortmb-10"] for line in lines)
+    assert "Dataflow records" in res.output and "Phase times" in res.output
     res = CliRunner().invoke(app, ["validate", str(path), "--machine", str(tmp_path / "no.json")])
     assert res.exit_code == 2 and "not found" in res.output
     res = CliRunner().invoke(app, ["validate", str(path), "--calibrate", "nope"])
