@@ -158,16 +158,19 @@ def _report(entries, output, format, base, records=()) -> None:
     if format == OutputFormat.json:
         emit_json(docs)
         return
-    table = Table(title=f"recorded in {base / 'runs.jsonl'}")
-    for col in ("label", "repeat", "mode", "exit", "wall s", "cpu s", "load", "recorded"):
+    table = Table(title=f"recorded in {base / 'runs.jsonl'}", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("label", "rep.", "mode", "exit", "wall s", "cpu s", "load", "recorded"):
         table.add_column(col, justify="left" if col in ("label", "mode", "recorded") else "right")
     by_run = {r.run_id: r for r in records}
     for e in entries:
         rec = by_run.get(f"{e['label']}-r{e['repeat']}-{e['started_at_ms']}")
         if rec is not None:
-            what = f"{rec.num_maps} maps, {rec.num_reduces} reduces, counters"
+            what = f"{rec.num_maps} maps, {rec.num_reduces} reduces"
         else:
-            what = Path(e["jhist"]).name if e.get("jhist") else Path(e["log"]).name
+            # a .jhist's name is 120 characters: its job id says which history it is
+            what = (
+                Path(e["jhist"]).name.split("-", 1)[0] if e.get("jhist") else Path(e["log"]).name
+            )
         table.add_row(
             e["label"], str(e["repeat"]), e["mode"], str(e["exit_code"]), f"{e['wall_s']:.1f}",
             f"{e['cpu_s']:.1f}" if e.get("cpu_s") is not None else "-",
