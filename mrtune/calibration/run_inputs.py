@@ -10,9 +10,11 @@ from mrtune.costmodel.profile import JobProfile, MapClass
 from mrtune.profiling.input_classes import (
     COMBINED_SPLITS,
     EQUAL_SHARE,
+    OLD_API_SPLITS,
     SPLIT_SLOP,
     classes_note,
     file_classes,
+    old_api,
 )
 from mrtune.readers.run_records import RunRecord
 
@@ -49,6 +51,8 @@ def unsplittable(rec: RunRecord, cfg: HadoopConfig) -> str | None:
     splits, so one that did was cut by the job's own input format."""
     if combined(rec):
         return COMBINED_SPLITS
+    if old_api(rec.ran_with()):
+        return OLD_API_SPLITS
     paths = sorted({a.split_path for a in rec.map_attempts if a.split_path})
     codec = [p for p in paths if p.lower().endswith(UNSPLITTABLE_SUFFIXES)]
     if codec:
@@ -77,7 +81,9 @@ def input_files(rec: RunRecord) -> tuple[int, list[MapClass], str]:
     files of unequal size become map classes (:func:`~mrtune.profiling.input_classes.file_classes`).
     """
     sizes = rec.input_file_sizes()
-    if combined(rec):  # each map's files, packed by CombineFileInputFormat, are one unit
+    if combined(rec) or old_api(rec.ran_with()):
+        # each map's input is one unit: CombineFileInputFormat packed its files; the old API's
+        # FileInputFormat cut it by its own goal size
         sizes = {a.attempt_id: int(a.split_length or 0) for a in rec.map_attempts}
     if not sizes:
         return 1, [], "defaulted: the run logged no split paths; one file assumed"

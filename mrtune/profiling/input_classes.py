@@ -31,6 +31,20 @@ COMBINED_SPLITS = (
     "split.maxsize): the model keeps the run's packing, each map's files one unsplittable "
     "unit, so split-size changes are not modelled"
 )
+#: What a profile of an old-API job (``org.apache.hadoop.mapred``: Hadoop Streaming, Hive) says.
+OLD_API_SPLITS = (
+    "the job uses the old mapred API, whose FileInputFormat cuts splits of max(split.minsize, "
+    "min(input / mapreduce.job.maps, block)) and ignores split.maxsize: the model keeps the "
+    "run's maps, each one unsplittable unit, so split-size changes are not modelled"
+)
+
+
+def old_api(props: Any) -> bool:
+    """Whether the job ran the old ``mapred`` API (``Job.setUseNewAPI`` sets
+    ``mapred.mapper.new-api`` false when ``mapred.mapper.class`` names the mapper)."""
+    return str(props.get("mapred.mapper.new-api", "")).strip().lower() == "false"
+
+
 #: FileInputFormat's SPLIT_SLOP: a file's last split may be up to 1.1 splits long.
 SPLIT_SLOP = 1.1
 #: Split-size settings that make a history's split size a fact rather than a default.
@@ -204,6 +218,9 @@ def history_classes(job: Any, stored: float, files_conf: int | None) -> HistoryL
     packed = bool(files_conf and files_conf > job.n_maps) or "Combine" in fmt
     if packed:
         job.warnings.append(COMBINED_SPLITS)
+    elif old_api(job.props):
+        job.warnings.append(OLD_API_SPLITS)
+        packed = True
     elif (whole := whole_units(job, stored, fmt)) is not None:
         job.warnings.append(whole)
         packed = True

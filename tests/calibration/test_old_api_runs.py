@@ -59,3 +59,25 @@ def test_a_labels_runs_must_be_repeats_of_one_configuration() -> None:
     report = build_report(relabelled, ["streamuniq:0"])
     assert [c.label for c in report.compared] == ["streamuniq-sortmb5"]
     json.dumps(report.to_json())
+
+
+def test_the_old_apis_splits_are_the_runs_maps() -> None:
+    # a real run of the same streaming job with split.maxsize 4,000,000 over the 19 MB file:
+    # the old API's FileInputFormat ignores maxsize, and Hadoop ran one map (the model, cutting
+    # splits as the new API does, had said 5)
+    path = FIXTURE.with_name("streaming-maxsize-ignored.jsonl.gz")
+    (rec,) = [
+        RunRecord.model_validate_json(line)
+        for line in gzip.decompress(path.read_bytes()).decode().splitlines()
+        if line.strip()
+    ]
+    assert rec.ran_with()["mapred.mapper.new-api"] == "false" and len(rec.map_attempts) == 1
+    prof = profile_from_run(rec)
+    assert not prof.input_splittable
+    assert any("old mapred API" in w for w in prof.warnings)
+    for maxsize in (None, 2_000_000):
+        cfg = run_config(rec)
+        if maxsize is not None:
+            cfg = cfg.model_copy(update={"split_maxsize": maxsize})
+        pred = predict_job(prof, ConfigBatch.from_configs([cfg]), ClusterSpec.local())
+        assert float(pred.num_maps[0]) == 1

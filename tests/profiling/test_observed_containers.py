@@ -73,3 +73,13 @@ def test_maps_larger_than_a_split_keep_the_runs_maps(shared_data: Path) -> None:
     assert build_profile(
         load_history(src), {"mapreduce.job.inputformat.class": fmt}
     ).input_splittable
+
+
+def test_an_old_api_history_keeps_the_runs_maps(shared_data: Path) -> None:
+    # the old mapred API's FileInputFormat splits by mapreduce.job.maps' goal size and ignores
+    # split.maxsize (a streaming job at maxsize 4 MB read its 19 MB file in one map)
+    src = next((shared_data / "jhist").glob(QMC))
+    prof = build_profile(load_history(src), {"mapred.mapper.new-api": "false"})
+    assert not prof.input_splittable
+    assert any("old mapred API" in w for w in prof.warnings)
+    assert build_profile(load_history(src), {"mapred.mapper.new-api": "true"}).input_splittable
