@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
+from mrtune.search_spaces.job_owned import split_units_reason
 from mrtune.search_spaces.knobs import canonical_name
 from mrtune.search_spaces.output_format import ignores_output_codec
 
@@ -67,3 +68,27 @@ def refuse_unread_output_codec(profile: JobProfile | None, key: str, raw: str) -
             field="--set",
             value=f"{key}={raw}",
         )
+
+
+#: The properties that set the split size (``FileInputFormat.computeSplitSize``), by their
+#: current names (``canonical_name``).
+SPLIT_PROPERTIES = frozenset(
+    {
+        "mapreduce.input.fileinputformat.split.minsize",
+        "mapreduce.input.fileinputformat.split.maxsize",
+        "dfs.blocksize",
+    }
+)
+
+
+def unmodelled_split_note(profile: JobProfile, changes: Mapping[str, str]) -> str | None:
+    """A line for a split-size change on a job whose maps are kept as the run's units (packed
+    files, an unsplittable codec, its own input format, the old API): the answer keeps the
+    run's maps, which is exact where Hadoop ignores the change (a gzip file, the old API's
+    split.maxsize) and not modelled where it does not, and must say so rather than show a
+    silent "no change"."""
+    reason = split_units_reason(profile)
+    keys = [k for k in changes if canonical_name(k) in SPLIT_PROPERTIES]
+    if reason is None or not keys:
+        return None
+    return f"{', '.join(keys)}: {reason}; the answer keeps the run's maps"

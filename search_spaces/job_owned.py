@@ -1,7 +1,8 @@
 """Settings the job's own code decides, which a written value would not change: the output
 codec where its OutputFormat never reads it (:mod:`mrtune.search_spaces.output_format`), and
 the job-level properties its driver sets itself (``JobProfile.fixed_by_job``, read from its
-configuration's ``<source>programmatically</source>``). The search leaves them out and says
+configuration's ``<source>programmatically</source>``), and the split size where the run's maps
+are kept as units (``JobProfile.input_splittable`` false). The search leaves them out and says
 why.
 """
 
@@ -18,6 +19,8 @@ def owned_knobs(profile: JobProfile) -> dict[str, str]:
     why = ignores_output_codec(profile.source_properties)
     if why:
         out.update({k.name: why for k in KNOBS if k.role == Role.output_codec})
+    if (units := split_units_reason(profile)) is not None:
+        out.update({k.name: units for k in KNOBS if k.role == Role.split_size})
     for key in profile.fixed_by_job:
         try:
             name = find_knob(key).name
@@ -25,3 +28,13 @@ def owned_knobs(profile: JobProfile) -> dict[str, str]:
             continue
         out.setdefault(name, "the job's code sets it (programmatically)")
     return out
+
+
+def split_units_reason(profile: JobProfile) -> str | None:
+    """Why split-size changes are not modelled for this job (its maps are the run's units:
+    packed files, an unsplittable codec, its own input format, the old API), or ``None``."""
+    if profile.input_splittable:
+        return None
+    why = next((w for w in profile.warnings if "split-size changes are not modelled" in w), "")
+    reason = why.split(":", 1)[0] if why else "the profile keeps the run's maps"
+    return f"split-size changes are not modelled for this job ({reason})"

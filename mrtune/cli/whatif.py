@@ -256,7 +256,10 @@ def whatif_cmd(
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
         result["simulated_job_ms"] = sched.job_ms
     result["cluster"] = {"origin": where, **spec.model_dump(mode="json")}
-    result["notes"] = [n for n in (chosen_job_note(prof, profile),) if n]
+    from mrtune.optimizer.whatif_checks import unmodelled_split_note
+
+    notes = (chosen_job_note(prof, profile), unmodelled_split_note(prof, changes))
+    result["notes"] = [n for n in notes if n]
     result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes

@@ -63,3 +63,19 @@ def test_plain_text_files_stay_splittable() -> None:
         cfg = profile_config(profile_from_run(rec))
         assert unsplittable(rec, cfg) is None
         assert profile_from_run(rec).input_splittable
+
+
+def test_split_size_is_neither_searched_nor_answered_silently() -> None:
+    from mrtune.optimizer.whatif_checks import unmodelled_split_note
+    from mrtune.search_spaces.space import SearchSpace
+
+    (rec,) = _records("examples-wordcount-gzip-input.jsonl.gz")
+    prof = profile_from_run(rec)
+    space = SearchSpace.for_job(prof, profile_config(prof))
+    assert not any("split" in k.name for k in space.knobs)
+    assert any("split.maxsize: split-size changes are not modelled" in w for w in space.withheld)
+    note = unmodelled_split_note(prof, {"mapreduce.input.fileinputformat.split.minsize": "1"})
+    assert note is not None and "codec that cannot be split" in note
+    assert unmodelled_split_note(prof, {"mapreduce.task.io.sort.mb": "50"}) is None
+    plain = profile_from_run(_records("examples-wordcount-unequal-files.jsonl.gz")[0])
+    assert unmodelled_split_note(plain, {"dfs.blocksize": "1048576"}) is None
