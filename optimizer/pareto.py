@@ -315,7 +315,12 @@ def settle(
             break
         tr, gr = obj.both(as_values(trials))
         ok = (tr <= t0 * (1 + min_gain)) & (gr <= g0 * (1 + min_gain))
-        ok &= np.array([not _dominated(a, b, t, g) for a, b in zip(tr, gr, strict=True)])
+        # the chosen point itself dominates any revert that costs anything at all, yet a revert
+        # within min_gain replaces it: only the other front points may rule one out (else a
+        # 0.0% change, 7 ms of 29.7 s, stayed in what is written)
+        others = np.arange(len(t)) != i
+        t_o, g_o = t[others], g[others]
+        ok &= np.array([not _dominated(a, b, t_o, g_o) for a, b in zip(tr, gr, strict=True)])
         if max_time_ms is not None:
             ok &= tr <= max_time_ms
         if max_gb_s is not None:
@@ -328,6 +333,7 @@ def settle(
         # the front points the reverted one dominates leave the front (the chosen one stays)
         keep = ~((tr[j] <= t) & (gr[j] <= g) & ((tr[j] < t) | (gr[j] < g)))
         keep &= ~((t == tr[j]) & (g == gr[j]))  # the same point with fewer changes replaces it
+        keep[i] = False  # as does the point it reverts, which it matches within min_gain
         rows = [r for r, k in zip(rows, keep, strict=True) if k] + [trials[j]]
         sources = [s for s, k in zip(sources, keep, strict=True) if k] + ["reverted"]
         t, g = np.append(t[keep], tr[j]), np.append(g[keep], gr[j])

@@ -259,3 +259,30 @@ def test_cli_shows_the_front_and_carries_it_in_json(tmp_path) -> None:  # noqa: 
     assert bad.exit_code == 2 and "needs --objective pareto" in bad.output
     bad = runner.invoke(cli_app, [*args, "--max-time", "1ms"])
     assert bad.exit_code == 2 and "no configuration on the front" in bad.output
+
+
+def test_no_kept_change_could_be_undone_within_min_gain() -> None:
+    # the README example's pareto answer had kept reduce.input.buffer.percent 0 -> 0.7 at
+    # "0.0%" (7 ms of 29.7 s, 0.0 GB.s): the chosen point itself dominated each such revert,
+    # which ruled it out although it was within min_gain of it
+    from mrtune.cli._inputs import build_cluster
+    from mrtune.cli.example import examples
+    from mrtune.optimizer.recommend import MIN_GAIN, space_current
+    from mrtune.profiling import profile_config
+
+    prof = JobProfile.model_validate_json(examples()["wordcount-rumen"][1].read_text())
+    base = profile_config(prof)
+    cluster, _ = build_cluster(prof, None, None, False)
+    rec = recommend(prof, base, cluster, objective=ObjectiveKind.pareto, max_time_ms=600_000)
+    chosen, front = rec.pareto.chosen, rec.pareto.front
+    space = SearchSpace.for_job(prof, base, cluster)
+    obj = Objective(space, ObjectiveKind.pareto)
+    current = space_current(space)
+    changed = [k for k in chosen.values if not np.isclose(chosen.values[k], current[k])]
+    assert changed
+    t, g = np.array([p.job_ms for p in front]), np.array([p.gb_s for p in front])
+    others = np.array([p is not chosen for p in front])
+    for k in changed:
+        tr, gr = obj.both(as_values([{**chosen.values, k: current[k]}]))
+        within = tr[0] <= chosen.job_ms * (1 + MIN_GAIN) and gr[0] <= chosen.gb_s * (1 + MIN_GAIN)
+        assert not within or dominated_by((tr[0], gr[0]), t[others], g[others]), k
