@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,8 @@ def render_catalog(diags: list[Any], unreadable: list[tuple[str, str]]) -> None:
         padding=(0, 0),
         pad_edge=False,
     )
+    ids = [d.view.job_id for d in diags]
+    shown, prefix = _short_ids(ids)
     t.add_column("job", overflow="fold", min_width=14, max_width=20)
     for code in CODES.values():
         t.add_column(code, justify="center", width=4, no_wrap=True)
@@ -154,8 +157,10 @@ def render_catalog(diags: list[Any], unreadable: list[tuple[str, str]]) -> None:
             cells.append(
                 f"[{STYLE[f.severity]}]{letters[f.severity]}[/]" if f.computable else "[dim]-[/]"
             )
-        t.add_row(escape(d.view.job_id), *cells)
+        t.add_row(escape(shown[d.view.job_id]), *cells)
     console.print(t)
+    if prefix:
+        console.print(f"[dim]job ids: {escape(prefix)}… (the part shown after …)[/]")
     console.print(
         "[dim]· none  L low  M moderate  S severe  C critical  - not computed[/]", highlight=False
     )
@@ -296,3 +301,14 @@ def diagnose_cmd(
         render_catalog(diags, bad)
         return
     render_job(diags[0], show_all)
+
+
+def _short_ids(ids: list[str]) -> tuple[dict[str, str], str]:
+    """Job ids without the prefix they all share up to an ``_`` (their cluster's start time:
+    ``job_1369942127770_1205`` is ``…_1205``), so a catalog's ids fit the 80-column table;
+    and that prefix (empty when there is none to drop)."""
+    common = os.path.commonprefix(ids) if len(set(ids)) > 1 else ""
+    cut = common.rfind("_")
+    if cut <= 4:
+        return {i: i for i in ids}, ""
+    return {i: "…" + i[cut:] for i in ids}, common[:cut]

@@ -62,6 +62,14 @@ def test_diagnose_catalog_table(shared_data: Path, eighty: None) -> None:
     assert result.exit_code == 0, result.output
     _fits(result.stdout)
     assert "9 jobs × findings" in result.stdout
+    # a catalog of one cluster's jobs shows each id's own part, its shared prefix once
+    trace = shared_data / "rumen" / "2jobs2min-rumen-jh.json"
+    res = runner.invoke(app, ["diagnose", str(trace), "--resamples", "0"])
+    assert res.exit_code == 0, res.output
+    _fits(res.stdout)
+    rows = [ln.split()[0] for ln in res.stdout.splitlines() if ln.startswith("…_")]
+    assert rows == ["…_1205", "…_1206", "…_1207"]
+    assert "job ids: job_1369942127770…" in res.stdout
     out = runner.invoke(
         app, ["diagnose", str(shared_data / "jhist"), "--resamples", "0", "--format", "json"]
     )
