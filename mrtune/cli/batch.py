@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -162,11 +163,15 @@ def render(report: Any, where: str = "") -> None:
         f"(saved [bold]{s['predicted_hours_saved']:,.2f} h[/]); container GB·s "
         f"{s['container_gb_s_current']:,.0f} → {s['container_gb_s_recommended']:,.0f}"
     )
-    t = Table(title=f"Settings that matter most (saving in {unit}, summed over jobs)")
+    t = Table(
+        title=f"Settings that matter most (saving in {unit}, summed over jobs)",
+        box=box.SIMPLE_HEAD,  # at 80 columns the boxed table folded values and headers
+        pad_edge=False,
+    )
     t.add_column("setting", no_wrap=True)
-    t.add_column("jobs changed", justify="right")
-    t.add_column("saving", justify="right")
-    t.add_column("most common value")
+    t.add_column("jobs", justify="right", no_wrap=True, min_width=4)
+    t.add_column("saving", justify="right", no_wrap=True)
+    t.add_column("value", no_wrap=True, overflow="ellipsis")
     key = "saving_gb_s" if unit == "GB·s" else "saving_hours"
     for row in s["settings_that_matter"][:10]:
         t.add_row(

@@ -50,9 +50,11 @@ from mrtune.optimizer.outputs import NameStyle, rename
 from mrtune.optimizer.trust import far_span
 from mrtune.search_spaces import find_knob, knob_to_properties
 from mrtune.search_spaces.codecs import job_codec_verdicts
-from mrtune.search_spaces.constraints import CONSTRAINTS
+from mrtune.search_spaces.constraints import CONSTRAINTS, SORT_BUFFER_HEAP_SHARE
 from mrtune.search_spaces.knobs import CODEC_ROLES
 
+#: The sort buffer's knob, whose site value is also capped by the site's default heap.
+SORT_BUFFER = "mapreduce.task.io.sort.mb"
 #: Job-output compression: written cluster-wide only when asked (module docstring).
 OUTPUT_CODEC = "mapreduce.output.fileoutputformat.compress.codec"
 #: The constraints a cluster-wide candidate is checked against as written (the sort buffer's
@@ -147,11 +149,22 @@ def knob_grid(
     if k.role in CODEC_ROLES:
         return codec_grid(n, tuned, now, base, facts)
     cap = min((r["limits"][n] for r in tuned if n in r.get("limits", {})), default=np.inf)
+    if n == SORT_BUFFER:
+        cap = min(cap, site_sort_buffer_cap(base))
     g = np.union1d(k.grid_values(), [now])
     if region and k.log and now > 0:
         lo, hi = far_span(now, "float")  # the catalog's value may be fractional: no rounding
         g = g[(g >= lo) & (g <= hi)]
     return g[g <= cap] if (g <= cap).any() else g[:1]
+
+
+def site_sort_buffer_cap(base: HadoopConfig) -> float:
+    """The sort buffer a site file may set: within the share of the map heap the file's jobs
+    get when they set none (the line's default ``-Xmx``, e.g. Hadoop 1's 200 MB), which is the
+    heap the file's lint checks it against. Each job's own cap bounds only the jobs of the
+    catalog; a 300 MB buffer within their 1 GB heaps had been chosen, then refused by the lint
+    with nothing written."""
+    return float(np.floor(SORT_BUFFER_HEAP_SHARE * base.map_heap_bytes / 2**20))
 
 
 def tightest_caps(tuned: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -72,3 +72,17 @@ def test_swim_rows_carry_no_observed_heap(tmp_path: Path) -> None:
     for ref in discover([tsv]):
         profile, _ = load_ref(ref, SETTINGS)
         assert profile.map_heap_use is None
+
+
+def test_the_site_files_sort_buffer_fits_the_lines_default_heap(shared_data: Path) -> None:
+    # the 0.20 folder trace's jobs could hold 300 MB in their own heaps, and the file had been
+    # chosen at io.sort.mb 300, then refused by its lint (150% of Hadoop 1's 200 MB default
+    # heap, which a job setting none gets) with nothing written
+    from mrtune.optimizer.batch._cluster_limits import site_sort_buffer_cap
+
+    base1 = HadoopConfig(hadoop_version=1)
+    assert site_sort_buffer_cap(base1) == 100.0
+    assert site_sort_buffer_cap(HadoopConfig()) == 410.0
+    big = [{"limits": {SORT_MB: 600.0}, "key": "a"}]
+    assert knob_grid(SORT_MB, big, 100.0, base1, {}).max() <= 100.0
+    assert knob_grid(SORT_MB, big, 100.0, HadoopConfig(), {}).max() > 100.0
