@@ -36,5 +36,6 @@ def split_units_reason(profile: JobProfile) -> str | None:
     if profile.input_splittable:
         return None
     why = next((w for w in profile.warnings if "split-size changes are not modelled" in w), "")
-    reason = why.split(":", 1)[0] if why else "the profile keeps the run's maps"
+    # "<reason>: <what the model does>": the last ": " (a file:/ path in the reason has none)
+    reason = why.rsplit(": ", 1)[0] if why else "the profile keeps the run's maps"
     return f"split-size changes are not modelled for this job ({reason})"

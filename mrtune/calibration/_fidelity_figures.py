@@ -94,10 +94,16 @@ def measured_phases(rec: RunRecord) -> dict[str, float]:
 
 
 def _map_groups(pred: JobPrediction) -> list[Any]:
-    """The prediction's groups of equal maps, full splits first and the tail split last
-    (fixed-width records add a third group of full splits, ``costmodel.map_groups``)."""
+    """The prediction's groups of equal maps, largest split first, as Hadoop numbers its maps
+    (``JobSubmitter.writeNewSplits`` sorts the splits by length, largest first) and so as
+    :func:`measured_figures` lists them: with files of unequal size the class order (smallest
+    file first) had compared 9, 12, 15 spills with Hadoop's 15, 12, 9 as a mismatch. Full
+    splits come before a tail of the same length (fixed-width records add a third group of
+    full splits, ``costmodel.map_groups``)."""
     groups = list(pred.map_groups)
-    return [groups[0], groups[2], groups[1]] if len(groups) == 3 else groups
+    if len(groups) == 3:
+        groups = [groups[0], groups[2], groups[1]]
+    return sorted(groups, key=lambda g: -float(g.split_bytes[0]))
 
 
 def _per_map(pred: JobPrediction, attr: str) -> list[float]:

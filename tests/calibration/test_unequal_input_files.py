@@ -85,6 +85,25 @@ def test_counters_of_the_run_and_of_the_other_sort_buffer(
         assert got[name] == pytest.approx(real, rel=KEY_LAW_SLACK), name
 
 
+def test_per_map_lists_are_compared_in_hadoops_order(
+    runs: dict[str, RunRecord], profiles: dict[str, JobProfile]
+) -> None:
+    # Hadoop numbers the maps largest split first; the model's classes go smallest file
+    # first, and validate had scored 2, 5, 16 spills against 16, 5, 2 as a mismatch
+    from mrtune.calibration._fidelity_figures import measured_figures, predicted_figures
+    from mrtune.calibration._fidelity_runs import same
+    from mrtune.calibration.run_record import run_config
+
+    rec = runs["10"]
+    pred = predict_job(
+        profiles["10"], ConfigBatch.from_configs([run_config(rec)]), ClusterSpec.local()
+    )
+    p, m = predicted_figures(pred), measured_figures(rec)
+    assert m["spills_per_map"] == sorted(m["spills_per_map"], reverse=True)
+    for key in ("spills_per_map", "map_merge_passes"):
+        assert same(p[key], m[key]), (key, p[key], m[key])
+
+
 def test_file_classes_group_equal_sizes_and_cap_the_count() -> None:
     assert file_classes([100.0, 100.5, 99.6]) == []  # within EQUAL_SHARE: equal files
     two = file_classes([100.0, 100.0, 300.0])

@@ -75,7 +75,7 @@ def test_split_size_is_neither_searched_nor_answered_silently() -> None:
     assert not any("split" in k.name for k in space.knobs)
     assert any("split.maxsize: split-size changes are not modelled" in w for w in space.withheld)
     note = unmodelled_split_note(prof, {"mapreduce.input.fileinputformat.split.minsize": "1"})
-    assert note is not None and "codec that cannot be split" in note
+    assert note is not None and "codec that cannot be split (file:/tmp/gz/in/a.txt.gz))" in note
     assert unmodelled_split_note(prof, {"mapreduce.task.io.sort.mb": "50"}) is None
     plain = profile_from_run(_records("examples-wordcount-unequal-files.jsonl.gz")[0])
     assert unmodelled_split_note(plain, {"dfs.blocksize": "1048576"}) is None
