@@ -99,6 +99,15 @@ def _note_fixed(prof: JobProfile, changes: dict[str, str]) -> None:
             )
 
 
+def _notes(prof: JobProfile, source: Path, changes: dict[str, str]) -> list[str]:
+    """What the answer says of itself: which job of a trace it took, a split change it does
+    not model."""
+    from mrtune.optimizer.whatif_checks import unmodelled_split_note
+
+    notes = (chosen_job_note(prof, source), unmodelled_split_note(prof, changes))
+    return [n for n in notes if n]
+
+
 def _changes(sets: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for s in sets:
@@ -256,10 +265,7 @@ def whatif_cmd(
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
         result["simulated_job_ms"] = sched.job_ms
     result["cluster"] = {"origin": where, **spec.model_dump(mode="json")}
-    from mrtune.optimizer.whatif_checks import unmodelled_split_note
-
-    notes = (chosen_job_note(prof, profile), unmodelled_split_note(prof, changes))
-    result["notes"] = [n for n in notes if n]
+    result["notes"] = _notes(prof, profile, changes)
     result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes

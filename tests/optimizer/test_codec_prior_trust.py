@@ -1,0 +1,47 @@
+"""A codec change whose gain rests on the codec's documented ratio is low-confidence.
+
+The fixture holds two real local runs of the examples' Sort (hadoop-mapreduce-examples 3.4.2,
+``-r 1``) over RandomWriter's SequenceFiles of random bytes: the default, and the same with
+lz4 map-output compression. ``optimize`` had written lz4 as "ok" for a shuffle of 27.7 →
+13.3 MiB on lz4's prior ratio 0.48; the real shuffle grew 0.4%.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mrtune.cli import app
+from mrtune.readers.run_records import RunRecord
+
+FIXTURE = (
+    Path(__file__).parents[1] / "calibration" / "fixtures" / "examples-sort-random-bytes.jsonl.gz"
+)
+CODEC = "mapreduce.map.output.compress.codec"
+
+
+def test_a_codec_on_its_prior_ratio_is_not_written(tmp_path: Path) -> None:
+    recs = {
+        r.label: r
+        for r in (
+            RunRecord.model_validate_json(line)
+            for line in gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()
+            if line.strip()
+        )
+    }
+    # what Hadoop did: random bytes do not compress
+    shuffle = {k: r.counter("REDUCE_SHUFFLE_BYTES") for k, r in recs.items()}
+    assert shuffle["sortr-lz4"] > shuffle["sort-default"]
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(recs["sort-default"].to_json() + "\n")
+    res = CliRunner().invoke(app, ["optimize", str(runs), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    codec = [c for c in data["withheld_changes"] if c["name"] == CODEC]
+    assert codec, data["withheld_changes"]
+    reasons = " ".join(codec[0]["low_confidence_reasons"])
+    assert "documented compression ratio" in reasons
+    assert CODEC not in {c["name"] for c in data["changes"] if c.get("written")}
