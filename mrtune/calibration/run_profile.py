@@ -126,6 +126,7 @@ def profile_from_run(
         combine_class=cfg.combine_class,
         map_only=rec.num_reduces == 0,
         stats=DataflowStats(**{k: v for k, v in st.values.items()}),
+        fixed_by_job=list(rec.fixed_by_job),
     )
     profile, final_recs = combiner_stats(profile, cfg, rec, J, width_in, st)
     codec_runs = list(codec_runs)

@@ -123,6 +123,16 @@ def _common_dir(paths: list[str]) -> str:
     return parents.pop() if len(parents) == 1 else ",".join(sorted(parents))
 
 
+def fixed_in_staged(run_dir: Path, job_id: str | None) -> list[str]:
+    """The job-level properties the job's code set itself, by the staged job.xml's sources
+    (:func:`~mrtune.profiling.job_fixed.fixed_by_code`); empty without that file."""
+    from mrtune.profiling.job_fixed import fixed_by_code
+    from mrtune.readers.conf import load_conf
+
+    staged = run_dir / f"{job_id}.xml" if job_id else None
+    return fixed_by_code(load_conf(staged)) if staged is not None and staged.is_file() else []
+
+
 def _conf(
     run_dir: Path, job_id: str | None, settings: dict[str, str], maps: list, reduces: list, J
 ) -> tuple[dict[str, str], str]:
@@ -246,6 +256,7 @@ def build_any_record(entry: dict[str, Any], job: str, repeat: int) -> RunRecord:
         error=None if success else _error(run_dir, rc, info.get("succeeded")) or "no map ran",
         job_id=job_id,
         effective_conf=conf,
+        fixed_by_job=fixed_in_staged(run_dir, job_id),
         counters=J,
         num_maps=len(maps),
         num_reduces=len(reduces),

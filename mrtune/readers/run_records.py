@@ -400,6 +400,10 @@ class RunRecord(_Model):
     effective_conf: dict[str, str] = Field(default_factory=dict)
     """The job's configuration as Hadoop resolved it (written by the driver after the run),
     restricted to the properties that shape the dataflow and to every key in ``settings``."""
+    fixed_by_job: list[str] = Field(default_factory=list)
+    """Job-level properties the job's code set itself (the staged job.xml's
+    ``<source>programmatically</source>``, :func:`mrtune.profiling.job_fixed.fixed_by_code`):
+    a -D or site value of them is overridden (the examples' Sort ``-r 1``)."""
     counters: Counters = Field(default_factory=dict)
     """Job-total counters (``Job.getCounters()``). FILE_BYTES_* are JVM-cumulative sums here."""
     num_maps: int = 0

@@ -45,3 +45,25 @@ def test_a_codec_on_its_prior_ratio_is_not_written(tmp_path: Path) -> None:
     reasons = " ".join(codec[0]["low_confidence_reasons"])
     assert "documented compression ratio" in reasons
     assert CODEC not in {c["name"] for c in data["changes"] if c.get("written")}
+
+
+def test_settings_the_jobs_code_fixes_are_read_from_its_staged_job_xml() -> None:
+    # Sort -r 1 calls setNumReduceTasks(1): a -D or site value of mapreduce.job.reduces is
+    # overridden (a real run with -D mapreduce.job.reduces=3 launched 1), so it is not searched
+    from mrtune.calibration.run_profile import profile_from_run
+    from mrtune.profiling import profile_config
+    from mrtune.search_spaces.space import SearchSpace
+
+    rec = next(
+        RunRecord.model_validate_json(line)
+        for line in gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()
+        if '"sort-default"' in line
+    )
+    assert rec.fixed_by_job == ["mapreduce.job.reduces"]
+    prof = profile_from_run(rec)
+    assert prof.fixed_by_job == ["mapreduce.job.reduces"]
+    space = SearchSpace.for_job(prof, profile_config(prof))
+    assert "mapreduce.job.reduces" not in space.names
+    assert any(
+        w.startswith("mapreduce.job.reduces: the job's code sets it") for w in space.withheld
+    )
