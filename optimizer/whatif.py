@@ -38,6 +38,7 @@ from mrtune.optimizer.whatif_checks import (
     IGNORED_SINCE_HADOOP2,
     codec_priors,
     refuse_aliases,
+    refuse_map_only,
     refuse_unread_output_codec,
 )
 from mrtune.search_spaces import find_knob, knob_to_properties
@@ -131,7 +132,9 @@ def apply_changes(
             props.update(knob_to_properties(knob, value, base, profile))
         else:
             props[knob.name] = value
-    return base.with_changes(props)
+    proposed = base.with_changes(props)
+    refuse_map_only(changes, proposed)
+    return proposed
 
 
 def replay_conf(

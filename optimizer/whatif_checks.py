@@ -4,12 +4,13 @@ its documented prior, one property set twice, a setting the job's Hadoop no long
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
 from mrtune.search_spaces.job_owned import split_units_reason
-from mrtune.search_spaces.knobs import canonical_name
+from mrtune.search_spaces.knobs import Role, canonical_name, find_knob
 from mrtune.search_spaces.output_format import ignores_output_codec
 
 
@@ -92,3 +93,28 @@ def unmodelled_split_note(profile: JobProfile, changes: Mapping[str, str]) -> st
     if reason is None or not keys:
         return None
     return f"{', '.join(keys)}: {reason}; the answer keeps the run's maps"
+
+
+def refuse_map_only(changes: Mapping[str, Any], proposed: HadoopConfig) -> None:
+    """A change that cannot act on a map-only job is refused in one line, never answered as
+    "no change": with no reducers ``MapTask`` hands the map output straight to the output
+    format (``NewDirectOutputCollector``): no sort buffer, spill, combiner pass, map-output
+    codec, shuffle or merge. A what-if that also adds reducers asks about a job with a reduce
+    side, and is answered."""
+    if proposed.num_reducers != 0:
+        return
+    for key in changes:
+        try:
+            knob = find_knob(key)
+        except KeyError:
+            continue
+        if knob.role != Role.reducers and (knob.side == "reduce" or knob.needs_reduce):
+            raise InputError(
+                f"{key} has no effect on a map-only job (mapreduce.job.reduces=0): the maps "
+                "write straight to the output format (NewDirectOutputCollector), with no sort "
+                "buffer, spill, map-output codec, shuffle or merge",
+                field="--set",
+                value=f"{key}={changes[key]}",
+                allowed="the job's split size, containers and output settings; or set "
+                "mapreduce.job.reduces above 0 in the same what-if",
+            )

@@ -1,0 +1,46 @@
+"""A change that cannot act on a map-only job is refused in one line (``refuse_map_only``).
+
+Found on a Hadoop Streaming grep with ``mapreduce.job.reduces=0``: ``--set
+mapreduce.task.io.sort.mb=5`` and ``mapreduce.map.output.compress=true`` were both accepted
+and answered as "no change"; the maps of such a job write straight to the output format.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mrtune.costmodel import DataflowStats, HadoopConfig, JobProfile
+from mrtune.errors import InputError
+from mrtune.optimizer.whatif import apply_changes
+
+PROFILE = JobProfile(
+    job_id="grep", input_bytes=1e9, map_only=True, stats=DataflowStats(input_pair_width=80)
+)
+BASE = HadoopConfig(num_reducers=0)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "mapreduce.task.io.sort.mb",
+        "mapreduce.map.sort.spill.percent",
+        "mapreduce.map.output.compress",
+        "mapreduce.reduce.shuffle.input.buffer.percent",
+        "mapreduce.job.reduce.slowstart.completedmaps",
+    ],
+)
+def test_reduce_side_and_sort_settings_are_refused(key: str) -> None:
+    value = {"mapreduce.map.output.compress": "true"}.get(key, "0.5")
+    if key == "mapreduce.task.io.sort.mb":
+        value = "5"
+    with pytest.raises(InputError, match="no effect on a map-only job") as err:
+        apply_changes(BASE, {key: value}, PROFILE)
+    assert "\n" not in str(err.value)
+    # with reducers in the same what-if the job has a sort and a shuffle: answered
+    cfg = apply_changes(BASE, {key: value, "mapreduce.job.reduces": "2"}, PROFILE)
+    assert cfg.num_reducers == 2
+
+
+def test_map_side_settings_of_a_map_only_job_are_answered() -> None:
+    cfg = apply_changes(BASE, {"mapreduce.input.fileinputformat.split.minsize": "268435456"})
+    assert cfg.split_minsize == 268435456
