@@ -180,16 +180,16 @@ def render_whatif(result: dict[str, Any]) -> None:
             if a or b:
                 row(f"  reduce {ph}", a, b)
     d0, d1 = cur["dataflow"], new["dataflow"]
-    row("spills per map", d0["spills_per_map"], d1["spills_per_map"], num)
-    row("map merge passes", d0["map_merge_passes"], d1["map_merge_passes"], num)
+    row("spills per map (mean)", d0["spills_per_map"], d1["spills_per_map"], num)
+    row("map merge passes (most)", d0["map_merge_passes"], d1["map_merge_passes"], num)
     row("spilled records (map)", d0["map_spilled_records"], d1["map_spilled_records"], num)
     row(
         "spilled records (reduce)", d0["reduce_spilled_records"], d1["reduce_spilled_records"], num
     )
     row("shuffle bytes", d0["shuffle_bytes"], d1["shuffle_bytes"], format_bytes)
-    row("fetches to memory", d0["fetches_to_memory"], d1["fetches_to_memory"], num)
-    row("fetches to disk", d0["fetches_to_disk"], d1["fetches_to_disk"], num)
-    row("in-memory merges", d0["inmem_merges"], d1["inmem_merges"], num)
+    row("fetches to memory a reduce", d0["fetches_to_memory"], d1["fetches_to_memory"], num)
+    row("fetches to disk a reduce", d0["fetches_to_disk"], d1["fetches_to_disk"], num)
+    row("in-memory merges a reduce", d0["inmem_merges"], d1["inmem_merges"], num)
     row("HDFS bytes written", d0["hdfs_bytes_written"], d1["hdfs_bytes_written"], format_bytes)
     console.print(t)
     console.print(f"predicted speedup: [bold]{result['speedup']:.2f}×[/]")
