@@ -42,6 +42,25 @@ def combined(rec: RunRecord) -> bool:
 UNSPLITTABLE_SUFFIXES = (".gz", ".deflate", ".snappy", ".lz4", ".zst", ".lzo")
 
 
+def input_compression_note(rec: RunRecord) -> str:
+    """Why a run record's input compression ratio is not measured: a generated input is
+    plain; compressed files (by their suffix) are counted by Hadoop 2/3 in stored bytes only
+    (FileInputFormatCounter BYTES_READ), so their raw size is unknown and every per-byte
+    statistic and cost of the maps is per stored byte, decompression included."""
+    paths = sorted({a.split_path for a in rec.map_attempts if a.split_path})
+    codec = [p for p in paths if p.lower().endswith((*UNSPLITTABLE_SUFFIXES, ".bz2"))]
+    if codec:
+        return (
+            f"{len(codec)} compressed input file(s) ({codec[0].rsplit('/', 1)[-1]}"
+            f"{', ...' if len(codec) > 1 else ''}): Hadoop "
+            "counts their stored bytes only, so per-byte statistics and costs are per stored "
+            "byte, decompression included"
+        )
+    if rec.input.kind != "other":
+        return "generated input is not compressed"
+    return "the input files are read as stored (no codec suffix)"
+
+
 def unsplittable(rec: RunRecord, cfg: HadoopConfig) -> str | None:
     """Why each map's input is one unit a split-size change cannot cut, or ``None``.
 

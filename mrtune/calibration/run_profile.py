@@ -38,6 +38,7 @@ from mrtune.calibration.run_codecs import (
 from mrtune.calibration.run_combiner import Prov, combiner_stats
 from mrtune.calibration.run_inputs import (
     ignored_settings_line,
+    input_compression_note,
     input_files,
     profile_for_run,
     unsplittable,
@@ -285,7 +286,7 @@ def _map_side_stats(
     _record_width(rec, width_in, st)
     st.measured("map_size_sel", mob / stored, how)
     st.measured("map_pairs_sel", mor / mir, "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
-    st.defaulted("input_compress_ratio", "generated input is not compressed")
+    st.defaulted("input_compress_ratio", input_compression_note(rec))
     return width_in, (mob / mor if mor > 0 else 0.0)
 
 

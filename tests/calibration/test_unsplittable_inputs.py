@@ -42,6 +42,8 @@ def test_a_gzip_input_is_one_map_whatever_the_split_size() -> None:
     maps, warnings = _maps(rec)
     assert maps == 1
     assert any("codec that cannot be split" in w and "a.txt.gz" in w for w in warnings)
+    how = profile_from_run(rec).provenance["stats.input_compress_ratio"]
+    assert "1 compressed input file(s) (a.txt.gz)" in how and "generated" not in how
     assert _maps(rec, split_maxsize=1 << 20)[0] == 1
 
 
