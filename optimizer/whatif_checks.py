@@ -118,3 +118,28 @@ def refuse_map_only(changes: Mapping[str, Any], proposed: HadoopConfig) -> None:
                 allowed="the job's split size, containers and output settings; or set "
                 "mapreduce.job.reduces above 0 in the same what-if",
             )
+
+
+def saturated_key_law_note(
+    profile: JobProfile, current: Mapping[str, Any], proposed: Mapping[str, Any]
+) -> str | None:
+    """A line when the what-if's spills are smaller than the profiled run's and the
+    profile's key law is saturated (every profiled spill held every key, so its exponent is
+    not identified and uniform keys are assumed): the combine counts of the smaller spills are
+    an upper bound, not an estimate. WordCount over Zipf text at io.sort.mb 5 had been told
+    958,486 map SPILLED_RECORDS with no caveat; Hadoop spilled 775,878."""
+    from mrtune.profiling.combine_fit import SATURATED_NOTE
+
+    if not profile.has_combiner:
+        return None
+    how = profile.provenance_of("stats.key_zipf_exponent")
+    a = float(current.get("records_per_spill", 0.0))
+    b = float(proposed.get("records_per_spill", 0.0))
+    if SATURATED_NOTE not in how or not 0 < b < a * (1 - 1e-9):
+        return None
+    return (
+        f"combine counts at {b:,.0f} records a spill (the profiled run: {a:,.0f}) rest on an "
+        "unidentified key law: every profiled spill held every key, so uniform keys are "
+        "assumed, the most a smaller spill can hold; data with frequent keys (Zipf-like text) "
+        "combines to fewer records, so the combined and spilled records are an upper bound"
+    )

@@ -99,12 +99,19 @@ def _note_fixed(prof: JobProfile, changes: dict[str, str]) -> None:
             )
 
 
-def _notes(prof: JobProfile, source: Path, changes: dict[str, str]) -> list[str]:
+def _notes(
+    prof: JobProfile, source: Path, changes: dict[str, str], result: dict[str, Any]
+) -> list[str]:
     """What the answer says of itself: which job of a trace it took, a split change it does
-    not model."""
-    from mrtune.optimizer.whatif_checks import unmodelled_split_note
+    not model, combine counts of smaller spills resting on an unidentified key law."""
+    from mrtune.optimizer.whatif_checks import saturated_key_law_note, unmodelled_split_note
 
-    notes = (chosen_job_note(prof, source), unmodelled_split_note(prof, changes))
+    flows = (result["current"]["dataflow"], result["what_if"]["dataflow"])
+    notes = (
+        chosen_job_note(prof, source),
+        unmodelled_split_note(prof, changes),
+        saturated_key_law_note(prof, *flows),
+    )
     return [n for n in notes if n]
 
 
@@ -265,7 +272,7 @@ def whatif_cmd(
         plot_timeline(sched, timeline, f"what-if {prof.job_id}")
         result["simulated_job_ms"] = sched.job_ms
     result["cluster"] = {"origin": where, **spec.model_dump(mode="json")}
-    result["notes"] = _notes(prof, profile, changes)
+    result["notes"] = _notes(prof, profile, changes, result)
     result["calibration"] = calibration_brief(prof)
     if new_spec is not None:
         result["cluster"]["what_if_num_nodes"] = new_spec.num_nodes

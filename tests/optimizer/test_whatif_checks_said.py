@@ -1,4 +1,5 @@
-"""A change that cannot act on a map-only job is refused in one line (``refuse_map_only``).
+"""What a what-if says of its own changes: refused on a map-only job (``refuse_map_only``), an
+upper bound on a saturated key law (``saturated_key_law_note``).
 
 Found on a Hadoop Streaming grep with ``mapreduce.job.reduces=0``: ``--set
 mapreduce.task.io.sort.mb=5`` and ``mapreduce.map.output.compress=true`` were both accepted
@@ -44,3 +45,22 @@ def test_reduce_side_and_sort_settings_are_refused(key: str) -> None:
 def test_map_side_settings_of_a_map_only_job_are_answered() -> None:
     cfg = apply_changes(BASE, {"mapreduce.input.fileinputformat.split.minsize": "268435456"})
     assert cfg.split_minsize == 268435456
+
+
+def test_smaller_spills_on_a_saturated_key_law_are_an_upper_bound() -> None:
+    from mrtune.optimizer.whatif_checks import saturated_key_law_note
+    from mrtune.profiling.combine_fit import SATURATED_NOTE
+
+    prof = JobProfile(
+        job_id="wc",
+        input_bytes=1e9,
+        has_combiner=True,
+        stats=DataflowStats(input_pair_width=80),
+        provenance={"stats.key_zipf_exponent": f"defaulted: {SATURATED_NOTE} (2 samples)"},
+    )
+    big, small = {"records_per_spill": 1_499_330.0}, {"records_per_spill": 173_253.0}
+    note = saturated_key_law_note(prof, big, small)
+    assert note is not None and "upper bound" in note and "173,253" in note
+    assert saturated_key_law_note(prof, small, big) is None  # larger spills hold every key
+    fitted = prof.model_copy(update={"provenance": {"stats.key_zipf_exponent": "measured: 1.1"}})
+    assert saturated_key_law_note(fitted, big, small) is None
