@@ -14,7 +14,8 @@ from mrtune.optimizer.objective import ObjectiveKind
 from mrtune.optimizer.reverts import repaired
 from mrtune.optimizer.trust import ChangeTrust
 from mrtune.optimizer.units import format_bytes, format_ms
-from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, Scenario, evaluate_scenarios
+from mrtune.optimizer.whatif import Scenario, evaluate_scenarios
+from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES
 from mrtune.search_spaces import SearchSpace, find_knob
 
 

@@ -60,7 +60,7 @@ from mrtune.calibration.run_record import (
 )
 from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
-from mrtune.costmodel.profile import CostFactors, DataflowStats, JobProfile
+from mrtune.costmodel.profile import CodecStats, CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
 from mrtune.readers.run_records import RunRecord
 
@@ -134,13 +134,7 @@ def profile_from_run(
     warnings: list[str] = [ignored_settings_line(rec)] if rec.ignored_settings() else []
     if whole is not None:
         warnings.append(whole)
-    codecs = ifile_and_codecs(rec, cfg, J, st, final_recs, width, codec_runs)
-    for name, stats in probe_codecs(rec, codec_runs, warnings).items():
-        # the probe measured every codec on this very data; the calibration run's own
-        # compressed output (if any) stays first, other runs' ratios come after the probe's
-        own = codecs.get(name)
-        if own is None or f"run {rec.run_id} " not in own.source:
-            codecs[name] = stats
+    codecs = _codecs(rec, cfg, J, st, (final_recs, width), codec_runs, warnings)
     _reduce_size_sel(J, st, width, has_combiner)
     for name in DataflowStats.model_fields:
         st.prov.setdefault(f"stats.{name}", "defaulted: Starfish/mrtune default")
@@ -168,6 +162,26 @@ def profile_from_run(
     built = built.model_copy(update={"provenance": {**built.provenance, COST_UNIT_KEY: unit}})
     # the job model under local mode against the run itself (maps, stages), as for histories
     return with_self_check(with_job_overhead(built), cfg, local_cluster(rec))
+
+
+def _codecs(
+    rec: RunRecord,
+    cfg: HadoopConfig,
+    J: dict[str, float],
+    st: Prov,
+    final: tuple[float, float],
+    codec_runs: list[RunRecord],
+    warnings: list[str],
+) -> dict[str, CodecStats]:
+    """The IFile overhead and each codec's statistics: the run's own, then the probe's (it
+    measured every codec on this very data; the calibration run's own compressed output, if
+    any, stays first, other runs' ratios come after the probe's)."""
+    codecs = ifile_and_codecs(rec, cfg, J, st, final[0], final[1], codec_runs)
+    for name, stats in probe_codecs(rec, codec_runs, warnings).items():
+        own = codecs.get(name)
+        if own is None or f"run {rec.run_id} " not in own.source:
+            codecs[name] = stats
+    return codecs
 
 
 def _check_run(rec: RunRecord) -> None:

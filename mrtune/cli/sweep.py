@@ -32,7 +32,7 @@ from mrtune.cli.console import (
 from mrtune.costmodel import predict_job
 from mrtune.errors import InputError
 from mrtune.optimizer.units import format_ms, parse_size
-from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, summarize
+from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES, summarize
 from mrtune.search_spaces import SearchSpace, find_knob
 
 

@@ -46,7 +46,8 @@ from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
 from mrtune.optimizer.confidence import Evidence
 from mrtune.optimizer.units import format_bytes, format_ms
-from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES, parse_setting, what_if
+from mrtune.optimizer.whatif import parse_setting, what_if
+from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES
 
 
 def _new_cluster(spec: ClusterSpec, nodes: int | None) -> ClusterSpec | None:

@@ -85,7 +85,7 @@ def job_context(
     from mrtune.optimizer.objective import ObjectiveKind
     from mrtune.optimizer.recommend import recommend
     from mrtune.optimizer.units import format_ms
-    from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES
+    from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES
     from mrtune.report import job, plots
 
     v = diag.view

@@ -20,7 +20,7 @@ from mrtune.diagnose import Diagnosis
 from mrtune.diagnose.price import bootstrap_savings
 from mrtune.diagnose.text import STYLE, price_text, settings_text
 from mrtune.optimizer.units import format_bytes, format_ms
-from mrtune.optimizer.whatif import MAP_PHASES, REDUCE_PHASES
+from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES
 from mrtune.report import plots
 
 SWEEP_POINTS = 15
@@ -182,7 +182,7 @@ def confidence(diag: Diagnosis, rec: Any, resamples: int, seed: int) -> dict[str
 def sweeps(diag: Diagnosis) -> list[dict[str, Any]]:
     """The settings whose range moves the predicted job time most, each swept in one call."""
     from mrtune.costmodel import predict_job
-    from mrtune.optimizer.whatif import summarize
+    from mrtune.optimizer.whatif_summary import summarize
     from mrtune.search_spaces import SearchSpace
 
     v = diag.view
