@@ -81,3 +81,19 @@ def test_the_old_apis_splits_are_the_runs_maps() -> None:
             cfg = cfg.model_copy(update={"split_maxsize": maxsize})
         pred = predict_job(prof, ConfigBatch.from_configs([cfg]), ClusterSpec.local())
         assert float(pred.num_maps[0]) == 1
+
+
+def test_a_map_only_runs_map_time_is_measured() -> None:
+    # a real Hadoop Streaming grep with mapreduce.job.reduces=0: its attempts log no flush,
+    # and validate had measured its map segment as 0 s
+    from mrtune.calibration._fidelity_figures import measured_phases
+
+    path = FIXTURE.with_name("streaming-grep-map-only.jsonl.gz")
+    (rec,) = [
+        RunRecord.model_validate_json(line)
+        for line in gzip.decompress(path.read_bytes()).decode().splitlines()
+        if line.strip()
+    ]
+    assert rec.num_reduces == 0
+    total = sum(a.done_ms - a.start_ms for a in rec.map_attempts)
+    assert measured_phases(rec)["map.map"] == pytest.approx(total) and total > 0
