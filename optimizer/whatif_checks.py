@@ -101,8 +101,10 @@ def refuse_map_only(changes: Mapping[str, Any], proposed: HadoopConfig) -> None:
     format (``NewDirectOutputCollector``): no sort buffer, spill, combiner pass, map-output
     codec, shuffle or merge. A what-if that also adds reducers asks about a job with a reduce
     side, and is answered."""
-    if proposed.num_reducers != 0:
-        return
+    if proposed.num_reducers != 0 or any(_is_reducers(k) for k in changes):
+        return  # a job with a reduce side, or a what-if that makes one map-only (a whole
+        # configuration replayed, like Starfish's smart-RRS TeraSort: reduces 0 and a sort
+        # buffer) is answered; only a setting asked of a job that stays map-only is refused
     for key in changes:
         try:
             knob = find_knob(key)
@@ -143,3 +145,26 @@ def saturated_key_law_note(
         "assumed, the most a smaller spill can hold; data with frequent keys (Zipf-like text) "
         "combines to fewer records, so the combined and spilled records are an upper bound"
     )
+
+
+def skewed_partitions_note(profile: JobProfile, changes: Mapping[str, Any]) -> str | None:
+    """The profile's skew line (:mod:`mrtune.profiling.partition_skew`) when a what-if changes
+    the reduce side, whose answer prices every reduce at the mean partition."""
+    skew = next((w for w in profile.warnings if w.startswith("partitions are skewed")), None)
+    if skew is None:
+        return None
+    for key in changes:
+        try:
+            knob = find_knob(key)
+        except KeyError:
+            continue
+        if knob.side == "reduce":
+            return skew
+    return None
+
+
+def _is_reducers(key: str) -> bool:
+    try:
+        return find_knob(key).role == Role.reducers
+    except KeyError:
+        return False

@@ -62,6 +62,7 @@ from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CodecStats, CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
+from mrtune.profiling.partition_skew import partition_skew
 from mrtune.readers.run_records import RunRecord
 
 if TYPE_CHECKING:
@@ -134,6 +135,8 @@ def profile_from_run(
     warnings: list[str] = [ignored_settings_line(rec)] if rec.ignored_settings() else []
     if whole is not None:
         warnings.append(whole)
+    if skew := partition_skew(run_timings(rec)):
+        warnings.append(skew)
     codecs = _codecs(rec, cfg, J, st, (final_recs, width), codec_runs, warnings)
     _reduce_size_sel(J, st, width, has_combiner)
     for name in DataflowStats.model_fields:

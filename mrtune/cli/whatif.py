@@ -105,13 +105,18 @@ def _notes(
 ) -> list[str]:
     """What the answer says of itself: which job of a trace it took, a split change it does
     not model, combine counts of smaller spills resting on an unidentified key law."""
-    from mrtune.optimizer.whatif_checks import saturated_key_law_note, unmodelled_split_note
+    from mrtune.optimizer.whatif_checks import (
+        saturated_key_law_note,
+        skewed_partitions_note,
+        unmodelled_split_note,
+    )
 
     flows = (result["current"]["dataflow"], result["what_if"]["dataflow"])
     notes = (
         chosen_job_note(prof, source),
         unmodelled_split_note(prof, changes),
         saturated_key_law_note(prof, *flows),
+        skewed_partitions_note(prof, changes),
     )
     return [n for n in notes if n]
 

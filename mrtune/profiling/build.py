@@ -36,6 +36,7 @@ from mrtune.profiling.heap_use import checked_heap_use
 from mrtune.profiling.input_classes import anchored_combiner, history_classes
 from mrtune.profiling.job_fixed import fixed_by_code
 from mrtune.profiling.observed_conf import observed_containers
+from mrtune.profiling.partition_skew import partition_skew
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
 from mrtune.readers.history import JobHistory
@@ -129,6 +130,8 @@ def build_statistics(
         map_only=job.map_only,
         source_format=job.h.source_format,
     )
+    observed = _observed_timings(job.h)
+    skew = [w for w in (partition_skew(observed),) if w]
     profile = JobProfile(
         job_id=job.h.job_id,
         job_name=job.h.job_name,
@@ -151,9 +154,9 @@ def build_statistics(
         source_properties={str(k): str(v) for k, v in job.props.items()},
         cluster_facts=facts,
         cluster=cluster,
-        observed=_observed_timings(job.h),
+        observed=observed,
         observed_counters=job.J,
-        warnings=_dedupe([*job.warnings, *([heap_warning] if heap_warning else [])]),
+        warnings=_dedupe([*job.warnings, *([heap_warning] if heap_warning else []), *skew]),
         map_heap_use=heap_use,
         fixed_by_job=fixed_by_code(conf),
     )

@@ -42,6 +42,18 @@ def test_reduce_side_and_sort_settings_are_refused(key: str) -> None:
     assert cfg.num_reducers == 2
 
 
+def test_a_whatif_that_makes_a_job_map_only_is_answered() -> None:
+    # a whole configuration replayed (Starfish's smart-RRS TeraSort: reduces 0 with a sort
+    # buffer) asks about a different job shape; only a job that stays map-only refuses
+    job = JobProfile(job_id="ts", input_bytes=1e9, stats=DataflowStats(input_pair_width=100))
+    cfg = apply_changes(
+        HadoopConfig(num_reducers=4),
+        {"mapreduce.job.reduces": "0", "mapreduce.task.io.sort.mb": "117"},
+        job,
+    )
+    assert cfg.num_reducers == 0
+
+
 def test_map_side_settings_of_a_map_only_job_are_answered() -> None:
     cfg = apply_changes(BASE, {"mapreduce.input.fileinputformat.split.minsize": "268435456"})
     assert cfg.split_minsize == 268435456
