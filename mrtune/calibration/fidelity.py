@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mrtune.calibration._fidelity_checks import check_repeats, check_same_code
 from mrtune.calibration._fidelity_figures import (
     BYTE_COUNTERS,
     INFO_COUNTERS,
@@ -241,8 +242,9 @@ def build_report(
     for r in records:
         by_label[r.label or r.run_id].append(r)
     for label, recs in by_label.items():
-        _check_repeats(label, recs)
+        check_repeats(label, recs)
     chosen = _calibration_labels(calibrate, by_label, records)
+    check_same_code(by_label, {job: by_label[label][0] for job, (label, _) in chosen.items()})
     calibrations = {
         job: _calibrate(job, label, rep, by_label[label], times, machine, probes)
         for job, (label, rep) in chosen.items()
@@ -257,27 +259,6 @@ def build_report(
             _compare(label, recs, calib, base, label == chosen[recs[0].job][0], stat)
         )
     return FidelityReport(list(calibrations.values()), comparisons)
-
-
-def _check_repeats(label: str, recs: Sequence[RunRecord]) -> None:
-    """A label's runs are repeats of one configuration on one input: their medians are what
-    a configuration is scored on. A second ``hadoop-run`` under a label with other ``-D``
-    settings would otherwise pass as a repeat (a 5 MB sort buffer's run averaged with the
-    default's)."""
-    first, cfg0 = recs[0], run_config(recs[0]).model_dump(by_alias=True)
-    for r in recs[1:]:
-        cfg = run_config(r).model_dump(by_alias=True)
-        diff = [f"{k} {cfg0[k]} in {first.run_id}, {cfg[k]} in {r.run_id}" for k in cfg0
-                if cfg[k] != cfg0[k]]  # fmt: skip
-        if r.input.bytes != first.input.bytes:
-            diff.append(f"input {first.input.bytes:,} B vs {r.input.bytes:,} B")
-        if diff:
-            raise InputError(
-                f"label {label}: its runs are no repeats of one configuration ({diff[0]}"
-                f"{f' and {len(diff) - 1} more' if len(diff) > 1 else ''})",
-                allowed="one configuration and input a label: run other settings under their "
-                "own --label",
-            )
 
 
 def _calibration_labels(

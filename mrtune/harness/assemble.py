@@ -64,6 +64,12 @@ CONF_KEYS: tuple[str, ...] = (
     "mapred.input.format.class",
     "mapred.output.format.class",
     "mapred.partitioner.class",
+    "mapred.mapper.class",
+    "mapred.reducer.class",
+    # Hadoop Streaming's commands: which job a hadoopstreaming run is
+    "stream.map.streamprocessor",
+    "stream.reduce.streamprocessor",
+    "stream.combine.streamprocessor",
 )
 
 

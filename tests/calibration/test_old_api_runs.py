@@ -97,3 +97,20 @@ def test_a_map_only_runs_map_time_is_measured() -> None:
     assert rec.num_reduces == 0
     total = sum(a.done_ms - a.start_ms for a in rec.map_attempts)
     assert measured_phases(rec)["map.map"] == pytest.approx(total) and total > 0
+
+
+def test_two_streaming_jobs_are_not_one_job() -> None:
+    # two real Hadoop Streaming runs, `-mapper cat -reducer cat` and `-mapper "tr …" -reducer
+    # uniq`: both are job hadoopstreaming (the main class), and the second had been predicted
+    # from the first's profile
+    path = FIXTURE.with_name("streaming-two-jobs.jsonl.gz")
+    recs = [
+        RunRecord.model_validate_json(line)
+        for line in gzip.decompress(path.read_bytes()).decode().splitlines()
+        if line.strip()
+    ]
+    assert {r.job for r in recs} == {"hadoopstreaming"}
+    with pytest.raises(InputError, match="ran other code than its job's calibration run"):
+        build_report(recs)
+    alone = build_report([recs[0]])
+    assert [c.label for c in alone.runs] == ["hadoopstreaming-default"]
