@@ -133,6 +133,7 @@ def _local_record(entry: dict[str, Any], main_class: str, rep: int, base: Path):
     if not entry["success"] and (why := started_no_job(Path(entry["run_dir"]))) is not None:
         raise InputError(f"the job failed (exit {entry['exit_code']}) before it ran: {why}")
     rec = build_any_record(entry, job_name_of(main_class), rep)
+    _warn_other_settings(rec, base / "runs.jsonl")
     write_jsonl([rec], base / "runs.jsonl", append=True)
     if rec.ignored_settings():
         from mrtune.calibration.run_profile import ignored_settings_line
@@ -140,6 +141,27 @@ def _local_record(entry: dict[str, Any], main_class: str, rep: int, base: Path):
         err_console.print(f"warning: {ignored_settings_line(rec)}", highlight=False)
     entry["success"] = entry["success"] and rec.success
     return rec
+
+
+def _warn_other_settings(rec: Any, index: Path) -> None:
+    """A warning when a label's new repeat ran other ``-D`` settings than its first run:
+    ``validate`` scores a label's runs as repeats of one configuration and refuses these."""
+    from mrtune.readers.run_records import read_jsonl
+
+    if rec.repeat == 0 or not index.is_file():
+        return
+    first = next((r for r in read_jsonl(index) if r.label == rec.label), None)
+    if first is not None and first.settings != rec.settings:
+
+        def shown(d: dict[str, str]) -> str:
+            return " ".join(f"-D {k}={v}" for k, v in sorted(d.items())) or "no -D"
+
+        err_console.print(
+            f"warning: {rec.label} r{rec.repeat} ran with {shown(rec.settings)}, its "
+            f"r{first.repeat} with {shown(first.settings)}: a label's runs are repeats of one "
+            "configuration (validate refuses these); give other settings their own --label",
+            highlight=False,
+        )
 
 
 def _next_repeat(label_dir: Path) -> int:

@@ -114,3 +114,20 @@ def test_two_streaming_jobs_are_not_one_job() -> None:
         build_report(recs)
     alone = build_report([recs[0]])
     assert [c.label for c in alone.runs] == ["hadoopstreaming-default"]
+
+
+def test_hadoop_run_warns_when_a_labels_repeat_ran_other_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mrtune.cli._hadoop_any import _warn_other_settings
+    from mrtune.readers.run_records import write_jsonl
+
+    first, second = _records()  # label streamuniq: io.sort.mb 20, then 5
+    index = tmp_path / "runs.jsonl"
+    write_jsonl([first], index)
+    _warn_other_settings(first.model_copy(update={"repeat": 1}), index)
+    assert "warning" not in capsys.readouterr().err
+    _warn_other_settings(second, index)
+    err = " ".join(capsys.readouterr().err.split())
+    assert "streamuniq r1 ran with" in err and "-D mapreduce.task.io.sort.mb=5" in err
+    assert "give other settings their own --label" in err
