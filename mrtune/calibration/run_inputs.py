@@ -42,13 +42,18 @@ def combined(rec: RunRecord) -> bool:
 UNSPLITTABLE_SUFFIXES = (".gz", ".deflate", ".snappy", ".lz4", ".zst", ".lzo")
 
 
+def _paths_ending(rec: RunRecord, suffixes: tuple[str, ...]) -> list[str]:
+    """The maps' split files whose name ends in one of ``suffixes`` (any case), sorted."""
+    paths = sorted({a.split_path for a in rec.map_attempts if a.split_path})
+    return [p for p in paths if p.lower().endswith(suffixes)]
+
+
 def input_compression_note(rec: RunRecord) -> str:
     """Why a run record's input compression ratio is not measured: a generated input is
     plain; compressed files (by their suffix) are counted by Hadoop 2/3 in stored bytes only
     (FileInputFormatCounter BYTES_READ), so their raw size is unknown and every per-byte
     statistic and cost of the maps is per stored byte, decompression included."""
-    paths = sorted({a.split_path for a in rec.map_attempts if a.split_path})
-    codec = [p for p in paths if p.lower().endswith((*UNSPLITTABLE_SUFFIXES, ".bz2"))]
+    codec = _paths_ending(rec, (*UNSPLITTABLE_SUFFIXES, ".bz2"))
     if codec:
         return (
             f"{len(codec)} compressed input file(s) ({codec[0].rsplit('/', 1)[-1]}"
@@ -72,8 +77,7 @@ def unsplittable(rec: RunRecord, cfg: HadoopConfig) -> str | None:
         return COMBINED_SPLITS
     if old_api(rec.ran_with()):
         return OLD_API_SPLITS
-    paths = sorted({a.split_path for a in rec.map_attempts if a.split_path})
-    codec = [p for p in paths if p.lower().endswith(UNSPLITTABLE_SUFFIXES)]
+    codec = _paths_ending(rec, UNSPLITTABLE_SUFFIXES)
     if codec:
         return (
             f"{len(codec)} input file(s) of a codec that cannot be split ({codec[0]}): each is "

@@ -41,8 +41,21 @@ def _ints(vals: Sequence[int]) -> str:
     return str(vals[0]) if len(vals) == 1 else f"{vals[0]}–{vals[-1]}"
 
 
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
+    """A signed relative error, ``inf`` when it is not finite."""
     return "inf" if not math.isfinite(x) else f"{x:+.1%}"
+
+
+def job_cells(r: Any) -> list[str]:
+    """A run's job time (model/Hadoop, s), its error, repeats, their spread and the load."""
+    pt, mt = r.predicted_times, r.measured_times
+    return [
+        f"{pt['job'] / 1000:.1f}/{mt['job'] / 1000:.1f}",
+        pct(r.job_time_error),
+        str(r.repeats),
+        f"{r.job_time_spread:.0%}",
+        f"{r.load_avg:.1f}",
+    ]
 
 
 def _table(title: str, cols: Sequence[str]) -> Table:
@@ -87,8 +100,8 @@ def dataflow_tables(report: Any) -> list[Table]:
             cell("map_merge_passes"),
             cell("fetches_to_memory"),
             cell("fetches_to_disk"),
-            _pct(be["MAP_OUTPUT_MATERIALIZED_BYTES"]),
-            _pct(be["REDUCE_SHUFFLE_BYTES"]),
+            pct(be["MAP_OUTPUT_MATERIALIZED_BYTES"]),
+            pct(be["REDUCE_SHUFFLE_BYTES"]),
         )
     return [recs, rest]
 
@@ -105,12 +118,5 @@ def times_tables(report: Any) -> list[Table]:
         phases.add_row(
             r.label, *[f"{pt[p] / 1000:.1f}/{mt.get(p, 0.0) / 1000:.1f}" for p in PHASES]
         )
-        job.add_row(
-            r.label,
-            f"{pt['job'] / 1000:.1f}/{mt['job'] / 1000:.1f}",
-            _pct(r.job_time_error),
-            str(r.repeats),
-            f"{r.job_time_spread:.0%}",
-            f"{r.load_avg:.1f}",
-        )
+        job.add_row(r.label, *job_cells(r))
     return [phases, job]

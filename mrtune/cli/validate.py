@@ -13,6 +13,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from mrtune.cli._validate_narrow import WIDE, dataflow_tables, job_cells, pct, times_tables
 from mrtune.cli._validate_options import (
     CALIBRATE_OPT,
     CODEC_RUNS_OPT,
@@ -52,10 +53,6 @@ def _pm(pred: Any, meas: Any, ok: bool | None = None) -> str:
     return f"[{color}]{p}[/] / {m}"
 
 
-def _pct(x: float) -> str:
-    return "inf" if not math.isfinite(x) else f"{x:+.1%}"
-
-
 def dataflow_table(report: Any) -> Table:
     """Per run: predicted / measured record and byte counters (green = equal)."""
     t = Table(title="Dataflow: predicted / measured (green: equal)", show_lines=False)
@@ -86,8 +83,8 @@ def dataflow_table(report: Any) -> Table:
             _pm(p["fetches_to_memory"], m["fetches_to_memory"])
             + " · "
             + _pm(p["fetches_to_disk"], m["fetches_to_disk"]),
-            _pct(be["MAP_OUTPUT_MATERIALIZED_BYTES"]),
-            _pct(be["REDUCE_SHUFFLE_BYTES"]),
+            pct(be["MAP_OUTPUT_MATERIALIZED_BYTES"]),
+            pct(be["REDUCE_SHUFFLE_BYTES"]),
         )
     return t
 
@@ -107,11 +104,7 @@ def times_table(report: Any) -> Table:
         t.add_row(
             r.label,
             *[f"{pt[p] / 1000:.1f}/{mt.get(p, 0.0) / 1000:.1f}" for p in PHASES],
-            f"{pt['job'] / 1000:.1f}/{mt['job'] / 1000:.1f}",
-            _pct(r.job_time_error),
-            str(r.repeats),
-            f"{r.job_time_spread:.0%}",
-            f"{r.load_avg:.1f}",
+            *job_cells(r),
         )
     return t
 
@@ -204,8 +197,6 @@ def print_report(report: Any) -> None:
             f"[bold]{c.job}[/]: calibrated on {c.run_id}; driver time outside the model "
             f"{c.overhead_ms:+.0f} ms"
         )
-    from mrtune.cli._validate_narrow import WIDE, dataflow_tables, times_tables
-
     if console.width >= WIDE:
         console.print(dataflow_table(report))
         console.print(times_table(report))

@@ -9,7 +9,6 @@ profile said "combiner no" and the job model missed the run's own reduce stage b
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
@@ -23,13 +22,13 @@ from mrtune.costmodel import ClusterSpec, ConfigBatch
 from mrtune.costmodel.job import predict_job
 from mrtune.errors import InputError
 from mrtune.readers.run_records import RunRecord
+from tests.calibration.run_fixtures import records
 
-FIXTURE = Path(__file__).parent / "fixtures" / "streaming-uniq-combiner.jsonl.gz"
+FIXTURE = "streaming-uniq-combiner.jsonl.gz"
 
 
 def _records() -> list[RunRecord]:
-    lines = gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()
-    return [RunRecord.model_validate_json(line) for line in lines if line.strip()]
+    return records(FIXTURE)
 
 
 def test_a_combiner_seen_only_in_the_counters_runs_in_the_model() -> None:
@@ -65,12 +64,7 @@ def test_the_old_apis_splits_are_the_runs_maps() -> None:
     # a real run of the same streaming job with split.maxsize 4,000,000 over the 19 MB file:
     # the old API's FileInputFormat ignores maxsize, and Hadoop ran one map (the model, cutting
     # splits as the new API does, had said 5)
-    path = FIXTURE.with_name("streaming-maxsize-ignored.jsonl.gz")
-    (rec,) = [
-        RunRecord.model_validate_json(line)
-        for line in gzip.decompress(path.read_bytes()).decode().splitlines()
-        if line.strip()
-    ]
+    (rec,) = records("streaming-maxsize-ignored.jsonl.gz")
     assert rec.ran_with()["mapred.mapper.new-api"] == "false" and len(rec.map_attempts) == 1
     prof = profile_from_run(rec)
     assert not prof.input_splittable
@@ -88,12 +82,7 @@ def test_a_map_only_runs_map_time_is_measured() -> None:
     # and validate had measured its map segment as 0 s
     from mrtune.calibration._fidelity_figures import measured_phases
 
-    path = FIXTURE.with_name("streaming-grep-map-only.jsonl.gz")
-    (rec,) = [
-        RunRecord.model_validate_json(line)
-        for line in gzip.decompress(path.read_bytes()).decode().splitlines()
-        if line.strip()
-    ]
+    (rec,) = records("streaming-grep-map-only.jsonl.gz")
     assert rec.num_reduces == 0
     total = sum(a.done_ms - a.start_ms for a in rec.map_attempts)
     assert measured_phases(rec)["map.map"] == pytest.approx(total) and total > 0
@@ -103,12 +92,7 @@ def test_two_streaming_jobs_are_not_one_job() -> None:
     # two real Hadoop Streaming runs, `-mapper cat -reducer cat` and `-mapper "tr …" -reducer
     # uniq`: both are job hadoopstreaming (the main class), and the second had been predicted
     # from the first's profile
-    path = FIXTURE.with_name("streaming-two-jobs.jsonl.gz")
-    recs = [
-        RunRecord.model_validate_json(line)
-        for line in gzip.decompress(path.read_bytes()).decode().splitlines()
-        if line.strip()
-    ]
+    recs = records("streaming-two-jobs.jsonl.gz")
     assert {r.job for r in recs} == {"hadoopstreaming"}
     with pytest.raises(InputError, match="ran other code than its job's calibration run"):
         build_report(recs)

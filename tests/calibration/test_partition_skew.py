@@ -9,16 +9,11 @@ three 9 MB segments to disk. Nothing had said so.
 
 from __future__ import annotations
 
-import gzip
-from pathlib import Path
-
 from mrtune.calibration.run_profile import profile_from_run
 from mrtune.costmodel.profile import TaskTiming
 from mrtune.optimizer.whatif_checks import skewed_partitions_note
 from mrtune.profiling.partition_skew import partition_skew
-from mrtune.readers.run_records import RunRecord
-
-FIXTURE = Path(__file__).parent / "fixtures" / "examples-secondarysort-skewed.jsonl.gz"
+from tests.calibration.run_fixtures import records
 
 
 def _reduce(i: int, shuffle: float) -> TaskTiming:
@@ -32,11 +27,7 @@ def _reduce(i: int, shuffle: float) -> TaskTiming:
 
 
 def test_a_skewed_run_says_so_in_its_profile_and_a_reduce_side_whatif() -> None:
-    (rec,) = [
-        RunRecord.model_validate_json(line)
-        for line in gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()
-        if line.strip()
-    ]
+    (rec,) = records("examples-secondarysort-skewed.jsonl.gz")
     prof = profile_from_run(rec)
     skew = [w for w in prof.warnings if w.startswith("partitions are skewed")]
     assert len(skew) == 1 and "3.1x the mean" in skew[0] and "27,121,994" in skew[0]

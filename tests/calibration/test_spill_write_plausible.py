@@ -10,27 +10,16 @@ map sort/spill phase grew from 4.8 s to 7.2 s.
 
 from __future__ import annotations
 
-import gzip
-from pathlib import Path
-
 from mrtune.calibration.run_profile import profile_from_run
 from mrtune.costmodel.factor_priors import PRIORS
 from mrtune.optimizer.priors import is_measured
 from mrtune.readers.run_records import RunRecord
-
-FIXTURE = Path(__file__).parent / "fixtures" / "examples-wordcount-bzip2-input.jsonl.gz"
+from tests.calibration.run_fixtures import by_label
 
 
 def test_a_spill_write_far_beyond_its_prior_is_implausible() -> None:
     assert PRIORS["spill_write"] == PRIORS["local_write"]
-    recs = {
-        r.label: r
-        for r in (
-            RunRecord.model_validate_json(line)
-            for line in gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()
-            if line.strip()
-        )
-    }
+    recs = by_label("examples-wordcount-bzip2-input.jsonl.gz")
     prof = profile_from_run(recs["wordcount-default"])
     assert prof.provenance["costs.spill_write"].startswith("implausible")
     assert not is_measured(prof, "spill_write")

@@ -9,22 +9,13 @@ at the run's own settings (its self-check: map tasks +200%).
 
 from __future__ import annotations
 
-import gzip
-from pathlib import Path
-
 from mrtune.calibration.run_inputs import unsplittable
 from mrtune.calibration.run_profile import profile_from_run
 from mrtune.costmodel import ClusterSpec, ConfigBatch
 from mrtune.costmodel.job import predict_job
 from mrtune.profiling.baseline import profile_config
 from mrtune.readers.run_records import RunRecord
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def _records(name: str) -> list[RunRecord]:
-    lines = gzip.decompress((FIXTURES / name).read_bytes()).decode().splitlines()
-    return [RunRecord.model_validate_json(line) for line in lines if line.strip()]
+from tests.calibration.run_fixtures import records
 
 
 def _maps(rec: RunRecord, split_maxsize: int | None = None) -> tuple[float, list[str]]:
@@ -37,7 +28,7 @@ def _maps(rec: RunRecord, split_maxsize: int | None = None) -> tuple[float, list
 
 
 def test_a_gzip_input_is_one_map_whatever_the_split_size() -> None:
-    (rec,) = _records("examples-wordcount-gzip-input.jsonl.gz")
+    (rec,) = records("examples-wordcount-gzip-input.jsonl.gz")
     assert len(rec.map_attempts) == 1
     maps, warnings = _maps(rec)
     assert maps == 1
@@ -49,7 +40,7 @@ def test_a_gzip_input_is_one_map_whatever_the_split_size() -> None:
 
 def test_a_map_longer_than_the_split_slop_keeps_the_runs_maps() -> None:
     # the same split under a plain name: no map of FileInputFormat reads more than 1.1 splits
-    (rec,) = _records("examples-wordcount-gzip-input.jsonl.gz")
+    (rec,) = records("examples-wordcount-gzip-input.jsonl.gz")
     att = rec.map_attempts[0]
     plain = rec.model_copy(
         update={"map_attempts": [att.model_copy(update={"split_path": "file:/in/a.txt"})]}
@@ -61,7 +52,7 @@ def test_a_map_longer_than_the_split_slop_keeps_the_runs_maps() -> None:
 
 
 def test_plain_text_files_stay_splittable() -> None:
-    for rec in _records("examples-wordcount-unequal-files.jsonl.gz"):
+    for rec in records("examples-wordcount-unequal-files.jsonl.gz"):
         cfg = profile_config(profile_from_run(rec))
         assert unsplittable(rec, cfg) is None
         assert profile_from_run(rec).input_splittable
@@ -71,7 +62,7 @@ def test_split_size_is_neither_searched_nor_answered_silently() -> None:
     from mrtune.optimizer.whatif_checks import unmodelled_split_note
     from mrtune.search_spaces.space import SearchSpace
 
-    (rec,) = _records("examples-wordcount-gzip-input.jsonl.gz")
+    (rec,) = records("examples-wordcount-gzip-input.jsonl.gz")
     prof = profile_from_run(rec)
     space = SearchSpace.for_job(prof, profile_config(prof))
     assert not any("split" in k.name for k in space.knobs)
@@ -79,5 +70,5 @@ def test_split_size_is_neither_searched_nor_answered_silently() -> None:
     note = unmodelled_split_note(prof, {"mapreduce.input.fileinputformat.split.minsize": "1"})
     assert note is not None and "codec that cannot be split (file:/tmp/gz/in/a.txt.gz))" in note
     assert unmodelled_split_note(prof, {"mapreduce.task.io.sort.mb": "50"}) is None
-    plain = profile_from_run(_records("examples-wordcount-unequal-files.jsonl.gz")[0])
+    plain = profile_from_run(records("examples-wordcount-unequal-files.jsonl.gz")[0])
     assert unmodelled_split_note(plain, {"dfs.blocksize": "1048576"}) is None

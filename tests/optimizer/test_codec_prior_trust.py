@@ -8,30 +8,20 @@ lz4 map-output compression. ``optimize`` had written lz4 as "ok" for a shuffle o
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from mrtune.cli import app
-from mrtune.readers.run_records import RunRecord
+from tests.calibration.run_fixtures import by_label
 
-FIXTURE = (
-    Path(__file__).parents[1] / "calibration" / "fixtures" / "examples-sort-random-bytes.jsonl.gz"
-)
+FIXTURE = "examples-sort-random-bytes.jsonl.gz"
 CODEC = "mapreduce.map.output.compress.codec"
 
 
 def test_a_codec_on_its_prior_ratio_is_not_written(tmp_path: Path) -> None:
-    recs = {
-        r.label: r
-        for r in (
-            RunRecord.model_validate_json(line)
-            for line in gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()
-            if line.strip()
-        )
-    }
+    recs = by_label(FIXTURE)
     # what Hadoop did: random bytes do not compress
     shuffle = {k: r.counter("REDUCE_SHUFFLE_BYTES") for k, r in recs.items()}
     assert shuffle["sortr-lz4"] > shuffle["sort-default"]
@@ -54,11 +44,7 @@ def test_settings_the_jobs_code_fixes_are_read_from_its_staged_job_xml() -> None
     from mrtune.profiling import profile_config
     from mrtune.search_spaces.space import SearchSpace
 
-    rec = next(
-        RunRecord.model_validate_json(line)
-        for line in gzip.decompress(FIXTURE.read_bytes()).decode().splitlines()
-        if '"sort-default"' in line
-    )
+    rec = by_label(FIXTURE)["sort-default"]
     assert rec.fixed_by_job == ["mapreduce.job.reduces"]
     prof = profile_from_run(rec)
     assert prof.fixed_by_job == ["mapreduce.job.reduces"]
