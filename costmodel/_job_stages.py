@@ -81,8 +81,7 @@ def task_times(j: JobShape, rd: ReduceTaskResult) -> TaskTimes:
         s_red = cluster.cpu_stretch(np.minimum(j.Rn, j.red_slots))
         r_task = rd.task_ms * s_red
         m_times = [g.result.task_ms * s_map for g in groups]
-    if cluster.reduce_fixed_ms and not cluster.local_mode:
-        r_task = r_task + cluster.reduce_fixed_ms  # wall time after the merge, unstretched
+    r_task = _after_merge(cluster, r_task)
     # + 0.0 changes no task time: skip it when the cluster adds no start-up delay
     t_times = [m + startup for m in m_times] if startup else m_times
     map_work = groups[0].count * t_times[0]
@@ -100,6 +99,14 @@ def task_times(j: JobShape, rd: ReduceTaskResult) -> TaskTimes:
         t_map_avg=map_work / j.n_maps,
         t_red=r_task + startup if startup else r_task,
     )
+
+
+def _after_merge(cluster: ClusterSpec, r_task: F64) -> F64:
+    """A reduce's time plus ``reduce_fixed_ms`` on a cluster (wall time after the merge,
+    unstretched)."""
+    if cluster.reduce_fixed_ms and not cluster.local_mode:
+        return r_task + cluster.reduce_fixed_ms
+    return r_task
 
 
 def _if_any(t: F64, count: F64) -> F64:
@@ -219,3 +226,53 @@ def stages(j: JobShape, t: TaskTimes, rd: ReduceTaskResult) -> Stages:
         first_wave_end=first_wave_end,
         job=job,
     )
+
+
+@dataclass(slots=True)
+class HotReduce:
+    """The reduce of the hot partition (:mod:`mrtune.costmodel.partitions`): its task
+    result, its wall time on the cluster (as :attr:`TaskTimes.r_task`) and when it ends."""
+
+    result: ReduceTaskResult
+    r_task: F64
+    first_wave_end: F64
+
+
+def with_hot_reduce(
+    j: JobShape, t: TaskTimes, s: Stages, rd_hot: ReduceTaskResult
+) -> tuple[Stages, HotReduce]:
+    """The stages with one reduce of the hot partition among the others (``t`` and ``s``
+    are the other reduces').
+
+    The hot reduce runs in the first wave (the reduces launch together) and shuffles like
+    the others, from slow-start on; it ends at its own first-wave end. The others' schedule
+    loses its slot meanwhile: its extra time, spread over the reduce slots, delays their
+    last wave (all of it with one slot: ``LocalJobRunner`` runs the reduces one after
+    another). The job ends at the later of the two.
+    """
+    hot_task = rd_hot.task_ms if isinstance(t.s_red, float) else rd_hot.task_ms * t.s_red
+    hot_task = _after_merge(j.cluster, hot_task)
+    hot_t = TaskTimes(
+        s_map=t.s_map,
+        s_red=t.s_red,
+        r_task=hot_task,
+        m_times=t.m_times,
+        map_work=t.map_work,
+        longest=t.longest,
+        t_map_avg=t.t_map_avg,
+        t_red=hot_task + j.startup if j.startup else hot_task,
+    )
+    *_, hot_end, _ = reduce_stage_times(j, hot_t, rd_hot, s.slow_start, s.map_stage)
+    extra = at_least(hot_task - t.r_task, 0.0) / j.red_slots
+    job = np.maximum(s.job + extra, hot_end)
+    stages_hot = Stages(
+        map_waves=s.map_waves,
+        slow_start=s.slow_start,
+        map_stage=s.map_stage,
+        red_start=s.red_start,
+        shuffle_end=s.shuffle_end,
+        red_waves=s.red_waves,
+        first_wave_end=s.first_wave_end,
+        job=job,
+    )
+    return stages_hot, HotReduce(rd_hot, hot_task, hot_end)

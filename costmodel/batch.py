@@ -56,6 +56,11 @@ class ConfigBatch:
     map_vcores: IntArray
     reduce_vcores: IntArray
     split_size: FloatArray
+    #: what the old ``mapred`` API's FileInputFormat cuts by instead of ``split_size``
+    #: (``map_groups.split_sizes``): ``mapreduce.job.maps``, split.minsize and the block size
+    num_maps_hint: IntArray
+    split_minsize: FloatArray
+    block_size: FloatArray
 
     def __len__(self) -> int:
         return int(self.io_sort_mb.shape[0])
@@ -88,6 +93,9 @@ class ConfigBatch:
             "map_vcores": cfg.map_vcores,
             "reduce_vcores": cfg.reduce_vcores,
             "split_size": cfg.split_size,
+            "num_maps_hint": cfg.num_maps_hint,
+            "split_minsize": cfg.split_minsize,
+            "block_size": cfg.dfs_blocksize,
         }
 
     @classmethod

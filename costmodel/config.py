@@ -62,8 +62,8 @@ NOT_MODELLED: dict[str, str] = {
         "ignores it: the number of maps is the number of input splits of "
         "max(split.minsize, min(split.maxsize, dfs.blocksize)) bytes; set "
         "mapreduce.input.fileinputformat.split.maxsize or .split.minsize (or dfs.blocksize) "
-        "instead (the old mapred API's FileInputFormat takes it only as a hint, goalSize = "
-        "input / maps, which the model does not model)"
+        "instead (only the old mapred API's FileInputFormat reads it, as goalSize = input / "
+        "maps: the model does so for a job profiled as old-API, e.g. Hadoop Streaming)"
     ),
     "mapreduce.reduce.merge.memtomem.enabled": (
         "the model has no term for MergeManagerImpl's memory-to-memory merger (off by "
@@ -88,18 +88,23 @@ def _canonical_property(name: str) -> str:
     return alias if alias != name else DEPRECATED_NAMES.get(name, name)
 
 
-def check_property_name(name: str) -> None:
+#: What the model reads for a job of the old mapred API only (``JobProfile.old_api_splits``).
+OLD_API_ONLY = frozenset({"mapreduce.job.maps"})
+
+
+def check_property_name(name: str, *, old_api: bool = False) -> None:
     """``ValueError`` when ``name`` is not a property the model reads (a ``--set`` typo).
 
     A change to a property the model does not read cannot change a prediction, so accepting
     it silently would answer a different question from the one asked. A property the model
-    keeps but has no term for (:data:`NOT_MODELLED`) is refused with its reason.
+    keeps but has no term for (:data:`NOT_MODELLED`) is refused with its reason, unless the
+    job reads it through the old API (``old_api``: :data:`OLD_API_ONLY`).
     """
     import difflib
 
     fields = HadoopConfig.model_fields
     canonical = _canonical_property(name)
-    if canonical in NOT_MODELLED:
+    if canonical in NOT_MODELLED and not (old_api and canonical in OLD_API_ONLY):
         raise ValueError(
             f"{name.strip()} is not modelled: {NOT_MODELLED[canonical]}; allowed: the "
             "properties listed by `mrtune schema config`"

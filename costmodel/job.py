@@ -27,16 +27,19 @@ from numpy.typing import NDArray
 from mrtune.costmodel._ifile import at_least, filled, quotient
 from mrtune.costmodel._job_stages import (
     REDUCE_RAMPUP_LIMIT,
+    HotReduce,
     JobShape,
     Stages,
     TaskTimes,
     stages,
     task_times,
+    with_hot_reduce,
 )
 from mrtune.costmodel.batch import ConfigBatch, shared_value
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_groups import SPLIT_SLOP, MapGroup, map_groups, split_layout, total
 from mrtune.costmodel.map_task import MapInputs
+from mrtune.costmodel.partitions import hot_share, partition_factors
 from mrtune.costmodel.prediction import JobPrediction
 from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.reduce_task import ReduceTaskResult, reduce_task
@@ -101,18 +104,26 @@ def predict_job(
     # several map classes: their final records may differ in width (MapClass.stats)
     classes = isinstance(profile, JobProfile) and len(profile.map_classes) > 1
     seg_recs, seg_raw, seg_width = _reduce_segments(groups, map_inputs, n_maps, Rn, n, classes)
-    rd = reduce_task(
-        profile,
-        batch,
-        n_maps,
-        seg_recs,
-        seg_raw,
-        seg_width,
-        map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
-        counters=counters,
-        parts=Rn,
-        sort_factor=map_inputs.sort_factor,
-    )
+    h = hot_share(profile)
+    f_hot, f_other = partition_factors(h, Rn) if h is not None else (None, None)
+
+    def reducer(share: F64 | None) -> ReduceTaskResult:
+        # a reduce of ``share`` mean partitions: its records scale, its keys do not
+        recs = seg_recs if share is None else seg_recs * share
+        return reduce_task(
+            profile,
+            batch,
+            n_maps,
+            recs,
+            seg_raw,
+            seg_width,
+            map_codecs=(map_inputs.ratio, map_inputs.comp_ns, map_inputs.uncomp_ns),
+            counters=counters,
+            parts=Rn,
+            sort_factor=map_inputs.sort_factor,
+        )
+
+    rd = reducer(f_other)  # every reduce, or the others beside a hot partition
     map_slots, red_slots, slots_shared = _slots(cluster, batch, n)
     shape = JobShape(
         batch=batch,
@@ -129,7 +140,11 @@ def predict_job(
         slots_shared=slots_shared,
     )
     times = task_times(shape, rd)
-    return _prediction(profile, shape, times, rd, stages(shape, times, rd))
+    st = stages(shape, times, rd)
+    hot = None
+    if f_hot is not None:
+        st, hot = with_hot_reduce(shape, times, st, reducer(f_hot))
+    return _prediction(profile, shape, times, rd, st, hot)
 
 
 def _map_only_reducers(
@@ -237,10 +252,12 @@ def _prediction(
     t: TaskTimes,
     rd: ReduceTaskResult,
     s: Stages,
+    hot: HotReduce | None = None,
 ) -> JobPrediction:
     """The job's totals: the seed's total cost (sum of task times), container GB-seconds
     (maps for their run, reducers from launch; YARN bills a container while it is held) and
-    the job time with its fixed overhead; map-only rows take the map stage's."""
+    the job time with its fixed overhead; map-only rows take the map stage's. With a hot
+    partition (``hot``) one of the ``R`` reduces is the hot one."""
     batch, groups, R, has_red = j.batch, j.groups, j.R, j.has_red
     red_start, shuffle_end, red_waves, job, map_stage = (
         s.red_start,
@@ -258,6 +275,9 @@ def _prediction(
     total_red_ms = R * t.r_task
     first_wave = np.minimum(R, j.red_slots)
     held_first = first_wave * (s.first_wave_end - red_start)
+    if hot is not None:
+        total_red_ms = total_red_ms + (hot.r_task - t.r_task)
+        held_first = held_first + at_least(hot.first_wave_end - s.first_wave_end, 0.0)
     held_rest = (R - first_wave) * t_red
     reduce_start_ms, shuffle_end_ms = red_start, shuffle_end
     if not j.all_red:
@@ -300,6 +320,7 @@ def _prediction(
         map_stretch=t.s_map,
         reduce_stretch=t.s_red,
         map_groups=groups,
+        reduce_hot=None if hot is None else hot.result,
     )
 
 

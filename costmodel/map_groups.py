@@ -27,7 +27,7 @@ from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.cluster import ClusterSpec
 from mrtune.costmodel.map_task import MapInputs, MapTaskResult, map_task
 from mrtune.costmodel.profile import JobProfile
-from mrtune.costmodel.stacked import StackedProfiles, where
+from mrtune.costmodel.stacked import StackedProfiles, nonzero, where
 
 F64 = NDArray[np.float64]
 SPLIT_SLOP = 1.1
@@ -49,6 +49,29 @@ class MapGroup:
     count: F64
     split_bytes: F64
     result: MapTaskResult
+
+
+def split_sizes(
+    profile: JobProfile | StackedProfiles, batch: ConfigBatch, cluster: ClusterSpec
+) -> F64:
+    """Each configuration's split size as the job's FileInputFormat computes it.
+
+    The new API (``org.apache.hadoop.mapreduce.lib.input.FileInputFormat``):
+    ``max(minSize, min(maxSize, blockSize))``, the batch's ``split_size``. The old API
+    (``org.apache.hadoop.mapred.FileInputFormat.getSplits``; Hadoop Streaming, where
+    :attr:`JobProfile.old_api_splits`): ``max(minSize, min(goalSize, blockSize))`` with
+    ``goalSize = totalSize / numSplits`` over every input file (Java long division) and
+    ``numSplits`` = ``mapreduce.job.maps`` (``JobSubmitter.writeOldSplits``), which
+    ``LocalClientProtocolProvider`` sets to 1 in local mode; ``split.maxsize`` is not read.
+    A streaming job's 19 MB file at split.maxsize 4 MB ran as one map, and as 3 (8, 8 and
+    3 MB) at an 8 MB block."""
+    old = profile.old_api_splits
+    if not nonzero(old):
+        return batch.split_size
+    maps = 1.0 if cluster.local_mode else batch.num_maps_hint.astype(np.float64)
+    goal = np.floor(profile.input_bytes / maps)
+    size = np.maximum(at_least(batch.split_minsize, 1.0), np.minimum(goal, batch.block_size))
+    return size if old is True else np.where(old, size, batch.split_size)
 
 
 def split_layout(
@@ -125,8 +148,11 @@ def file_maps(
     inputs: MapInputs,
     *,
     counters: bool,
+    split: F64 | None = None,
 ) -> tuple[MapGroup, ...]:
-    """The full-split and tail-split maps of ``profile``'s ``input_files`` equal files.
+    """The full-split and tail-split maps of ``profile``'s ``input_files`` equal files, cut at
+    ``split`` bytes (default :func:`split_sizes` of ``profile``; a map class is cut at its
+    job's).
 
     Records per split: full splits hold rint(split / width of the profiled run's full
     splits); the tail split holds what the file has left, so every file's records add up
@@ -135,7 +161,9 @@ def file_maps(
     (:func:`fixed_width_records`): a third group holds those with one record fewer than the
     first, so the groups are (first-sized full splits, tail, the other full splits).
     """
-    k_full, full_bytes, tail_bytes, files = split_layout(profile, batch.split_size)
+    if split is None:
+        split = split_sizes(profile, batch, cluster)
+    k_full, full_bytes, tail_bytes, files = split_layout(profile, split)
     stats = profile.stats
     cmp_in = where(profile.input_compressed, stats.input_compress_ratio, 1.0)
     width = stats.input_pair_width
@@ -212,10 +240,11 @@ def map_groups(
     if not classes:
         return file_maps(profile, batch, cluster, inputs, counters=counters)
     groups: list[MapGroup] = []
+    split = split_sizes(profile, batch, cluster)  # the old API's goal size is the whole job's
     for cls in classes:
         sub = cls.profile_of(profile)  # type: ignore[arg-type]
         own = inputs if cls.stats is None else MapInputs.build(sub, batch)
-        groups.extend(file_maps(sub, batch, cluster, own, counters=counters))
+        groups.extend(file_maps(sub, batch, cluster, own, counters=counters, split=split))
     return tuple(groups)
 
 

@@ -55,6 +55,9 @@ class JobPrediction:
     map_stretch: F64 | float = 1.0
     reduce_stretch: F64 | float = 1.0
     map_groups: tuple[MapGroup, ...] = ()
+    #: the reduce of the hot partition (:mod:`mrtune.costmodel.partitions`); ``reduce`` is
+    #: then each of the other ``R − 1``. ``None``: every reduce is ``reduce``
+    reduce_hot: ReduceTaskResult | None = None
 
     def _maps(self, attr: str) -> F64:
         """Job total of a per-map quantity over every group of maps."""
@@ -63,6 +66,16 @@ class JobPrediction:
             MapGroup(self.num_tail_maps, self.tail_split_bytes, self.map_tail),
         )
         return total(groups, attr)
+
+    def reduce_total(self, attr: str) -> F64:
+        """Job total of a per-reduce quantity over the reduces (0 for a map-only row)."""
+        per = getattr(self.reduce, attr)
+        R = self.num_reducers
+        if self.reduce_hot is None:
+            out = R * per
+        else:
+            out = getattr(self.reduce_hot, attr) + (R - 1.0) * per
+        return np.where(R > 0, out, 0.0)
 
     @cached_property
     def _total_raw(self) -> F64:
@@ -81,52 +94,30 @@ class JobPrediction:
             "MAP_OUTPUT_BYTES": self._maps("output_bytes"),
             "MAP_OUTPUT_MATERIALIZED_BYTES": self._maps("materialized_bytes"),
             "SPILLED_RECORDS": self._maps("spilled_records")
-            + np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.spilled_records, 0.0
-            ),
+            + self.reduce_total("spilled_records"),
             "MAP_SPILLED_RECORDS": self._maps("spilled_records"),
-            "REDUCE_SPILLED_RECORDS": np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.spilled_records, 0.0
-            ),
+            "REDUCE_SPILLED_RECORDS": self.reduce_total("spilled_records"),
             "COMBINE_INPUT_RECORDS": self._maps("combine_input_records")
-            + np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.combine_input_records, 0.0
-            ),
+            + self.reduce_total("combine_input_records"),
             "COMBINE_OUTPUT_RECORDS": self._maps("combine_output_records")
-            + np.where(
-                (self.num_reducers > 0),
-                self.num_reducers * self.reduce.combine_output_records,
-                0.0,
-            ),
-            "REDUCE_SHUFFLE_BYTES": np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.shuffle_bytes, 0.0
-            ),
-            "REDUCE_INPUT_RECORDS": np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.input_records, 0.0
-            ),
-            "REDUCE_INPUT_GROUPS": np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.input_groups, 0.0
-            ),
-            "REDUCE_OUTPUT_RECORDS": np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.output_records, 0.0
-            ),
+            + self.reduce_total("combine_output_records"),
+            "REDUCE_SHUFFLE_BYTES": self.reduce_total("shuffle_bytes"),
+            "REDUCE_INPUT_RECORDS": self.reduce_total("input_records"),
+            "REDUCE_INPUT_GROUPS": self.reduce_total("input_groups"),
+            "REDUCE_OUTPUT_RECORDS": self.reduce_total("output_records"),
             "SHUFFLED_MAPS": np.where(
                 (self.num_reducers > 0), self.num_reducers * self.num_maps, 0.0
             ),
             "HDFS_BYTES_READ": self._maps("hdfs_bytes_read"),
             "HDFS_BYTES_WRITTEN": np.where(
                 (self.num_reducers > 0),
-                self.num_reducers * self.reduce.hdfs_bytes_written,
+                self.reduce_total("hdfs_bytes_written"),
                 self._maps("hdfs_bytes_written"),
             ),
             "FILE_BYTES_WRITTEN": self._maps("file_bytes_written")
-            + np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.file_bytes_written, 0.0
-            ),
+            + self.reduce_total("file_bytes_written"),
             "FILE_BYTES_READ": self._maps("file_bytes_read")
-            + np.where(
-                (self.num_reducers > 0), self.num_reducers * self.reduce.file_bytes_read, 0.0
-            ),
+            + self.reduce_total("file_bytes_read"),
             "MAP_SPILLS": self._maps("spills"),
         }
         return counters
@@ -139,7 +130,15 @@ class JobPrediction:
 
     @property
     def reduce_task_ms(self) -> F64:
+        """A reduce's task time (with a hot partition: each of the others')."""
         return np.where(self.num_reducers > 0, self.reduce.task_ms, 0.0)
+
+    @property
+    def largest_reduce_ms(self) -> F64:
+        """The largest reduce's task time: the hot partition's, else every reduce's."""
+        if self.reduce_hot is None:
+            return self.reduce_task_ms
+        return np.where(self.num_reducers > 0, self.reduce_hot.task_ms, 0.0)
 
     @property
     def map_phase_ms(self) -> dict[str, F64]:

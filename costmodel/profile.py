@@ -799,6 +799,28 @@ class MapHeapUse(BaseModel):
         )
 
 
+class PartitionSkew(BaseModel):
+    """A hot partition: a share of the map output that no number of reducers splits.
+
+    ``HashPartitioner`` (or a job's own partitioner) sends every record of a key to one
+    reduce, so a key (or a partitioner's bucket) that holds a share ``h`` of the map output
+    stays whole whatever ``R`` is, and the rest spreads over the ``R`` partitions. The
+    largest partition then holds ``h + (1 − h)/R`` of the output and each other one
+    ``(1 − h)/R``: over the mean partition, ``1 + h(R − 1)`` and ``1 − h``. ``h`` comes from the
+    profiled run's largest share ``s`` at its ``R0`` reduces, ``h = (s·R0 − 1)/(R0 − 1)``: at
+    ``R0`` the model's largest partition is the observed one. The examples' SecondarySort with
+    70% of its records on one first key sent 77.6% of its shuffle to one of 4 reduces
+    (h = 0.70). The job model prices that reduce and the others apart
+    (:mod:`mrtune.costmodel.partitions`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hot_share: float = Field(ge=0, lt=1, description="h: the unsplittable share of the output")
+    largest_share: float = Field(gt=0, le=1, description="s: the largest reduce's share, observed")
+    reducers: int = Field(ge=2, description="R0: the reduces of the profiled run")
+    counter: str = Field(description="the per-reduce counter the shares come from")
+
+
 class JobProfile(BaseModel):
     """Everything the cost model needs to know about a job, independent of its configuration."""
 
@@ -810,6 +832,18 @@ class JobProfile(BaseModel):
     input_files: int = Field(1, ge=1, description="number of input files (assumed equal in size)")
     input_compressed: bool = False
     input_splittable: bool = True
+    split_units: str | None = Field(
+        None,
+        description="why the run's maps are kept as units a split-size change cannot cut "
+        "(input_splittable false: packed files, an unsplittable codec, the job's own input "
+        "format); None: the model cuts the input",
+    )
+    old_api_splits: bool = Field(
+        False,
+        description="the job reads through the old mapred API's FileInputFormat (Hadoop "
+        "Streaming): splits of max(split.minsize, min(input / mapreduce.job.maps, block)), "
+        "split.maxsize ignored",
+    )
     has_combiner: bool = False
     combine_class: str | None = None
     map_only: bool = Field(False, description="the job has no reduce phase (reduces = 0)")
@@ -849,6 +883,11 @@ class JobProfile(BaseModel):
         description="job-level properties the job's own code set (its configuration's "
         "<source>programmatically</source>, e.g. Job.setNumReduceTasks): a -D or site value "
         "is overridden, so the search leaves them as they are",
+    )
+    partition_skew: PartitionSkew | None = Field(
+        None,
+        description="a hot partition the profiled run's reduces showed (the largest over 1.5x "
+        "the mean); None: partitions of equal size",
     )
     map_heap_use: MapHeapUse | None = Field(
         None,

@@ -24,10 +24,11 @@ import gc
 import heapq
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, itemgetter, mul, not_, sub
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from mrtune.costmodel._schedule_pools import MAP, REDUCE, LocalPool, YarnPool, make_pool
 from mrtune.costmodel.batch import ConfigBatch
@@ -119,20 +120,23 @@ def _summarise(spans: list[TaskSpan], job: _JobTasks, config: HadoopConfig) -> S
         tasks=maps,
         job_ms=max(ends, default=0.0),
         map_stage_end_ms=max(compress(ends, is_map), default=0.0),
-        total_task_ms=sum(job.maps) + job.n_red * job.red_total,
+        total_task_ms=sum(job.maps) + _reduce_work(job.red_total),
         container_gb_s=held / 1024.0 / 1000.0,
     )
 
 
 @dataclass(frozen=True)
 class _JobTasks:
-    """The tasks of one configuration: map times in start order (largest split first)."""
+    """The tasks of one configuration: map times in start order (largest split first), and
+    each reduce's time and shuffle by index (reduce 0 is the hot partition's when the profile
+    has one, ``costmodel/partitions.py``: launched in the first wave, as ``predict_job``
+    assumes)."""
 
     maps: list[float]
     order: list[int]
     n_red: int
-    red_total: float
-    red_shuffle: float
+    red_total: list[float]
+    red_shuffle: list[float]
     slow_k: int
     tail_first: bool
 
@@ -162,11 +166,29 @@ class _JobTasks:
             maps=maps,
             order=order,
             n_red=n_red,
-            red_total=float(pred.reduce.task_ms[0]) if n_red else 0.0,
-            red_shuffle=float(pred.reduce.phase_ms["shuffle"][0]) if n_red else 0.0,
+            red_total=_per_reduce(pred, n_red, lambda r: r.task_ms[0]),
+            red_shuffle=_per_reduce(pred, n_red, lambda r: r.phase_ms["shuffle"][0]),
             slow_k=max(1, math.ceil(config.reduce_slowstart * n_maps)) if n_red else n_maps,
             tail_first=tail_first,
         )
+
+
+def _reduce_work(totals: list[float]) -> float:
+    """The reduces' summed time (``n × t`` when they are alike, as the scan computes it)."""
+    if not totals:
+        return 0.0
+    rest = totals[1] if len(totals) > 1 else totals[0]
+    return totals[0] + (len(totals) - 1) * rest if totals[0] != rest else len(totals) * rest
+
+
+def _per_reduce(pred: JobPrediction, n_red: int, value: Callable[[Any], float]) -> list[float]:
+    """``value`` of each reduce by index: the hot partition's first, then the others."""
+    if not n_red:
+        return []
+    other = float(value(pred.reduce))
+    if pred.reduce_hot is None:
+        return [other] * n_red
+    return [float(value(pred.reduce_hot))] + [other] * (n_red - 1)
 
 
 def _event_loop(
@@ -211,8 +233,10 @@ def _event_loop(
                     if not maps_done:
                         waiting.append((idx, node, start))
                     else:
-                        end = start + red_total
-                        spans.append(TaskSpan("reduce", idx, node, now, end, start + red_shuffle))
+                        end = start + red_total[idx]
+                        spans.append(
+                            TaskSpan("reduce", idx, node, now, end, start + red_shuffle[idx])
+                        )
                         push(events, (end, seq, REDUCE, idx, node))
                         seq += 1
                     continue
@@ -287,8 +311,8 @@ def _yarn_loop(job: _JobTasks, pool: YarnPool, rampup: float, delay: float) -> l
                 if done < n_maps:
                     waiting.append((idx, node, start))
                 else:
-                    end = start + red_total
-                    add(new(TaskSpan, ("reduce", idx, node, now, end, start + red_shuffle)))
+                    end = start + red_total[idx]
+                    add(new(TaskSpan, ("reduce", idx, node, now, end, start + red_shuffle[idx])))
                     push(events, (end, seq, ~node))
                     seq += 1
             before = len(pending_maps)
@@ -339,14 +363,15 @@ def _first_wave(
     last_map_end: float,
     n_maps: int,
     delay: float,
-    red_total: float,
-    red_shuffle: float,
+    red_total: list[float],
+    red_shuffle: list[float],
 ) -> list[tuple[float, TaskSpan]]:
     """The reducers started before the last map ended: each finishes its shuffle no earlier
     than the fetch of the last map's segment (``shuffle / maps`` after that map)."""
     out = []
     for idx, node, start in waiting:
-        shuffle_end = max(start + red_shuffle, last_map_end + red_shuffle / max(n_maps, 1))
-        end = shuffle_end + (red_total - red_shuffle)
+        shuffle, total = red_shuffle[idx], red_total[idx]
+        shuffle_end = max(start + shuffle, last_map_end + shuffle / max(n_maps, 1))
+        end = shuffle_end + (total - shuffle)
         out.append((end, TaskSpan("reduce", idx, node, start - delay, end, shuffle_end)))
     return out

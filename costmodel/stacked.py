@@ -71,6 +71,9 @@ class StackedProfiles:
     input_compressed: NDArray[np.bool_]
     has_combiner: NDArray[np.bool_]
     map_only: NDArray[np.bool_]
+    #: each row's hot partition share (``PartitionSkew.hot_share``; 0: equal partitions)
+    hot_share: F64
+    old_api_splits: NDArray[np.bool_]
     stats: SimpleNamespace
     costs: SimpleNamespace
     codec_ratio: F64  # (jobs, codes)
@@ -197,6 +200,10 @@ class ProfileTable:
             "input_compressed": flag([p.input_compressed for p in profiles]),
             "has_combiner": flag([p.has_combiner for p in profiles]),
             "map_only": flag([p.map_only for p in profiles]),
+            "old_api_splits": flag([p.old_api_splits for p in profiles]),
+            "hot_share": col(
+                [p.partition_skew.hot_share if p.partition_skew else 0.0 for p in profiles]
+            ),
         }
         self.laws, self.all_combine = _law_groups(profiles)
         _shared_as_numbers(self.stats, _SHARED_STATS)

@@ -56,9 +56,10 @@ def parse_setting(text: str) -> tuple[str, str]:
     return key, value
 
 
-def unknown_properties(changes: Mapping[str, Any]) -> list[str]:
+def unknown_properties(changes: Mapping[str, Any], profile: JobProfile | None = None) -> list[str]:
     """The names in ``changes`` that are no property the model reads (typos, or settings the
-    model has no term for), in order."""
+    model has no term for, ``profile``'s job's API considered), in order."""
+    old_api = profile is not None and profile.old_api_splits
     out = []
     for key in changes:
         try:
@@ -67,7 +68,7 @@ def unknown_properties(changes: Mapping[str, Any]) -> list[str]:
         except KeyError:
             pass
         try:
-            check_property_name(key)
+            check_property_name(key, old_api=old_api)
         except ValueError:
             out.append(key)
     return out
@@ -90,7 +91,8 @@ def apply_changes(
     prediction, and :func:`what_if` lists it as such.
     """
     props: dict[str, Any] = {}
-    skip = set(unknown_properties(changes)) if allow_unknown else set()
+    skip = set(unknown_properties(changes, profile)) if allow_unknown else set()
+    old_api = profile is not None and profile.old_api_splits
     refuse_aliases(changes)
     for key, raw in changes.items():
         if key in skip:
@@ -98,7 +100,7 @@ def apply_changes(
         try:
             knob = find_knob(key)
         except KeyError:
-            check_property_name(key)  # a typo must not become a silent no-op change
+            check_property_name(key, old_api=old_api)  # a typo must not be a silent no-op
             props[key] = raw
             continue
         if knob.role == Role.output_codec:
@@ -155,7 +157,7 @@ def replay_conf(
     does not read are returned, in order, as not modelled: a job's full ``*_conf.xml`` holds
     hundreds. A value Hadoop would refuse is one :class:`InputError` naming the file and key.
     """
-    not_modelled = unknown_properties(props)
+    not_modelled = unknown_properties(props, profile)
     skip = set(not_modelled)
     plain: dict[str, Any] = {}
     switches: dict[str, Any] = {}
@@ -295,7 +297,7 @@ def what_if(
             "what-if": new_profile.input_bytes,
         },
         "profiled": rows[2] if input_bytes is not None else None,
-        "not_modelled": unread + (unknown_properties(changes) if allow_unknown else []),
+        "not_modelled": unread + (unknown_properties(changes, profile) if allow_unknown else []),
         "cluster": {
             "current": cluster.model_dump(),
             "what-if": (new_cluster or cluster).model_dump(),

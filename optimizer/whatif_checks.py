@@ -82,6 +82,10 @@ SPLIT_PROPERTIES = frozenset(
 )
 
 
+#: The split setting the old mapred API's FileInputFormat does not read.
+OLD_API_IGNORED = "mapreduce.input.fileinputformat.split.maxsize"
+
+
 def unmodelled_split_note(profile: JobProfile, changes: Mapping[str, str]) -> str | None:
     """A line for a split-size change on a job whose maps are kept as the run's units (packed
     files, an unsplittable codec, its own input format, the old API): the answer keeps the
@@ -90,6 +94,14 @@ def unmodelled_split_note(profile: JobProfile, changes: Mapping[str, str]) -> st
     silent "no change"."""
     reason = split_units_reason(profile)
     keys = [k for k in changes if canonical_name(k) in SPLIT_PROPERTIES]
+    if reason is None and profile.old_api_splits:
+        maxsize = [k for k in keys if canonical_name(k) == OLD_API_IGNORED]
+        if maxsize:
+            return (
+                f"{', '.join(maxsize)}: the job's old mapred API ignores split.maxsize (its "
+                "FileInputFormat cuts by input / mapreduce.job.maps), so the maps stay as they "
+                "are, as on Hadoop"
+            )
     if reason is None or not keys:
         return None
     return f"{', '.join(keys)}: {reason}; the answer keeps the run's maps"
@@ -149,7 +161,8 @@ def saturated_key_law_note(
 
 def skewed_partitions_note(profile: JobProfile, changes: Mapping[str, Any]) -> str | None:
     """The profile's skew line (:mod:`mrtune.profiling.partition_skew`) when a what-if changes
-    the reduce side, whose answer prices every reduce at the mean partition."""
+    the reduce side: the model prices the hot partition's reduce apart, and its share at
+    another number of reducers follows the hot-key law, an assumption the line states."""
     skew = next((w for w in profile.warnings if w.startswith("partitions are skewed")), None)
     if skew is None:
         return None

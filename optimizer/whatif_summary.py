@@ -21,6 +21,22 @@ def _most_merge_passes(pred: Any, i: int) -> float:
     return max(float(g.result.merge_passes[i]) for g in groups)
 
 
+def _hot_reduce(pred: JobPrediction, i: int) -> dict[str, float] | None:
+    """The hot partition's reduce (``costmodel/partitions.py``), when the profile has one:
+    its task time and fetches; ``reduce_task_ms`` and the per-reduce dataflow are then each
+    other reduce's. ``None`` without a hot partition or reduces."""
+    hot = pred.reduce_hot
+    if hot is None or pred.num_reducers[i] <= 0:
+        return None
+    return {
+        "task_ms": float(hot.task_ms[i]),
+        "shuffle_bytes": float(hot.shuffle_bytes[i]),
+        "fetches_to_memory": float(hot.fetches_to_memory[i]),
+        "fetches_to_disk": float(hot.fetches_to_disk[i]),
+        "inmem_merges": float(hot.inmem_merges[i]),
+    }
+
+
 def summarize(pred: JobPrediction, i: int = 0) -> dict[str, Any]:
     """A flat, JSON-ready summary of configuration ``i`` of a prediction."""
     r = pred.reduce
@@ -41,6 +57,8 @@ def summarize(pred: JobPrediction, i: int = 0) -> dict[str, Any]:
         "reduce_slots": float(pred.reduce_slots[i]),
         "map_task_ms": float(pred.map_task_ms[i]),
         "reduce_task_ms": float(pred.reduce_task_ms[i]),
+        "largest_reduce_ms": float(pred.largest_reduce_ms[i]),
+        "hot_reduce": _hot_reduce(pred, i),
         "map_phases_ms": {k: float(mp[k][i]) for k in MAP_PHASES},
         "reduce_phases_ms": {k: float(rp[k][i]) for k in REDUCE_PHASES} if has_red else {},
         "dataflow": {

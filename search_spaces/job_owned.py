@@ -19,7 +19,7 @@ def owned_knobs(profile: JobProfile) -> dict[str, str]:
     why = ignores_output_codec(profile.source_properties)
     if why:
         out.update({k.name: why for k in KNOBS if k.role == Role.output_codec})
-    if (units := split_units_reason(profile)) is not None:
+    if (units := split_units_reason(profile) or old_api_split_reason(profile)) is not None:
         out.update({k.name: units for k in KNOBS if k.role == Role.split_size})
     for key in profile.fixed_by_job:
         try:
@@ -32,10 +32,26 @@ def owned_knobs(profile: JobProfile) -> dict[str, str]:
 
 def split_units_reason(profile: JobProfile) -> str | None:
     """Why split-size changes are not modelled for this job (its maps are the run's units:
-    packed files, an unsplittable codec, its own input format, the old API), or ``None``."""
+    packed files, an unsplittable codec, its own input format), or ``None``."""
     if profile.input_splittable:
         return None
-    why = next((w for w in profile.warnings if "split-size changes are not modelled" in w), "")
+    why = profile.split_units or next(  # an older profile says it in its warnings only
+        (w for w in profile.warnings if "split-size changes are not modelled" in w), ""
+    )
     # "<reason>: <what the model does>": the last ": " (a file:/ path in the reason has none)
     reason = why.rsplit(": ", 1)[0] if why else "the profile keeps the run's maps"
     return f"split-size changes are not modelled for this job ({reason})"
+
+
+def old_api_split_reason(profile: JobProfile) -> str | None:
+    """Why the search leaves the split size of an old-API job out (``None`` for others): its
+    FileInputFormat cuts by ``input / mapreduce.job.maps``, so the knob would have to write a
+    map count, which suits this input's size only; a what-if of it is answered."""
+    if not profile.old_api_splits or not profile.input_splittable:
+        return None
+    return (
+        "the job's old mapred API cuts splits by input / mapreduce.job.maps and ignores "
+        "split.maxsize; a map count written for this input would cut another input "
+        "differently (a what-if of mapreduce.job.maps, split.minsize or dfs.blocksize is "
+        "answered)"
+    )

@@ -123,8 +123,6 @@ def _per_map(pred: JobPrediction, attr: str) -> list[float]:
 def predicted_figures(pred: JobPrediction) -> dict[str, Any]:
     """The same figures as :func:`measured_figures`, from the model (one configuration)."""
     c = pred.counters
-    R = float(pred.num_reducers[0])
-    rd = pred.reduce
     fig: dict[str, Any] = {
         "spills_per_map": [int(round(s)) for s in _per_map(pred, "spills")],
         "MAP_SPILLED_RECORDS": float(c["MAP_SPILLED_RECORDS"][0]),
@@ -135,9 +133,9 @@ def predicted_figures(pred: JobPrediction) -> dict[str, Any]:
             int(round(p)) if s > 1 else 0
             for p, s in zip(_per_map(pred, "merge_passes"), _per_map(pred, "spills"), strict=True)
         ],
-        "fetches_to_memory": R * float(rd.fetches_to_memory[0]),
-        "fetches_to_disk": R * float(rd.fetches_to_disk[0]),
-        "in_memory_merges": R * float(rd.inmem_merges[0]),
+        "fetches_to_memory": float(pred.reduce_total("fetches_to_memory")[0]),
+        "fetches_to_disk": float(pred.reduce_total("fetches_to_disk")[0]),
+        "in_memory_merges": float(pred.reduce_total("inmem_merges")[0]),
     }
     for name in (*BYTE_COUNTERS, *INFO_COUNTERS):
         fig[name] = float(c[name][0])
@@ -163,10 +161,14 @@ def predicted_phases(pred: JobPrediction, profile: JobProfile) -> dict[str, floa
         out["map.sort"] += n * (last + ph["merge"])
     R = float(pred.num_reducers[0])
     if R > 0:
-        rp = {k: float(v[0]) for k, v in pred.reduce.phase_ms.items()}
-        out["reduce.shuffle"] = R * (rp["shuffle"] + fixed)
-        out["reduce.merge"] = R * rp["merge"]
-        out["reduce.reduce"] = R * (rp["reduce"] + rp["write"])
+        # every reduce, or the other R - 1 and the hot partition's (costmodel/partitions.py)
+        reds = [(R, pred.reduce)] if pred.reduce_hot is None else [(R - 1.0, pred.reduce)]
+        reds += [(1.0, pred.reduce_hot)] if pred.reduce_hot is not None else []
+        for k, rd in reds:
+            rp = {name: float(v[0]) for name, v in rd.phase_ms.items()}
+            out["reduce.shuffle"] += k * (rp["shuffle"] + fixed)
+            out["reduce.merge"] += k * rp["merge"]
+            out["reduce.reduce"] += k * (rp["reduce"] + rp["write"])
     out["job"] = float(pred.job_ms[0])
     return out
 

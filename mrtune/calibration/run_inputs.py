@@ -14,6 +14,7 @@ from mrtune.profiling.input_classes import (
     SPLIT_SLOP,
     classes_note,
     file_classes,
+    job_split_size,
     old_api,
 )
 from mrtune.readers.run_records import RunRecord
@@ -75,8 +76,6 @@ def unsplittable(rec: RunRecord, cfg: HadoopConfig) -> str | None:
     splits, so one that did was cut by the job's own input format."""
     if combined(rec):
         return COMBINED_SPLITS
-    if old_api(rec.ran_with()):
-        return OLD_API_SPLITS
     codec = _paths_ending(rec, UNSPLITTABLE_SUFFIXES)
     if codec:
         return (
@@ -84,13 +83,19 @@ def unsplittable(rec: RunRecord, cfg: HadoopConfig) -> str | None:
             "one map whatever the split size, so split-size changes are not modelled"
         )
     longest = max((a.split_length or 0 for a in rec.map_attempts), default=0)
-    if longest > SPLIT_SLOP * cfg.split_size * (1.0 + EQUAL_SHARE):
+    split = job_split_size(rec.ran_with(), cfg, float(rec.input.bytes))
+    if longest > SPLIT_SLOP * split * (1.0 + EQUAL_SHARE):
         return (
             f"a map read a {longest:,} B split, more than FileInputFormat gives at a "
-            f"{cfg.split_size:,} B split size ({SPLIT_SLOP} splits): the job's input format cut "
+            f"{split:,} B split size ({SPLIT_SLOP} splits): the job's input format cut "
             "the input, so the run's maps are kept and split-size changes are not modelled"
         )
     return None
+
+
+def old_api_note(rec: RunRecord) -> str | None:
+    """The old-API line (:data:`OLD_API_SPLITS`) for a run of the old ``mapred`` API."""
+    return OLD_API_SPLITS if old_api(rec.ran_with()) else None
 
 
 def input_files(rec: RunRecord) -> tuple[int, list[MapClass], str]:

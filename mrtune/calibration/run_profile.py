@@ -40,6 +40,7 @@ from mrtune.calibration.run_inputs import (
     ignored_settings_line,
     input_compression_note,
     input_files,
+    old_api_note,
     profile_for_run,
     unsplittable,
 )
@@ -62,6 +63,7 @@ from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CodecStats, CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
+from mrtune.profiling.input_classes import old_api
 from mrtune.profiling.partition_skew import partition_skew
 from mrtune.readers.run_records import RunRecord
 
@@ -124,6 +126,8 @@ def profile_from_run(
         input_files=n_files,
         map_classes=classes,
         input_splittable=whole is None,
+        split_units=whole,
+        old_api_splits=old_api(rec.ran_with()),
         has_combiner=has_combiner,
         combine_class=cfg.combine_class,
         map_only=rec.num_reduces == 0,
@@ -133,10 +137,10 @@ def profile_from_run(
     profile, final_recs = combiner_stats(profile, cfg, rec, J, width_in, st)
     codec_runs = list(codec_runs)
     warnings: list[str] = [ignored_settings_line(rec)] if rec.ignored_settings() else []
-    if whole is not None:
-        warnings.append(whole)
-    if skew := partition_skew(run_timings(rec)):
-        warnings.append(skew)
+    warnings += [w for w in (whole, old_api_note(rec) if whole is None else None) if w]
+    hot, skew_line = partition_skew(run_timings(rec))
+    if skew_line:
+        warnings.append(skew_line)
     codecs = _codecs(rec, cfg, J, st, (final_recs, width), codec_runs, warnings)
     _reduce_size_sel(J, st, width, has_combiner)
     for name in DataflowStats.model_fields:
@@ -145,6 +149,7 @@ def profile_from_run(
         update={
             "stats": DataflowStats(**st.values),
             "codecs": codecs,
+            "partition_skew": hot,
             "provenance": {
                 **st.prov,
                 "input_bytes": "measured: "

@@ -359,10 +359,20 @@ def on_hdfs(profile: JobProfile, base: HadoopConfig, spec: ClusterSpec) -> Hadoo
     YARN cluster: the local run's splits followed the local file system's 32 MiB
     ``fs.local.block.size``, but on HDFS its input is in the cluster's blocks (20 GB was cut
     into 640 maps instead of 160, and a split-size change was offered against maps the job
-    would not have)."""
+    would not have). An old-API job (Hadoop Streaming) also gets mapred-default's
+    ``mapreduce.job.maps`` (:data:`CLUSTER_MAPS_HINT`): ``LocalClientProtocolProvider`` sets
+    it to 1 in local mode whatever the job asked, and the old API's splits follow it."""
     if not _local_run(profile) or spec.local_mode:
         return base
-    return base.model_copy(update={"dfs_blocksize": int(spec.block_size_mb * 2**20)})
+    update: dict[str, int] = {"dfs_blocksize": int(spec.block_size_mb * 2**20)}
+    if profile.old_api_splits:
+        update["num_maps_hint"] = CLUSTER_MAPS_HINT
+    return base.model_copy(update=update)
+
+
+#: ``mapreduce.job.maps`` in mapred-default.xml: what an old-API job's splits follow on a
+#: cluster unless the job sets it.
+CLUSTER_MAPS_HINT = 2
 
 
 def note_job_chosen(profile: JobProfile, path: Path) -> None:

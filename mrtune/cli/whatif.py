@@ -77,10 +77,12 @@ def _asked_changes(
     local run's input read in the new cluster's HDFS blocks, not the local 32 MiB ones)."""
     changes = _changes(set_)
     _note_fixed(prof, changes)
-    if new_spec is not None and on_hdfs(prof, base, new_spec) is not base:
-        changes.setdefault("dfs.blocksize", str(int(new_spec.block_size_mb * 2**20)))
+    if new_spec is not None and (moved := on_hdfs(prof, base, new_spec)) is not base:
+        changes.setdefault("dfs.blocksize", str(moved.dfs_blocksize))
+        if moved.num_maps_hint != base.num_maps_hint:  # an old-API job: local mode's 1 undone
+            changes.setdefault("mapreduce.job.maps", str(moved.num_maps_hint))
     if not allow_unknown:
-        _refuse_unknown(changes)
+        _refuse_unknown(changes, prof)
     return changes
 
 
@@ -186,8 +188,12 @@ def render_whatif(result: dict[str, Any]) -> None:
         a, b = cur["map_phases_ms"][ph], new["map_phases_ms"][ph]
         if a or b:
             row(f"  map {ph}", a, b)
+    hot0, hot1 = cur.get("hot_reduce"), new.get("hot_reduce")
     if cur["num_reducers"] or new["num_reducers"]:
-        row("reduce task", cur["reduce_task_ms"], new["reduce_task_ms"])
+        if hot0 or hot1:  # the hot partition's reduce; the rows below are each other one's
+            row("largest reduce (hot key)", cur["largest_reduce_ms"], new["largest_reduce_ms"])
+        label = "reduce task" + (", each other" if hot0 or hot1 else "")
+        row(label, cur["reduce_task_ms"], new["reduce_task_ms"])
         for ph in REDUCE_PHASES:
             a, b = cur["reduce_phases_ms"].get(ph, 0.0), new["reduce_phases_ms"].get(ph, 0.0)
             if a or b:
@@ -202,6 +208,9 @@ def render_whatif(result: dict[str, Any]) -> None:
     row("shuffle bytes", d0["shuffle_bytes"], d1["shuffle_bytes"], format_bytes)
     row("fetches to memory a reduce", d0["fetches_to_memory"], d1["fetches_to_memory"], num)
     row("fetches to disk a reduce", d0["fetches_to_disk"], d1["fetches_to_disk"], num)
+    if hot0 or hot1:
+        h0, h1 = (h or {"fetches_to_disk": 0.0} for h in (hot0, hot1))
+        row("  largest reduce's", h0["fetches_to_disk"], h1["fetches_to_disk"], num)
     row("in-memory merges a reduce", d0["inmem_merges"], d1["inmem_merges"], num)
     row("HDFS bytes written", d0["hdfs_bytes_written"], d1["hdfs_bytes_written"], format_bytes)
     console.print(t)
@@ -328,14 +337,14 @@ def _evidence(prof: JobProfile, base: HadoopConfig, samples: int, seed: int) -> 
     return gather_evidence(prof, base, samples=samples, seed=seed)
 
 
-def _refuse_unknown(changes: dict[str, str]) -> None:
+def _refuse_unknown(changes: dict[str, str], prof: JobProfile) -> None:
     """One line for the first ``--set`` property the model does not read (closest names)."""
     from mrtune.costmodel.config import check_property_name
     from mrtune.optimizer.whatif import unknown_properties
 
-    for key in unknown_properties(changes):
+    for key in unknown_properties(changes, prof):
         try:
-            check_property_name(key)
+            check_property_name(key, old_api=prof.old_api_splits)
         except ValueError as exc:
             raise InputError(
                 f"{exc} (--allow-unknown passes it through)", field="--set", value=key

@@ -10,8 +10,9 @@ significant amount of data). Data is ``HDFS_BYTES_READ`` for maps (Dr. Elephant 
 byte counters) and ``REDUCE_SHUFFLE_BYTES`` for reduces; time is the attempt's runtime, in
 whole seconds as Dr. Elephant compares them.
 
-Price: a skewed key distribution is fixed in code (partitioner, salting), not by a setting, and
-the cost model assumes equal tasks, so the saving is the *observed* bound: if the side's work
+Price: a skewed key distribution is fixed in code (partitioner, salting), not by a setting (the
+cost model keeps a hot partition whole at any number of reducers, ``costmodel/partitions.py``,
+and assumes equal maps), so the saving is the *observed* bound: if the side's work
 were spread evenly, its slowest task would end no later than the mean task
 (``max − mean`` of the runtimes; the side's critical path in one wave).
 """

@@ -33,7 +33,12 @@ from mrtune.profiling.dataflow import (
     stored_input_bytes,
 )
 from mrtune.profiling.heap_use import checked_heap_use
-from mrtune.profiling.input_classes import anchored_combiner, history_classes
+from mrtune.profiling.input_classes import (
+    anchored_combiner,
+    history_classes,
+    job_split_size,
+    old_api,
+)
 from mrtune.profiling.job_fixed import fixed_by_code
 from mrtune.profiling.observed_conf import observed_containers
 from mrtune.profiling.partition_skew import partition_skew
@@ -131,13 +136,16 @@ def build_statistics(
         source_format=job.h.source_format,
     )
     observed = _observed_timings(job.h)
-    skew = [w for w in (partition_skew(observed),) if w]
+    hot, skew_line = partition_skew(observed)
+    skew = [skew_line] if skew_line else []
     profile = JobProfile(
         job_id=job.h.job_id,
         job_name=job.h.job_name,
         input_bytes=float(ms.stored),
         input_files=int(input_files),
         input_splittable=not packed,
+        split_units=layout.units,
+        old_api_splits=old_api(job.props),
         map_classes=classes,
         input_compressed=ms.input_compressed,
         has_combiner=ms.has_combiner,
@@ -159,6 +167,7 @@ def build_statistics(
         warnings=_dedupe([*job.warnings, *([heap_warning] if heap_warning else []), *skew]),
         map_heap_use=heap_use,
         fixed_by_job=fixed_by_code(conf),
+        partition_skew=hot,
     )
     if ms.has_combiner and not job.map_only:
         maps = [a.counters for a in job.h.successful("map")]
@@ -239,7 +248,7 @@ def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> Jo
 def _input_files(job: JobContext, stored: float) -> tuple[int, str, int | None]:
     """Number of input files: the conf's count when its splits give the observed maps, else
     the count that reproduces them."""
-    split = job.cfg.split_size
+    split = job_split_size(job.props, job.cfg, stored)
     files_conf = _int_prop(job.props, "mapreduce.input.fileinputformat.numinputfiles")
     n_maps = job.n_maps
     if files_conf and files_conf > 0 and _maps_for(stored, files_conf, split) == n_maps:

@@ -31,11 +31,12 @@ COMBINED_SPLITS = (
     "split.maxsize): the model keeps the run's packing, each map's files one unsplittable "
     "unit, so split-size changes are not modelled"
 )
-#: What a profile of an old-API job (``org.apache.hadoop.mapred``: Hadoop Streaming, Hive) says.
+#: What a profile of an old-API job (``org.apache.hadoop.mapred``: Hadoop Streaming) says.
 OLD_API_SPLITS = (
     "the job uses the old mapred API, whose FileInputFormat cuts splits of max(split.minsize, "
-    "min(input / mapreduce.job.maps, block)) and ignores split.maxsize: the model keeps the "
-    "run's maps, each one unsplittable unit, so split-size changes are not modelled"
+    "min(input / mapreduce.job.maps, block)) and ignores split.maxsize; the model cuts them so "
+    "(mapreduce.job.maps is 1 in local mode), and the search leaves the split size out: a map "
+    "count written for this input would cut another input differently"
 )
 
 
@@ -43,6 +44,16 @@ def old_api(props: Any) -> bool:
     """Whether the job ran the old ``mapred`` API (``Job.setUseNewAPI`` sets
     ``mapred.mapper.new-api`` false when ``mapred.mapper.class`` names the mapper)."""
     return str(props.get("mapred.mapper.new-api", "")).strip().lower() == "false"
+
+
+def job_split_size(props: Any, cfg: HadoopConfig, stored: float) -> int:
+    """The split size the job's FileInputFormat cut ``stored`` bytes by: the new API's
+    ``cfg.split_size``, or the old API's ``max(minSize, min(stored / mapreduce.job.maps,
+    block))`` (``costmodel.map_groups.split_sizes``)."""
+    if not old_api(props):
+        return cfg.split_size
+    goal = int(stored) // max(cfg.num_maps_hint, 1)
+    return max(max(cfg.split_minsize, 1), min(goal, cfg.dfs_blocksize))
 
 
 #: FileInputFormat's SPLIT_SLOP: a file's last split may be up to 1.1 splits long.
@@ -203,6 +214,8 @@ class HistoryLayout:
     classes: list[MapClass]
     note: str
     packed: bool
+    #: why the maps are kept as units (``JobProfile.split_units``), when ``packed``
+    units: str | None = None
 
 
 def history_classes(job: Any, stored: float, files_conf: int | None) -> HistoryLayout:
@@ -215,28 +228,29 @@ def history_classes(job: Any, stored: float, files_conf: int | None) -> HistoryL
 
     per_map = [stored_input_bytes(a.counters) for a in job.h.successful("map")]
     fmt = str(job.props.get("mapreduce.job.inputformat.class", ""))
-    packed = bool(files_conf and files_conf > job.n_maps) or "Combine" in fmt
-    if packed:
-        job.warnings.append(COMBINED_SPLITS)
+    fmt = fmt or str(job.props.get("mapred.input.format.class", ""))
+    split = job_split_size(job.props, job.cfg, stored)
+    units = None
+    if bool(files_conf and files_conf > job.n_maps) or "Combine" in fmt:
+        units = COMBINED_SPLITS
+    elif (whole := whole_units(job, stored, fmt, split)) is not None:
+        units = whole
     elif old_api(job.props):
         job.warnings.append(OLD_API_SPLITS)
-        packed = True
-    elif (whole := whole_units(job, stored, fmt)) is not None:
-        job.warnings.append(whole)
-        packed = True
-    if packed:
+    if units is not None:
+        job.warnings.append(units)
         files_conf = job.n_maps
-    sizes = files_of_maps(per_map, stored, job.cfg.split_size, files_conf)
+    sizes = files_of_maps(per_map, stored, split, files_conf)
     classes = file_classes(sizes) if sizes is not None and len(sizes) == job.n_maps else []
+    packed = units is not None
     if not classes:
-        return HistoryLayout([], "", packed)
+        return HistoryLayout([], "", packed, units)
     how = "each map's files as one unit" if packed else "one file a map"
-    return HistoryLayout(
-        classes, classes_note(sizes, classes, f"{how} (each map's input bytes)"), packed
-    )
+    note = classes_note(sizes, classes, f"{how} (each map's input bytes)")
+    return HistoryLayout(classes, note, packed, units)
 
 
-def whole_units(job: Any, stored: float, fmt: str) -> str | None:
+def whole_units(job: Any, stored: float, fmt: str, split: float) -> str | None:
     """Why the maps read whole units rather than FileInputFormat's splits, or ``None``.
 
     ``FileInputFormat.getSplits`` never gives a map more than :data:`SPLIT_SLOP` splits of
@@ -248,9 +262,9 @@ def whole_units(job: Any, stored: float, fmt: str) -> str | None:
     needs the split size as a fact: without a block or split setting in the configuration it
     is a default, and is not used."""
     n_maps = job.n_maps
-    if n_maps < 1 or stored <= 0 or not any(k in job.props for k in SPLIT_KEYS):
+    keys = (*SPLIT_KEYS, "mapreduce.job.maps") if old_api(job.props) else SPLIT_KEYS
+    if n_maps < 1 or stored <= 0 or not any(k in job.props for k in keys):
         return None
-    split = float(job.cfg.split_size)
     per_map = stored / n_maps
     if per_map <= SPLIT_SLOP * split * (1.0 + EQUAL_SHARE):
         return None

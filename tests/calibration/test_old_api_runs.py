@@ -60,21 +60,63 @@ def test_a_labels_runs_must_be_repeats_of_one_configuration() -> None:
     json.dumps(report.to_json())
 
 
-def test_the_old_apis_splits_are_the_runs_maps() -> None:
-    # a real run of the same streaming job with split.maxsize 4,000,000 over the 19 MB file:
-    # the old API's FileInputFormat ignores maxsize, and Hadoop ran one map (the model, cutting
-    # splits as the new API does, had said 5)
-    (rec,) = records("streaming-maxsize-ignored.jsonl.gz")
-    assert rec.ran_with()["mapred.mapper.new-api"] == "false" and len(rec.map_attempts) == 1
-    prof = profile_from_run(rec)
-    assert not prof.input_splittable
+def test_the_old_apis_splits_are_cut_as_hadoop_cut_them() -> None:
+    # five real local runs of one streaming job (-mapper "tr -s ' ' '\\n'" -reducer "uniq -c",
+    # 2 reduces) over one 19,000,143 B file: the default (32 MiB local block: 1 map), an
+    # 8 MiB block (3 maps: 8, 8, 2.1 MiB), an 8 MiB block with split.minsize 12 MB (2 maps:
+    # 12 MB and the rest), split.maxsize 4 MB (ignored by the old API: 1 map), a 4 MiB block
+    # (5 maps). The profile is the default run's; the others are held out.
+    runs = {r.label: r for r in records("streaming-old-api-splits.jsonl.gz")}
+    cal = runs.pop("st-default")
+    prof = profile_from_run(cal)
+    assert prof.old_api_splits and prof.input_splittable and prof.split_units is None
     assert any("old mapred API" in w for w in prof.warnings)
-    for maxsize in (None, 2_000_000):
-        cfg = run_config(rec)
-        if maxsize is not None:
-            cfg = cfg.model_copy(update={"split_maxsize": maxsize})
-        pred = predict_job(prof, ConfigBatch.from_configs([cfg]), ClusterSpec.local())
-        assert float(pred.num_maps[0]) == 1
+    assert len(runs) == 4
+    for label, rec in runs.items():
+        pred = predict_job(prof, ConfigBatch.from_configs([run_config(rec)]), ClusterSpec.local())
+        got = sorted(
+            float(g.split_bytes[0]) for g in pred.map_groups for _ in range(int(g.count[0]))
+        )
+        real = sorted(float(a.split_length) for a in rec.map_attempts)
+        assert got == real, label
+        figures = predicted_figures(pred)
+        assert figures["spills_per_map"] == [a.num_spills for a in rec.map_attempts], label
+        shuffle = float(pred.counters["REDUCE_SHUFFLE_BYTES"][0])
+        assert shuffle == pytest.approx(rec.counter("REDUCE_SHUFFLE_BYTES"), rel=1e-3), label
+
+
+def test_the_map_count_hint_is_read_for_an_old_api_job_only() -> None:
+    # mapreduce.job.maps is the old API's goal size (input / maps) on a cluster; local mode
+    # sets it to 1 (LocalClientProtocolProvider); a new-API job's what-if of it is refused
+    from mrtune.costmodel.config import check_property_name
+    from mrtune.optimizer.whatif import apply_changes
+
+    prof = profile_from_run(records("streaming-old-api-splits.jsonl.gz")[0])
+    cfg = apply_changes(
+        run_config(records("streaming-old-api-splits.jsonl.gz")[0]),
+        {"mapreduce.job.maps": "4"},
+        prof,
+    )
+    assert cfg.num_maps_hint == 4
+    batch = ConfigBatch.from_configs([cfg])
+    assert float(predict_job(prof, batch, ClusterSpec(num_nodes=4)).num_maps[0]) == 4
+    assert float(predict_job(prof, batch, ClusterSpec.local()).num_maps[0]) == 1
+    with pytest.raises(ValueError, match="only the old mapred API"):
+        check_property_name("mapreduce.job.maps")
+    check_property_name("mapreduce.job.maps", old_api=True)
+
+
+def test_split_maxsize_is_said_to_be_ignored_and_the_search_leaves_the_split() -> None:
+    from mrtune.optimizer.whatif_checks import unmodelled_split_note
+    from mrtune.search_spaces.job_owned import owned_knobs
+    from mrtune.search_spaces.knobs import KNOBS, Role
+
+    prof = profile_from_run(records("streaming-old-api-splits.jsonl.gz")[0])
+    note = unmodelled_split_note(prof, {"mapreduce.input.fileinputformat.split.maxsize": "4e6"})
+    assert note is not None and "ignores split.maxsize" in note
+    assert unmodelled_split_note(prof, {"dfs.blocksize": "8388608"}) is None  # answered
+    split = next(k.name for k in KNOBS if k.role == Role.split_size)
+    assert "mapreduce.job.maps" in owned_knobs(prof)[split]
 
 
 def test_a_map_only_runs_map_time_is_measured() -> None:

@@ -75,11 +75,37 @@ def test_maps_larger_than_a_split_keep_the_runs_maps(shared_data: Path) -> None:
     ).input_splittable
 
 
-def test_an_old_api_history_keeps_the_runs_maps(shared_data: Path) -> None:
+def test_an_old_api_history_is_cut_by_the_old_apis_goal_size(shared_data: Path) -> None:
     # the old mapred API's FileInputFormat splits by mapreduce.job.maps' goal size and ignores
     # split.maxsize (a streaming job at maxsize 4 MB read its 19 MB file in one map)
+    from mrtune.costmodel import ClusterSpec, ConfigBatch
+    from mrtune.costmodel.job import predict_job
+
     src = next((shared_data / "jhist").glob(QMC))
-    prof = build_profile(load_history(src), {"mapred.mapper.new-api": "false"})
-    assert not prof.input_splittable
+    props = {"mapred.mapper.new-api": "false", "mapreduce.job.maps": "1"}
+    prof = build_profile(load_history(src), props)
+    assert prof.old_api_splits and prof.input_splittable
     assert any("old mapred API" in w for w in prof.warnings)
-    assert build_profile(load_history(src), {"mapred.mapper.new-api": "true"}).input_splittable
+    new_api = build_profile(load_history(src), {"mapred.mapper.new-api": "true"})
+    assert not new_api.old_api_splits and new_api.input_splittable
+    cfg = profile_config(prof)
+    block = cfg.dfs_blocksize
+    assert prof.input_bytes < block  # one map, however many the hint asks for below the block
+    cluster = ClusterSpec(num_nodes=4)
+    cfgs = [cfg.with_changes({"num_maps_hint": m}) for m in (1, 2, 4)]
+    cfgs.append(cfg.with_changes({"split_maxsize": 1024}))  # ignored by the old API
+    maps = predict_job(prof, ConfigBatch.from_configs(cfgs), cluster).num_maps
+    goal = [int(prof.input_bytes) // m for m in (1, 2, 4)]
+    expected = [sum(1 for _ in _old_api_splits(prof.input_bytes, g)) for g in goal]
+    assert list(maps) == [*expected, 1]
+    assert expected[-1] >= 4
+
+
+def _old_api_splits(length: float, split: int):  # noqa: ANN202 - a generator of sizes
+    """``org.apache.hadoop.mapred.FileInputFormat.getSplits`` for one file (SPLIT_SLOP 1.1)."""
+    left = int(length)
+    while left / split > 1.1:
+        yield split
+        left -= split
+    if left:
+        yield left
