@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
-from mrtune.errors import InputError
 from mrtune.optimizer.choose import (
     Trusted,
     best_row,
@@ -45,8 +44,8 @@ from mrtune.optimizer.objective import (
 )
 from mrtune.optimizer.outputs import changed_properties
 from mrtune.optimizer.pareto import ParetoChoice
+from mrtune.optimizer.recommend_space import check_only, space_for
 from mrtune.optimizer.strategies import SearchResult, get_strategy, resolve_strategy
-from mrtune.optimizer.strategies._grid_tools import ensure_runnable
 from mrtune.optimizer.trust import HISTORY, MIN_GAIN, trust_region
 from mrtune.search_spaces import KNOBS, SearchSpace, find_knob, knob_property_names
 
@@ -246,10 +245,10 @@ def recommend(
     the evidence refits, when ``base`` (the start) is another one (a replayed file), which
     ``start_label`` names in the far-move reason (:mod:`mrtune.optimizer.trust`).
     """
-    _check_only(only)
+    check_only(only)
     chosen_by = "requested" if strategy is not None else f"default for objective {objective}"
     strategy = resolve_strategy(strategy, str(objective))
-    space = _space(
+    space = space_for(
         space_kind, profile, base, cluster, allow_memory, only, exclude, local_mode_honoured
     )
     space = _front_region(space, objective, include_low_confidence)
@@ -289,18 +288,6 @@ def _front_region(space: SearchSpace, objective: ObjectiveKind, include_low: boo
     if objective != ObjectiveKind.pareto or include_low:
         return space
     return trust_region(space, space_current(space))
-
-
-def _check_only(only: list[str] | None) -> None:
-    """``--only`` names site-file settings: the combiner is set by the job's code."""
-    for name in only or ():
-        if not find_knob(name).site_property:
-            raise InputError(
-                f"{name} is set by the job's code (Job.setCombinerClass), which no site file "
-                "or -D flag overrides, so it cannot be recommended",
-                field="--only",
-                value=name,
-            )
 
 
 def _explained(
@@ -354,44 +341,3 @@ def _explained(
         "far_option": far_option(chosen, [c.name for c in changes], withheld),
         "calibration": None if profile.calibration is None else profile.calibration.brief(),
     }
-
-
-def _space(
-    kind: str,
-    profile: JobProfile,
-    base: HadoopConfig,
-    cluster: ClusterSpec,
-    allow_memory: bool,
-    only: list[str] | None,
-    exclude: list[str] | None,
-    local_mode_honoured: bool,
-) -> SearchSpace:
-    """mrtune's own space (``"mrtune"``) or Starfish's parameters and ranges (``"starfish"``)."""
-    if kind == "starfish":
-        if only or allow_memory:
-            raise InputError(
-                "the Starfish space is Starfish's parameters and ranges; --only and "
-                "--allow-memory apply to mrtune's own space",
-                field="--space",
-                value=kind,
-            )
-        from mrtune.search_spaces.starfish import starfish_space
-
-        return starfish_space(
-            profile, base, cluster, exclude=exclude or (), local_mode_honoured=local_mode_honoured
-        )
-    if kind != "mrtune":
-        raise InputError(
-            "unknown search space", field="--space", value=kind, allowed="mrtune, starfish"
-        )
-    space = SearchSpace.for_job(
-        profile,
-        base,
-        cluster,
-        allow_memory=allow_memory,
-        only=only,
-        exclude=exclude or (),
-        local_mode_honoured=local_mode_honoured,
-    )
-    ensure_runnable(space)  # no container the cluster grants: one line, before any search
-    return space

@@ -83,7 +83,7 @@ def unsplittable(rec: RunRecord, cfg: HadoopConfig) -> str | None:
             "one map whatever the split size, so split-size changes are not modelled"
         )
     longest = max((a.split_length or 0 for a in rec.map_attempts), default=0)
-    split = job_split_size(rec.ran_with(), cfg, float(rec.input.bytes))
+    split = job_split_size(rec.ran_with(), cfg, float(rec.input.bytes), local=True)
     if longest > SPLIT_SLOP * split * (1.0 + EQUAL_SHARE):
         return (
             f"a map read a {longest:,} B split, more than FileInputFormat gives at a "

@@ -46,13 +46,16 @@ def old_api(props: Any) -> bool:
     return str(props.get("mapred.mapper.new-api", "")).strip().lower() == "false"
 
 
-def job_split_size(props: Any, cfg: HadoopConfig, stored: float) -> int:
+def job_split_size(props: Any, cfg: HadoopConfig, stored: float, *, local: bool = False) -> int:
     """The split size the job's FileInputFormat cut ``stored`` bytes by: the new API's
     ``cfg.split_size``, or the old API's ``max(minSize, min(stored / mapreduce.job.maps,
-    block))`` (``costmodel.map_groups.split_sizes``)."""
+    block))`` (``costmodel.map_groups.split_sizes``). The configuration a job ran with holds
+    the maps ``JobSubmitter`` made (it writes their count into ``mapreduce.job.maps`` after
+    ``writeSplits``), not the driver's hint: on a cluster that reproduces the run's split,
+    and in local mode (``local``) the hint was 1 (``LocalClientProtocolProvider``)."""
     if not old_api(props):
         return cfg.split_size
-    goal = int(stored) // max(cfg.num_maps_hint, 1)
+    goal = int(stored) // (1 if local else max(cfg.num_maps_hint, 1))
     return max(max(cfg.split_minsize, 1), min(goal, cfg.dfs_blocksize))
 
 
