@@ -32,7 +32,7 @@ def profiled_config(
     """
     warnings = warnings if warnings is not None else []
     version = _generation(props, hadoop_version or 3)
-    props = dict(props)
+    props = _last_alias_wins(dict(props), warnings)
     recognise_codecs(props, warnings)  # an unknown codec class: fast-codec prior, not zlib
     for _ in range(len(props) + 1):
         try:
@@ -48,6 +48,31 @@ def profiled_config(
             )
             del props[bad]
     return HadoopConfig(hadoop_version=version)
+
+
+def _last_alias_wins(props: dict[str, str], warnings: list[str]) -> dict[str, str]:
+    """``props`` with one value per property where a deprecated and a current name disagree:
+    the one set later, as Hadoop's ``Configuration`` keeps it (a deprecated key and its
+    replacement are one entry, so a later ``io.sort.mb=50`` overrides an earlier
+    ``mapreduce.task.io.sort.mb=100``). The earlier names are dropped, with a warning; the
+    model had dropped the later one as "not usable" and kept the earlier value."""
+    from mrtune.costmodel.properties import DEPRECATED_NAMES
+
+    last: dict[str, str] = {}  # current name -> the key set last
+    for key in props:
+        last[DEPRECATED_NAMES.get(key.strip(), key.strip())] = key
+    out = {}
+    for key, value in props.items():
+        winner = last[DEPRECATED_NAMES.get(key.strip(), key.strip())]
+        if winner != key and str(props[winner]).strip() != str(value).strip():
+            warnings.append(
+                f"configuration property {winner}={props[winner]!r} overrides "
+                f"{key}={value!r}, set earlier under the other name of one property (Hadoop's "
+                "Configuration keeps the later)"
+            )
+            continue
+        out[key] = value
+    return out
 
 
 def _why(key: str, value: str, version: int) -> str:

@@ -91,9 +91,13 @@ def _check_usable(h: JobHistory, screened_out: str | None = None) -> None:
             path=name,
         )
     if not h.complete:
+        what = (
+            f"job still {h.status} (a REST response of a running job)"
+            if h.source_format == "rest"
+            else "truncated job history (no JOB_FINISHED event)"
+        )
         raise InputError(
-            f"truncated job history (no JOB_FINISHED event) and no finished task attempt: "
-            f"nothing to profile for {h.job_id}",
+            f"{what} and no finished task attempt: nothing to profile for {h.job_id}",
             path=name,
         )
     raise InputError(f"no successful task attempt for {which}: nothing to profile", path=name)

@@ -163,11 +163,30 @@ def history_from_payloads(
     attempts were not saved, and a lone reduce's phase times from the job's averages."""
     h = JobHistory(source=source, source_format="rest", hadoop_version=2)
     got = _collect(payloads, h, job_id)
+    _refuse_maps_alone(got, source)
     _job_facts(h, got.job, source, job_id)
     covered = _add_attempts(h, got, counted_from_job=got.job is not None)
     _add_task_level(h, got, covered)
     _lone_reduce_from_averages(h)
     return h
+
+
+def _refuse_maps_alone(got: _Responses, source: str) -> None:
+    """Map tasks without the job's own response say nothing of its reduces: a lone map task
+    (``GET .../tasks/{taskid}``) had been profiled as a map-only job. Such responses are
+    refused; with the job's response (``reducesTotal``) or a reduce task they are read."""
+    tasks = [*got.tasks.values(), *got.attempts.values()]
+    if got.job is not None or not tasks:
+        return
+    if any(str(t.get("type", "")).upper() == "REDUCE" for t in tasks):
+        return
+    raise InputError(
+        "map tasks without the job's own response: whether the job had reduces is unknown "
+        "(a lone map task is no map-only job)",
+        path=source,
+        allowed="the job's response (GET …/jobs/{jobid}) saved beside its tasks and attempts, "
+        "or a directory of the job's responses",
+    )
 
 
 @dataclass
