@@ -14,7 +14,7 @@ Models serialise to and from JSON text (pydantic); callers do the file I/O.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -24,6 +24,17 @@ from mrtune.costmodel.regression._phases import MAP_PHASES, PHASES, REDUCE_PHASE
 
 MODEL_FORMAT = "mrtune-regression-model"
 MODEL_VERSION = 1
+
+#: Largest size in MB: 8 EiB, a Java ``long`` of bytes (Hadoop counts bytes and sets
+#: ``dfs.blocksize`` in longs), the cap ``--input-size`` has too.
+MAX_MB = float(1 << 43)
+#: Most tasks, reducers or containers: a Java ``int`` (``JobConf.setNumMapTasks`` /
+#: ``setNumReduceTasks`` and ``TaskID``'s task number are ints).
+MAX_TASKS = (1 << 31) - 1
+#: Largest selectivity in percent: 8 EiB of output (a ``long`` of bytes) from one byte of input.
+MAX_PCT = 100.0 * (1 << 63)
+#: Longest user map()/reduce() time per task in ms: a Java ``long`` of milliseconds.
+MAX_MS = float((1 << 63) - 1)
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -43,30 +54,65 @@ class JobInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    data_size_mb: float = Field(gt=0, validation_alias=_alias("data_size_mb", "D"))
+    data_size_mb: float = Field(
+        gt=0, le=MAX_MB, allow_inf_nan=False, validation_alias=_alias("data_size_mb", "D")
+    )
     block_size_mb: float | None = Field(
-        None, gt=0, validation_alias=_alias("block_size_mb", "B_size")
+        None,
+        gt=0,
+        le=MAX_MB,
+        allow_inf_nan=False,
+        validation_alias=_alias("block_size_mb", "B_size"),
     )
-    mappers: int | None = Field(None, ge=1, validation_alias=_alias("mappers", "M_t"))
+    mappers: int | None = Field(
+        None, ge=1, le=MAX_TASKS, validation_alias=_alias("mappers", "M_t")
+    )
     map_selectivity_pct: float = Field(
-        ge=0, validation_alias=_alias("map_selectivity_pct", "selectivity", "M_sel")
+        ge=0,
+        le=MAX_PCT,
+        allow_inf_nan=False,
+        validation_alias=_alias("map_selectivity_pct", "selectivity", "M_sel"),
     )
-    reducers: int = Field(ge=0, validation_alias=_alias("reducers", "R_t"))
-    containers: int = Field(ge=1, validation_alias=_alias("containers", "N_c"))
-    t_map_ms: float = Field(0.0, ge=0, validation_alias=_alias("t_map_ms", "T_map"))
-    t_reduce_ms: float = Field(0.0, ge=0, validation_alias=_alias("t_reduce_ms", "T_reduce"))
+    reducers: int = Field(ge=0, le=MAX_TASKS, validation_alias=_alias("reducers", "R_t"))
+    containers: int = Field(ge=1, le=MAX_TASKS, validation_alias=_alias("containers", "N_c"))
+    t_map_ms: float = Field(
+        0.0, ge=0, le=MAX_MS, allow_inf_nan=False, validation_alias=_alias("t_map_ms", "T_map")
+    )
+    t_reduce_ms: float = Field(
+        0.0,
+        ge=0,
+        le=MAX_MS,
+        allow_inf_nan=False,
+        validation_alias=_alias("t_reduce_ms", "T_reduce"),
+    )
     reduce_selectivity_pct: float = Field(
-        100.0, ge=0, validation_alias=_alias("reduce_selectivity_pct", "R_sel")
+        100.0,
+        ge=0,
+        le=MAX_PCT,
+        allow_inf_nan=False,
+        validation_alias=_alias("reduce_selectivity_pct", "R_sel"),
     )
-    split_mb: float | None = Field(None, ge=0, validation_alias=_alias("split_mb", "d"))
+    split_mb: float | None = Field(
+        None, ge=0, le=MAX_MB, allow_inf_nan=False, validation_alias=_alias("split_mb", "d")
+    )
     map_output_mb: float | None = Field(
-        None, ge=0, validation_alias=_alias("map_output_mb", "M_d")
+        None, ge=0, le=MAX_MB, allow_inf_nan=False, validation_alias=_alias("map_output_mb", "M_d")
     )
-    shuffle_mb: float | None = Field(None, ge=0, validation_alias=_alias("shuffle_mb", "S_d"))
+    shuffle_mb: float | None = Field(
+        None, ge=0, le=MAX_MB, allow_inf_nan=False, validation_alias=_alias("shuffle_mb", "S_d")
+    )
     reduce_output_mb: float | None = Field(
-        None, ge=0, validation_alias=_alias("reduce_output_mb", "R_d")
+        None,
+        ge=0,
+        le=MAX_MB,
+        allow_inf_nan=False,
+        validation_alias=_alias("reduce_output_mb", "R_d"),
     )
-    extra_drivers: dict[str, float] = Field(default_factory=dict)
+    extra_drivers: dict[str, Annotated[float, Field(allow_inf_nan=False)]] = Field(
+        default_factory=dict
+    )
+    """Raw data columns a fitted model names; finite, as every other input is bounded, so that
+    a prediction is a finite time (:meth:`RegressionModel.predict_job` checks it as well)."""
 
     @model_validator(mode="after")
     def _mappers_from_block_size(self) -> JobInputs:
@@ -74,9 +120,13 @@ class JobInputs(BaseModel):
             if self.block_size_mb is None:
                 raise ValueError("give mappers (M_t) or block_size_mb to derive it from")
             # Table II: M_t = D / BlockSize, whole tasks (the last split may be partial)
-            object.__setattr__(
-                self, "mappers", max(1, math.ceil(self.data_size_mb / self.block_size_mb))
-            )
+            ratio = self.data_size_mb / self.block_size_mb
+            if ratio > MAX_TASKS:
+                raise ValueError(
+                    f"data_size_mb / block_size_mb = {ratio:.4g} map tasks; allowed: at most "
+                    f"{MAX_TASKS} (a Java int, JobConf.setNumMapTasks)"
+                )
+            object.__setattr__(self, "mappers", max(1, math.ceil(ratio)))
         return self
 
     @property
@@ -126,8 +176,10 @@ class PhaseModel(BaseModel):
         """Phase time(s) in ms for the base quantities ``base`` (scalars or arrays)."""
         drivers = compute_drivers(base, tuple(self.coefficients))
         total = np.asarray(self.intercept, dtype=float)
-        for name, coef in self.coefficients.items():
-            total = total + coef * drivers[name]
+        # an overflow is refused by the caller (RegressionModel.predict_job), not warned about
+        with np.errstate(over="ignore", invalid="ignore"):
+            for name, coef in self.coefficients.items():
+                total = total + coef * drivers[name]
         return total
 
 
@@ -192,7 +244,7 @@ class RegressionModel(BaseModel):
         reduce_waves = self.waves_of(inputs.reducers, inputs.containers)
         if inputs.reducers == 0:
             reduce_task = 0.0
-        return JobPrediction(
+        prediction = JobPrediction(
             phases_ms=phases,
             map_task_ms=map_task,
             reduce_task_ms=reduce_task,
@@ -202,6 +254,8 @@ class RegressionModel(BaseModel):
             reduce_ms=reduce_waves * reduce_task,
             total_ms=map_waves * map_task + reduce_waves * reduce_task,
         )
+        _check_finite(self.name, prediction)
+        return prediction
 
     def to_json(self) -> str:
         """JSON text of the model (write it with any file API)."""
@@ -211,3 +265,17 @@ class RegressionModel(BaseModel):
     def from_json(cls, text: str) -> RegressionModel:
         """Parse and validate a model written by :meth:`to_json` (pydantic ``ValidationError``)."""
         return cls.model_validate_json(text)
+
+
+def _check_finite(name: str, prediction: JobPrediction) -> None:
+    """Refuse a time that is not a finite number (``ValueError``): bounded inputs keep every
+    driver finite, but a model's coefficients are the user's (``mrtune fit -o`` files), and an
+    infinite or NaN job time is never an answer."""
+    times = {**prediction.phases_ms, "job": prediction.total_ms}
+    times.update(map=prediction.map_ms, reduce=prediction.reduce_ms)
+    bad = next((k for k, v in times.items() if not math.isfinite(v)), None)
+    if bad is not None:
+        raise ValueError(
+            f"model {name!r} gives a non-finite {bad} time ({times[bad]}) for these inputs; "
+            "allowed: inputs for which every phase time is a finite number"
+        )

@@ -217,10 +217,23 @@ def job_overhead_ms(rec: RunRecord) -> float | None:
     """Driver time outside every task: ``job_time_ms`` − (first task start → last task done).
 
     Job submission (staging, splits), the job's setup and commit and the client's polling
-    happen in the driver; the cost model has no term for them.
+    happen in the driver; the cost model has no term for them. ``Job.waitForCompletion``
+    returns only after ``LocalJobRunner`` has run every task, and both instants come from the
+    one JVM's clock, so a task span longer than the job time is a damaged or edited record:
+    refused (:class:`InputError`), never a negative overhead (an edited record had given
+    -13 s) nor a clipped one.
     """
     starts = [a.start_ms for a in [*rec.map_attempts, *rec.reduce_attempts] if a.start_ms]
     ends = [a.done_ms for a in [*rec.map_attempts, *rec.reduce_attempts] if a.done_ms]
     if rec.job_time_ms is None or not starts or not ends:
         return None
-    return float(rec.job_time_ms - (max(ends) - min(starts)))
+    span = max(ends) - min(starts)
+    if span > rec.job_time_ms:
+        raise InputError(
+            f"run {rec.run_id}: the attempts span {span} ms (first start {min(starts)}, last "
+            f"end {max(ends)}), longer than the job",
+            field="job_time_ms",
+            value=rec.job_time_ms,
+            allowed="at least the attempts' span: LocalJobRunner runs every task inside the job",
+        )
+    return float(rec.job_time_ms - span)

@@ -320,6 +320,8 @@ def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list
 
     try:
         records = read_jsonl(path)
+    except InputError:
+        raise  # a run record's bad field, already one line naming the file and the field
     except (ValidationError, ValueError) as exc:
         raise InputError(_not_run_records(path, exc), path=str(path)) from None
     except OSError as exc:

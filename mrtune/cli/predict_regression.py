@@ -67,6 +67,63 @@ def parse_inputs(spec: str) -> dict[str, object]:
     return out
 
 
+#: What each unit's bound is (``mrtune.costmodel.regression._model``'s MAX_* constants).
+_BOUND_REASON = {
+    "mb": "MB (8 EiB: Hadoop counts bytes in a Java long)",
+    "pct": "% (8 EiB of output from one byte of input)",
+    "ms": "ms (a Java long of milliseconds)",
+    "": "(a Java int, as Hadoop counts tasks: JobConf.setNumMapTasks, setNumReduceTasks)",
+}
+
+
+def _allowed(field: str) -> str | None:
+    """The range a JobInputs field accepts, read from its declaration so it never drifts."""
+    info = JobInputs.model_fields.get(field)
+    if info is None:
+        return None
+
+    def num(x: float) -> str:
+        return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else f"{x:.4g}"
+
+    lo = hi = ""
+    for c in info.metadata:
+        if getattr(c, "gt", None) is not None:
+            lo = f"> {num(c.gt)}"
+        elif getattr(c, "ge", None) is not None:
+            lo = f">= {num(c.ge)}"
+        elif getattr(c, "le", None) is not None:
+            hi = f"<= {num(c.le)}"
+    unit = field.rpartition("_")[2] if field.endswith(("_mb", "_pct", "_ms")) else ""
+    kind = "a finite number" if unit else "a whole number"
+    return f"{kind} {lo} and {hi} {_BOUND_REASON[unit]}" if lo and hi else None
+
+
+def inputs_error(exc: ValidationError) -> InputError:
+    """One line for the first bad ``--inputs`` value: its key, the value, the allowed range.
+
+    The bounds are finite so that eq. 17 gives a finite time (``1e400`` had overflowed in
+    ``math.ceil`` and ``1e300`` printed a job time of ``inf`` s).
+    """
+    errors = exc.errors(include_url=False)
+    err = errors[0]
+    key = ".".join(str(p) for p in err.get("loc", ()))
+    aliases = {
+        a: name
+        for name, info in JobInputs.model_fields.items()
+        for a in getattr(info.validation_alias, "choices", ())
+    }
+    field = aliases.get(key, key)
+    value = err.get("input")
+    msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return InputError(
+        msg + more,
+        field=f"--inputs {key}" if key else "--inputs",
+        value=None if isinstance(value, dict | list) else value,
+        allowed=_allowed(field),
+    )
+
+
 #: One command; ``add_completion=False`` keeps its ``--help`` as it was when it shared
 #: :mod:`mrtune.cli.fit`'s app (a group's command has no completion options).
 app = typer.Typer(add_completion=False)
@@ -106,7 +163,10 @@ def predict_regression(
         if waves not in ("fractional", "ceil"):
             raise InputError("unknown", field="--waves", value=waves, allowed="fractional, ceil")
         model = model.model_copy(update={"waves": waves})
-    job_inputs = JobInputs.model_validate(parse_inputs(inputs))
+    try:
+        job_inputs = JobInputs.model_validate(parse_inputs(inputs))
+    except ValidationError as exc:
+        raise inputs_error(exc) from None
     try:
         prediction = model.predict_job(job_inputs)
     except ValueError as exc:

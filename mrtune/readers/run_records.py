@@ -22,10 +22,21 @@ ran one at a time; CPU, memory and GC counters are whole-process figures.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from mrtune.errors import InputError
 
 SCHEMA_VERSION = 1
 
@@ -38,6 +49,15 @@ Counters = dict[str, dict[str, int]]
 #: The project's own jobs (``mrtune/harness/java``); any other name is a user's job recorded by
 #: ``mrtune hadoop-run --jar`` (issue 21), which the profile and validate paths treat alike.
 PROJECT_JOBS: tuple[str, ...] = ("wordcount", "sort", "selectivity", "postings")
+
+Ms = Annotated[int, Field(ge=0)]
+"""An instant (epoch ms) or a duration (ms): never negative. A negative job time had been
+accepted and printed (``validate``: a job of -5.0 s; ``profile``: a job overhead of -13 s)."""
+MsFloat = Annotated[float, Field(ge=0, le=(1 << 63) - 1, allow_inf_nan=False)]
+"""A duration in ms measured by Python (wall and CPU time): finite, never negative, and within
+a Java ``long`` of ms like the instants Hadoop logs."""
+Bytes = Annotated[int, Field(ge=0)]
+"""A split's start or length: ``FileSplit`` holds them as non-negative longs."""
 
 JobName = Annotated[str, StringConstraints(pattern=r"^[\w.\-]{1,100}$")]
 """A job's name: a project job, or the label-like name of a user's job (letters, digits, '.',
@@ -56,6 +76,30 @@ def find_counter(counters: Counters, name: str, group: str | None = None) -> int
         if name in values:
             return values[name]
     return None
+
+
+TimePair = tuple[str, int | None, str, int | None]
+"""``(earlier name, its instant, later name, its instant)``: two log instants in Hadoop's order."""
+
+
+def _chain(*named: tuple[str, int | None]) -> Iterator[TimePair]:
+    """Consecutive pairs of the instants present, for instants logged in this order."""
+    present = [(n, v) for n, v in named if v is not None]
+    for (first, a), (then, b) in zip(present, present[1:], strict=False):
+        yield first, a, then, b
+
+
+def _order_error(who: str, pair: TimePair) -> PydanticCustomError:
+    first, a, then, b = pair
+    why = " (a start after its end)" if (first, then) == ("start_ms", "done_ms") else ""
+    return PydanticCustomError(
+        "time_order",
+        "{detail}",
+        {
+            "detail": f"{who}: {first} {a} is after {then} {b}{why}",
+            "allowed": f"{first} <= {then}",
+        },
+    )
 
 
 # ----------------------------------------------------------------------------------- map side
@@ -79,9 +123,9 @@ class SpillEvent(_Model):
 
     index: int
     """Spill number N of "Finished spill N" (0-based, in order)."""
-    start_ms: int | None = None
+    start_ms: Ms | None = None
     """When "Spilling map output" was logged (collection reached the soft limit, or flush)."""
-    end_ms: int | None = None
+    end_ms: Ms | None = None
     """When "Finished spill N" was logged (sorted and written)."""
     records: int | None = None
     """Records in the spill: ((kvstart − kvend) mod capacity) / 4 + 1 from the
@@ -109,7 +153,7 @@ class SpillEvent(_Model):
 class IntermediatePass(_Model):
     """ "Merging k intermediate segments out of a total of n": one pass that writes a file."""
 
-    ts_ms: int
+    ts_ms: Ms
     segments: int
     """k: segments merged by this pass."""
     total_segments: int
@@ -124,11 +168,11 @@ class MergeCall(_Model):
     made by the in-memory merger, the on-disk merger and the final merge.
     """
 
-    start_ms: int
+    start_ms: Ms
     segments: int
     """N of "Merging N sorted segments" (non-empty segments handed to the merge)."""
     intermediate_passes: list[IntermediatePass] = Field(default_factory=list)
-    last_pass_ms: int | None = None
+    last_pass_ms: Ms | None = None
     """When "Down to the last merge-pass" was logged (the final pass starts streaming)."""
     last_pass_segments: int | None = None
     """Segments left for the final pass."""
@@ -145,11 +189,11 @@ class TaskAttemptBase(_Model):
     """The task number of the attempt id (``…_m_000003_0`` → 3)."""
     thread: str | None = None
     """Executor thread that ran the task."""
-    start_ms: int | None = None
+    start_ms: Ms | None = None
     """"LocalJobRunner: Starting task: <attempt>"."""
-    commit_ms: int | None = None
+    commit_ms: Ms | None = None
     """"Task:<attempt> is done. And is in the process of committing" (task body finished)."""
-    done_ms: int | None = None
+    done_ms: Ms | None = None
     """"Task '<attempt>' done." (after the commit)."""
     counters: Counters = Field(default_factory=dict)
     """The attempt's "Final Counters for <attempt>" block, mapped to internal counter names.
@@ -173,6 +217,29 @@ class TaskAttemptBase(_Model):
     def counter(self, name: str) -> int | None:
         return find_counter(self.counters, name)
 
+    ORDER: ClassVar[tuple[str, ...]] = ("start_ms", "commit_ms", "done_ms")
+    """The attempt's own instants in the order its task thread logs them (``Task.done`` logs
+    "is in the process of committing" before ``LocalJobRunner``'s "Task … done.")."""
+
+    def time_pairs(self) -> Iterator[TimePair]:
+        """Every two instants the phase times subtract, earlier first."""
+        yield "start_ms", self.start_ms, "done_ms", self.done_ms
+        yield from _chain(*((n, getattr(self, n)) for n in self.ORDER))
+
+    @model_validator(mode="after")
+    def _times_in_order(self) -> TaskAttemptBase:
+        """Refuse an attempt whose instants go backwards (a damaged or edited record).
+
+        One thread logs them in order, so this never happens in a real log; its phase times
+        (:mod:`mrtune.calibration.run_record`) would be negative, and the cost-factor fit had
+        crashed on them ("Initial guess is outside of provided bounds"). The ``.jhist`` reader
+        drops such attempts and counts them; a run record is one run's log, refused whole.
+        """
+        for first, a, then, b in self.time_pairs():
+            if a is not None and b is not None and b < a:
+                raise _order_error(f"attempt {self.attempt_id}", (first, a, then, b))
+        return self
+
 
 class MapAttemptEvents(TaskAttemptBase):
     """What one map attempt logged, in order.
@@ -184,17 +251,33 @@ class MapAttemptEvents(TaskAttemptBase):
 
     split_path: str | None = None
     """File of the split ("Processing split: <path>:<start>+<length>")."""
-    split_start: int | None = None
-    split_length: int | None = None
-    split_parts: list[tuple[str, int, int]] | None = None
+    split_start: Bytes | None = None
+    split_length: Bytes | None = None
+    split_parts: list[tuple[str, Bytes, Bytes]] | None = None
     """A CombineFileSplit's files ``(path, start, length)`` ("Processing split: Paths:…"):
     one map reads several files (``split_path`` None, ``split_length`` their sum)."""
     sort_buffer: SortBufferInfo = Field(default_factory=SortBufferInfo)
     spills: list[SpillEvent] = Field(default_factory=list)
-    flush_ms: int | None = None
+    flush_ms: Ms | None = None
     """"Starting flush of map output": end of the map function's input (map-phase end)."""
     merges: list[MergeCall] = Field(default_factory=list)
     """Merger calls of ``mergeParts`` (one per partition; empty when only one spill)."""
+
+    ORDER: ClassVar[tuple[str, ...]] = ("start_ms", "flush_ms", "commit_ms", "done_ms")
+    """``MapTask.runNewMapper``: map() ends in ``output.close()``, whose flush logs "Starting
+    flush of map output", before ``Task.done``."""
+
+    def time_pairs(self) -> Iterator[TimePair]:
+        """The attempt's own instants, then each spill's: "Spilling map output" and "Finished
+        spill N" of ``MapOutputBuffer`` come after the task's start, in that order."""
+        yield from super().time_pairs()
+        for i, sp in enumerate(self.spills):
+            at = f"spills[{i}]"
+            yield from _chain(
+                ("start_ms", self.start_ms),
+                (f"{at}.start_ms", sp.start_ms),
+                (f"{at}.end_ms", sp.end_ms),
+            )
 
     @property
     def num_spills(self) -> int:
@@ -233,7 +316,7 @@ class MergeManagerLimits(_Model):
 class ShuffleFetch(_Model):
     """One map output copied by a fetcher ("… about to shuffle output of map … to MEMORY")."""
 
-    ts_ms: int
+    ts_ms: Ms
     fetcher: str
     map_attempt_id: str
     destination: Literal["MEMORY", "DISK"]
@@ -246,9 +329,9 @@ class ShuffleFetch(_Model):
 class InMemoryMerge(_Model):
     """An in-memory merge to disk by the InMemoryMerger thread (merge threshold reached)."""
 
-    start_ms: int
+    start_ms: Ms
     segments: int
-    end_ms: int | None = None
+    end_ms: Ms | None = None
     output_bytes: int | None = None
     """Size of the file written ("Local file is … of size N")."""
     trigger_commit_memory: int | None = None
@@ -258,18 +341,18 @@ class InMemoryMerge(_Model):
 class MemToMemMerge(_Model):
     """A memory-to-memory merge (only with mapreduce.reduce.merge.memtomem.enabled)."""
 
-    start_ms: int
+    start_ms: Ms
     segments: int
     total_bytes: int
-    end_ms: int | None = None
+    end_ms: Ms | None = None
 
 
 class OnDiskMerge(_Model):
     """An on-disk merge by the OnDiskMerger thread (2·factor−1 files on disk)."""
 
-    start_ms: int
+    start_ms: Ms
     files: int
-    end_ms: int | None = None
+    end_ms: Ms | None = None
     input_bytes: int | None = None
     """"of total-size N" (file lengths plus checksum allowance)."""
     output_bytes: int | None = None
@@ -278,7 +361,7 @@ class OnDiskMerge(_Model):
 class FinalMerge(_Model):
     """``MergeManagerImpl.finalMerge``: what is evicted, kept and merged before reduce()."""
 
-    ts_ms: int
+    ts_ms: Ms
     in_memory_outputs: int
     on_disk_outputs: int
     evicted_to_disk_segments: int | None = None
@@ -312,8 +395,32 @@ class ReduceAttemptEvents(TaskAttemptBase):
     mem_to_mem_merges: list[MemToMemMerge] = Field(default_factory=list)
     on_disk_merges: list[OnDiskMerge] = Field(default_factory=list)
     final_merge: FinalMerge | None = None
-    shuffle_end_ms: int | None = None
-    merge_end_ms: int | None = None
+    shuffle_end_ms: Ms | None = None
+    merge_end_ms: Ms | None = None
+
+    ORDER: ClassVar[tuple[str, ...]] = (
+        "start_ms",
+        "shuffle_end_ms",
+        "merge_end_ms",
+        "commit_ms",
+        "done_ms",
+    )
+    """``ReduceTask.run``: the shuffle ends in ``MergeManagerImpl.finalMerge``, whose merge
+    ends before reduce() runs, before ``Task.done``."""
+
+    def time_pairs(self) -> Iterator[TimePair]:
+        """The attempt's own instants, then the final merge's Merger calls (the merge's end
+        when ``merge_end_ms`` is missing): after finalMerge is called, before the task ends."""
+        yield from super().time_pairs()
+        calls = self.final_merge.merger_calls if self.final_merge is not None else []
+        for i, c in enumerate(calls):
+            at = f"final_merge.merger_calls[{i}]"
+            yield from _chain(
+                ("shuffle_end_ms", self.shuffle_end_ms),
+                (f"{at}.start_ms", c.start_ms),
+                (f"{at}.last_pass_ms", c.last_pass_ms),
+                ("done_ms", self.done_ms),
+            )
 
     @property
     def fetches_to_memory(self) -> int:
@@ -376,11 +483,11 @@ class RunRecord(_Model):
     """JVM max heap (-Xmx) in MiB; the reduce memory limit derives from it."""
     hadoop_version: str | None = None
     input: InputDescription
-    started_at_ms: int
+    started_at_ms: Ms
     """When the JVM was launched (epoch ms)."""
-    wall_time_ms: float
+    wall_time_ms: MsFloat
     """JVM launch to exit, measured by Python (includes JVM start-up, ~0.5 s)."""
-    cpu_time_ms: float | None = None
+    cpu_time_ms: MsFloat | None = None
     """User + system CPU time of the JVM process (all its threads), measured by Python."""
     nice: int | None = None
     """Scheduling niceness the JVM ran at (None: inherited). Matrix runs use a raised priority
@@ -388,9 +495,9 @@ class RunRecord(_Model):
     load_avg_1m: float | None = None
     """The host's 1-minute load average when the run started: other work on the machine
     (a 2-core host shared with other processes) slows runs; use it to spot disturbed runs."""
-    job_time_ms: int | None = None
+    job_time_ms: Ms | None = None
     """``waitForCompletion`` duration measured by the driver (submit → job complete)."""
-    job_start_ms: int | None = None
+    job_start_ms: Ms | None = None
     """Driver's submit instant (epoch ms)."""
     exit_code: int
     success: bool
@@ -486,7 +593,9 @@ def write_jsonl(records: list[RunRecord], path: Path, append: bool = False) -> N
 
 
 def read_jsonl(path: Path) -> list[RunRecord]:
-    """Read a ``.jsonl`` of records, or a ``.json`` holding one record or a list of them."""
+    """Read a ``.jsonl`` of records, or a ``.json`` holding one record or a list of them.
+
+    A record that does not validate is refused in one line (:func:`record_error`)."""
     from mrtune.readers import safe_io
 
     where = str(path)
@@ -494,11 +603,77 @@ def read_jsonl(path: Path) -> list[RunRecord]:
     stripped = text.lstrip()
     if stripped.startswith("["):
         items = safe_io.json_loads(text, where)
-        return [RunRecord.model_validate(d) for d in items]
+        return [_validated(d, where, f"record {i}") for i, d in enumerate(items)]
     if where.endswith(".json"):
-        return [RunRecord.model_validate(safe_io.json_loads(text, where))]
+        return [_validated(safe_io.json_loads(text, where), where, "")]
     return [
-        RunRecord.model_validate(safe_io.json_loads(line, where, where=f"line {no}"))
+        _validated(safe_io.json_loads(line, where, where=f"line {no}"), where, f"line {no}")
         for no, line in enumerate(text.splitlines(), 1)
         if line.strip()
     ]
+
+
+def _validated(data: object, path: str, at: str) -> RunRecord:
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as exc:
+        raise record_error(exc, path, at) from None
+
+
+#: pydantic error type → (what is wrong, what is allowed) for a run record's fields.
+_ERROR_TEXT: dict[str, tuple[str, str]] = {
+    "int_type": ("not an integer", "an integer"),
+    "int_parsing": ("not an integer", "an integer"),
+    "int_from_float": ("not a whole number", "an integer"),
+    "int_parsing_size": ("too large", "an integer within a Java long (Long.parseLong)"),
+    "float_type": ("not a number", "a finite number"),
+    "float_parsing": ("not a number", "a finite number"),
+    "finite_number": ("not a finite number", "a finite number"),
+    "bool_type": ("not a boolean", "true or false"),
+    "bool_parsing": ("not a boolean", "true or false"),
+    "string_type": ("not a string", "a string"),
+    "dict_type": ("not an object", "a JSON object"),
+    "model_type": ("not an object", "a JSON object (one run record)"),
+    "list_type": ("not a list", "a JSON list"),
+    "tuple_type": ("not a list", "a JSON list [path, start, length]"),
+    "missing": ("missing", "a value: every run record of mrtune hadoop-run has it"),
+    "extra_forbidden": ("not a run-record field", f"the fields of schema {SCHEMA_VERSION}"),
+    "string_pattern_mismatch": ("not a job name", "1-100 letters, digits, '.', '_' or '-'"),
+}
+
+
+def record_error(exc: ValidationError, path: str, at: str = "") -> InputError:
+    """One line for a run record that does not validate: the file, the record (``line N``),
+    the field path, the value and what is allowed, instead of pydantic's multi-line text
+    (``[type=int_parsing_size, input_value=1e+300, …]``). The first problem is named; the
+    count of the others follows."""
+    errors = exc.errors(include_url=False)
+    err = errors[0]
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+    kind, ctx = err["type"], err.get("ctx") or {}
+    msg, allowed = _ERROR_TEXT.get(kind, (err["msg"], ""))
+    if kind == "time_order":
+        msg, allowed = err["msg"], str(ctx.get("allowed", ""))
+    elif kind in ("greater_than_equal", "less_than_equal"):
+        msg = "negative" if ctx.get("ge") == 0 else "too small" if "ge" in ctx else "too large"
+        unit = " ms" if loc.endswith("_ms") else " bytes" if "split_" in loc else ""
+        allowed = f">= {ctx['ge']:g}{unit}" if "ge" in ctx else f"<= {ctx.get('le'):g}{unit}"
+    elif kind == "literal_error":
+        msg, allowed = "not an allowed value", str(ctx.get("expected", ""))
+    if len(errors) > 1:
+        msg += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    value = err.get("input")
+    shown = None if isinstance(value, dict | list) or kind == "missing" else value
+    return InputError(
+        msg,
+        path=path,
+        field=": ".join(x for x in (at, loc) if x) or None,
+        value=_short(shown),
+        allowed=allowed or None,
+    )
+
+
+def _short(value: object, limit: int = 60) -> object:
+    if isinstance(value, str) and len(value) > limit:
+        return value[: limit - 1] + "…"
+    return value

@@ -50,7 +50,8 @@ _RAISE_HINT = f"raise it with --max-input-mb or {MAX_INPUT_ENV}"
 
 
 def max_input_bytes() -> int:
-    """The size cap in bytes: ``MRTUNE_MAX_INPUT_MB`` (a positive number) or the default."""
+    """The size cap in bytes: ``MRTUNE_MAX_INPUT_MB`` within the bounds of ``--max-input-mb``,
+    which sets it ([1, 2^30] MiB: 0.2 had been read as "the 0 MiB input limit"), or the default."""
     raw = os.environ.get(MAX_INPUT_ENV, "").strip()
     if not raw:
         return DEFAULT_MAX_INPUT_MB * MIB
@@ -58,17 +59,20 @@ def max_input_bytes() -> int:
         mb = float(raw)
     except ValueError:
         mb = math.nan
-    if not math.isfinite(mb) or mb <= 0 or mb > 1 << 30:
+    if not 1 <= mb <= 1 << 30:  # NaN fails too
         raise InputError(
-            "not a size in MiB", field=MAX_INPUT_ENV, value=raw, allowed="a number in (0, 2^30]"
+            "not an input limit in MiB",
+            field=MAX_INPUT_ENV,
+            value=raw,
+            allowed="a number in [1, 2^30], as --max-input-mb",
         )
     return int(mb * MIB)
 
 
 def _too_big(path: str, size: int, limit: int, what: str = "the file is") -> InputError:
+    cap = f"{limit / MIB:,.2f}".rstrip("0").rstrip(".")  # 1.5 MiB is not "2 MiB"
     return InputError(
-        f"{what} {size / MIB:,.1f} MiB, more than the {limit / MIB:,.0f} MiB input limit "
-        f"({_RAISE_HINT})",
+        f"{what} {size / MIB:,.1f} MiB, more than the {cap} MiB input limit ({_RAISE_HINT})",
         path=path,
     )
 
