@@ -17,6 +17,7 @@ from mrtune.optimizer.units import format_bytes, format_ms
 from mrtune.optimizer.whatif import Scenario, evaluate_scenarios
 from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES
 from mrtune.search_spaces import SearchSpace, find_knob
+from mrtune.search_spaces.knobs import Role
 
 
 def _fmt(knob_name: str, value: Any) -> str:
@@ -71,6 +72,10 @@ def _effects(before: dict[str, Any], after: dict[str, Any], scale: float) -> lis
     return out
 
 
+#: How the split knob's change is shown (its values are the effective split size).
+SPLIT_LABEL = "input split size"
+
+
 @dataclass
 class Change:
     """One recommended setting change and why."""
@@ -89,8 +94,18 @@ class Change:
         return self.trust is not None and self.trust.low
 
     @property
+    def label(self) -> str:
+        """What the change is shown as: the knob's property, or for the split knob (whose
+        values are the effective split, written through split.minsize above the block and
+        split.maxsize below it) "input split size": a Hadoop 1 job's 64 MiB → 13.2 GiB had
+        read as split.maxsize's values while the file wrote mapred.min.split.size."""
+        if find_knob(self.name).role == Role.split_size:
+            return SPLIT_LABEL
+        return self.name
+
+    @property
     def explanation(self) -> str:
-        head = f"{self.name} {self.current}→{self.recommended}"
+        head = f"{self.label} {self.current}→{self.recommended}"
         return f"{head}: " + ", ".join(self.effects) if self.effects else head
 
 

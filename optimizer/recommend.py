@@ -171,6 +171,7 @@ def _option_json_of(rec: Recommendation) -> dict[str, Any] | None:
 def _change_json(c: Change, written: bool) -> dict[str, Any]:
     return {
         "name": c.name,
+        "label": c.label,
         "current": c.current,
         "recommended": c.recommended,
         "gain_ms": c.gain_ms,

@@ -25,14 +25,36 @@ _PREFIXES = ("mapreduce.", "mapred.")
 PCT = f"p{LEVEL[0]:.0f}–p{LEVEL[1]:.0f}"
 
 
-def _short(name: str) -> str:
-    """The property without ``mapreduce.``, and only its last two parts when still long (the
-    full name follows in the change's details)."""
+def _strip(name: str) -> str:
     for p in _PREFIXES:
         if name.startswith(p):
-            name = name[len(p) :]
-            break
-    return name if len(name) <= 22 else "…" + ".".join(name.split(".")[-2:])
+            return name[len(p) :]
+    return name
+
+
+def short_labels(names: list[str]) -> dict[str, str]:
+    """Each property's label in the change table: without ``mapreduce.``, and only its last
+    parts (``…`` before them) when still longer than 22 characters, as many as tell it from
+    every other name shown (``reduce.input.buffer.percent`` and
+    ``reduce.shuffle.input.buffer.percent`` were both ``…buffer.percent``). The full name
+    follows in the change's details."""
+    stripped = [_strip(n) for n in names]
+    # two names alike once stripped (mapred.x and mapreduce.x) keep their prefixes
+    parts = {
+        n: (s if stripped.count(s) == 1 else n).split(".")
+        for n, s in zip(names, stripped, strict=True)
+    }
+    labels: dict[str, str] = {}
+    for name, own in parts.items():
+        others = [p for n, p in parts.items() if n != name]
+        if len(".".join(own)) <= 22 and all(p != own for p in others):
+            labels[name] = ".".join(own)
+            continue
+        k = 2
+        while k < len(own) and any(p[-k:] == own[-k:] for p in others):
+            k += 1
+        labels[name] = ("…" if k < len(own) else "") + ".".join(own[-k:])
+    return labels
 
 
 def ratio(x: float) -> str:
@@ -131,10 +153,12 @@ def render_change_table(data: dict[str, Any], include_low: bool) -> None:
     t.add_column("gain", justify="right", no_wrap=True)
     t.add_column(PCT, justify="right", no_wrap=True)
     t.add_column("confidence", no_wrap=True)
+    shown = {c["name"]: c.get("label") or c["name"] for c in changes}
+    labels = short_labels(list(shown.values()))
     for c in changes:
         low = c["confidence"] == "low"
         t.add_row(
-            _short(c["name"]),
+            labels[shown[c["name"]]],
             f"{_value(c['current'])} → {_value(c['recommended'])}",
             ratio(c["gain_ratio"]["point"]),
             span(c["gain_ratio"]),
@@ -168,7 +192,7 @@ def _indented(text: str, style: str | None = None) -> None:
 def _render_change_detail(c: dict[str, Any]) -> None:
     low = c["confidence"] == "low"
     mark = "[red]low[/]" if low else "[green]ok[/]"
-    console.print(f"  • [cyan]{c['name']}[/] {mark}", highlight=False)
+    console.print(f"  • [cyan]{c.get('label') or c['name']}[/] {mark}", highlight=False)
     rests = c["rests_on"]
     parts = []
     if rests["measured"]:
@@ -227,7 +251,7 @@ def render_changes(rec: Recommendation, data: dict[str, Any], include_low: bool)
     console.print("[bold]Changes[/] (each gain measured by reverting that change alone):")
     for c in rec.changes:
         console.print(
-            f"  • [cyan]{c.name}[/] {_value(c.current)} → [bold]{_value(c.recommended)}"
+            f"  • [cyan]{c.label}[/] {_value(c.current)} → [bold]{_value(c.recommended)}"
             f"[/]  [green]{c.gain_fraction:.1%}[/]",
             highlight=False,
         )

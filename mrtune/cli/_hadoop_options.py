@@ -49,9 +49,10 @@ SetParam = Annotated[
     list[str] | None,
     typer.Option(
         "--set",
-        help="Hadoop property KEY=VALUE passed as -D (repeatable); job options: "
-        "mrtune.wordcount.combiner, mrtune.sort.partitioner=hash|total, "
-        "mrtune.selectivity.percent.",
+        help="For the project's jobs (JOB): a Hadoop property KEY=VALUE passed as -D "
+        "(repeatable), or a job option mrtune.JOB.OPTION: wordcount.combiner, "
+        "sort.partitioner (hash or total), selectivity.percent. Not with --jar: give -D "
+        "KEY=VALUE among the job's ARGS after --.",
     ),
 ]
 InputMbParam = Annotated[

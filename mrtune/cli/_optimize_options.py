@@ -84,7 +84,8 @@ OUTPUT_COMPRESSION_OPT = typer.Option(
     False,
     "--output-compression",
     help="Also tune the job's output compression (it changes the files every downstream "
-    "reader gets: off unless asked, as in batch).",
+    "reader gets, so off unless asked; batch's per-job recommendations offer it "
+    "regardless, its cluster-wide file only with the same flag).",
 )
 OUTPUT_OPT = typer.Option(
     None, "-o", "--output", help="Write the changed properties as mapred-site.xml."

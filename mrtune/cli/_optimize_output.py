@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from mrtune.cli._confidence import prediction_table, render_changes, render_prediction_intervals
 from mrtune.cli._front_view import render_front, render_lint
 from mrtune.cli._replay import report_start
@@ -28,8 +30,26 @@ from mrtune.optimizer.outputs import (
 from mrtune.optimizer.recommend import Recommendation
 from mrtune.optimizer.units import format_ms
 
+#: What ``-o`` holds when no change is written, per ``--emit`` (the file is still written, so a
+#: previous recommendation at that path is never left in place).
+_EMPTY = {
+    "xml": "an empty configuration",
+    "flags": "an empty file",
+    "hive": "an empty file",
+    "pig": "an empty file",
+    "json": "the recommendation with no properties",
+}
 
-def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool = False) -> None:
+
+def render(
+    rec: Recommendation,
+    where: str,
+    names: NameStyle,
+    include_low: bool = False,
+    written: tuple[Path, str] | None = None,
+) -> None:
+    """The text report of the recommendation; ``written``: the ``-o`` file and its ``--emit``
+    kind, named in the line saying that no change is written."""
     console.print(f"job {rec.job_id} · cluster: {where}")
     chosen = "" if rec.strategy_chosen_by == "requested" else f" ({rec.strategy_chosen_by})"
     console.print(
@@ -52,13 +72,23 @@ def render(rec: Recommendation, where: str, names: NameStyle, include_low: bool 
         )
     render_changes(rec, data, include_low)
     if rec.no_change:
+        but = "" if written is None else f" but {_EMPTY[written[1]]} to {escape(str(written[0]))}"
         console.print(
-            "[bold yellow]nothing written[/]: every change is low-confidence (✗); "
-            "--include-low-confidence writes them"
+            f"[bold yellow]nothing written[/]{but}: every change is low-confidence (✗); "
+            "--include-low-confidence writes them",
+            highlight=False,
         )
         return
     console.print("[dim]-D flags:[/]")
-    console.print(d_flags(rename(rec.properties, names)), soft_wrap=True, highlight=False)
+    flags = d_flag_lines(rename(rec.properties, names))
+    console.print(flags, soft_wrap=True, highlight=False, markup=False)  # printed for copying
+
+
+def d_flag_lines(props: dict[str, str]) -> str:
+    """The ``-D`` flags one per line, each but the last ending in `` \\``: pasted, a shell
+    reads them as one command line, and each line fits 80 columns (on one line, five flags
+    were 155 characters)."""
+    return " \\\n".join(d_flags({k: v}) for k, v in props.items())
 
 
 def write_output(
@@ -145,19 +175,21 @@ def render_report(
     rec: Recommendation,
     where: str,
     names: NameStyle,
-    *,
     include_low: bool,
+    output: Path | None,
+    emit: str,
+    *,
     withheld: list[str],
     store: str | None,
     plots: list[Path],
     lint: Any,
-    output: Path | None,
     start: tuple[Path | None, list[str] | None],
 ) -> None:
     """The text report: the replayed start (``--conf``), the recommendation, the Pareto
-    front, the lint findings, then one line per thing written or withheld."""
+    front, the lint findings, then one line per thing written or withheld (``output``: the
+    ``-o`` file, written as ``emit``)."""
     report_start(*start, None)
-    render(rec, where, names, include_low)
+    render(rec, where, names, include_low, None if output is None else (output, emit))
     render_front(rec)
     render_lint(lint)
     if withheld:
@@ -168,8 +200,9 @@ def render_report(
         )
     for path in plots:
         console.print(f"wrote {path}", highlight=False)
-    if output is not None:
-        console.print(f"wrote {output}")
+    if output is not None and not (rec.no_change and rec.withheld):  # else said by render
+        what = f": {_EMPTY[emit]} (no change recommended)" if rec.no_change else ""
+        console.print(f"wrote {escape(str(output))}{what}", highlight=False)
 
 
 class search_status:  # noqa: N801 - used as a context manager, like rich's own ``status``

@@ -6,6 +6,7 @@ module holds one job: reading, or showing.
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from mrtune.cli._cluster_view import fmt as _fmt
@@ -192,5 +193,5 @@ def print_summary(profile) -> None:  # noqa: ANN001
         if k.startswith("costs.") and v.startswith("measured")
     )
     console.print(f"cost factors measured: {measured} of {len(type(profile.costs).model_fields)}")
-    for w in profile.warnings:
-        console.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+    for w in profile.warnings:  # wrapped at the terminal's width, read literally (no markup)
+        console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)

@@ -30,6 +30,26 @@ def examples() -> dict[str, tuple[str, Path]]:
     return found
 
 
+def _print_list(found: dict[str, tuple[str, Path]]) -> None:
+    """One short line per example (its name, kind and file under the examples folder), then
+    the folder once: a full path on every line made them wider than 80 columns. The full
+    paths are in ``--format json``, and ``mrtune example NAME`` prints one for the shell."""
+    from rich.markup import escape
+
+    from mrtune.cli.console import console
+
+    root = Path(str(resources.files("mrtune") / "examples"))
+    width = max((len(n) for n in found), default=4)
+    for name, (kind, path) in found.items():
+        rel = path.relative_to(root) if path.is_relative_to(root) else path
+        console.print(f"{name:<{width}}  {kind:<8}  {rel}", highlight=False, markup=False)
+    console.print(
+        f"[dim]files under {escape(str(root))}; mrtune example NAME prints one's path, "
+        "-o FILE copies it[/]",
+        highlight=False,
+    )
+
+
 app = typer.Typer()
 
 
@@ -47,8 +67,7 @@ def example_cmd(
         if fmt == OutputFormat.json:
             emit_json(rows)
             return
-        for row in rows:  # plain lines: paths are never wrapped or truncated
-            typer.echo(f"{row['name']:<20} {row['kind']:<9} {row['path']}")
+        _print_list(found)
         return
     if name not in found:
         raise InputError(

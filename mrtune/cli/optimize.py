@@ -214,7 +214,7 @@ def optimize_cmd(
     if fmt == OutputFormat.json:
         emit_report_json(rec, props, **shown, cluster={"origin": where, **spec.model_dump()})
         return
-    render_report(rec, where, names, include_low=include_low_confidence, output=output, **shown)
+    render_report(rec, where, names, include_low_confidence, output, emit, **shown)
 
 
 #: The job-output codec knob, tuned only with ``--output-compression`` (or ``--only``).

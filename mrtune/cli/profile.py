@@ -118,6 +118,7 @@ def make_profile(
         return _load_starfish(path, conf, input_xml, cluster_xml)
     if input_xml or cluster_xml:
         raise InputError("--input and --cluster apply to --from starfish only", field="--input")
+    _refuse_saved_profile(path, source)
     try:
         return calibration.load_profile_source(path, conf, fmt=source.value, job=job)
     except MrtuneError:
@@ -128,6 +129,29 @@ def make_profile(
             f"unexpected content ({type(exc).__name__}: {exc}); is this a job history?",
             path=str(path),
         ) from None
+
+
+def _refuse_saved_profile(path: Path, source: SourceKind) -> None:
+    """Say that PATH is already an mrtune profile, when it is one (the REST reader, which
+    reads every other JSON object, said "no JobHistory REST response in the file" and listed
+    REST keys). A profile is known as ``load_job`` knows it: ``input_bytes`` and ``stats``."""
+    if source not in (SourceKind.auto, SourceKind.rest) or not path.is_file():
+        return
+    from mrtune.readers import safe_io, sniff_format
+
+    if source == SourceKind.auto and sniff_format(path) != "rest":
+        return
+    try:
+        data = safe_io.json_loads(safe_io.read_text(path), str(path))
+    except InputError:
+        return  # not one JSON value: the reader says what is wrong
+    if isinstance(data, dict) and "input_bytes" in data and "stats" in data:
+        raise InputError(
+            "this is already an mrtune profile (what mrtune profile -o writes): give it to "
+            "whatif, optimize, sweep or diagnose directly; profile reads a job history "
+            "(.jhist, REST JSON, Rumen trace, run record)",
+            path=str(path),
+        )
 
 
 app = typer.Typer()

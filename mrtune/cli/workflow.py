@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from mrtune.cli._workflow_json import _baseline_json, _evaluation_json, _timeline, _tuning_json
@@ -65,8 +66,11 @@ def _print_jobs(ev: WorkflowEvaluation) -> None:
     table = Table(
         title=f"Map and reduce stage of each job (s); T = the {ev.estimate!r} estimate used"
     )
-    for col in ("Job", "Stage", "Phase", "Tasks", "Task s", "Waves", "Lower", "Upper", "Avg", "T"):
-        table.add_column(col, justify="left" if col in ("Job", "Phase") else "right")
+    # numbers never folded (``256/128`` was ``256/12`` over ``8``); the stage is said under
+    # the job's name, a column of its own made the table wider than 80
+    table.add_column("Job")
+    for col in ("Phase", "Tasks", "Task s", "Waves", "Lower", "Upper", "Avg", "T"):
+        table.add_column(col, justify="left" if col == "Phase" else "right", no_wrap=True)
     for job in ev.jobs.values():
         t = job.tasks
         for phase, n, task_ms, k, waves, b, used in (
@@ -91,8 +95,7 @@ def _print_jobs(ev: WorkflowEvaluation) -> None:
         ):
             first = phase == "map"
             table.add_row(
-                job.name if first else "",
-                str(job.stage + 1) if first else "",
+                escape(job.name) if first else f"[dim]stage {job.stage + 1}[/]",
                 phase,
                 f"{n}/{k}",
                 _s(task_ms) if n else "-",

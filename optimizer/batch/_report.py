@@ -39,6 +39,19 @@ CSV_COLUMNS = (
 )
 
 
+def display_name(knob_name: str) -> str:
+    """A knob as summaries show it: the split knob's values are the effective split size,
+    written through split.minsize or split.maxsize (``optimizer.explain.SPLIT_LABEL``)."""
+    from mrtune.optimizer.explain import SPLIT_LABEL
+    from mrtune.search_spaces import find_knob
+    from mrtune.search_spaces.knobs import Role
+
+    try:
+        return SPLIT_LABEL if find_knob(knob_name).role == Role.split_size else knob_name
+    except KeyError:
+        return knob_name
+
+
 def _short(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:g}"
@@ -178,7 +191,7 @@ def summarize(
     ranked = sorted(matter.items(), key=lambda kv: -kv[1]["saving"])
     settings = [
         {
-            "setting": name,
+            "setting": display_name(name),
             "jobs_changed": m["jobs_changed"],
             f"saving_{'gb_s' if objective == 'resources' else 'hours'}": m["saving"] * scale,
             "most_common_value": max(m["values"].items(), key=lambda kv: kv[1])[0],
