@@ -139,6 +139,10 @@ class ConfigBatch:
         unknown = set(arrays) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown ConfigBatch columns: {sorted(unknown)}")
+        if "split_size" in arrays and "split_minsize" not in arrays:  # a searched split
+            cols["split_minsize"] = written_split_minsize(
+                cols["split_size"], row["split_size"], row["split_minsize"], row["block_size"]
+            )
         return cls(**cols)
 
     @classmethod
@@ -157,6 +161,22 @@ class ConfigBatch:
 
     def column_names(self) -> list[str]:
         return [f.name for f in fields(self)]
+
+
+def written_split_minsize(
+    split_size: NDArray, base_split: NDArray, minsize: NDArray, block: NDArray
+) -> FloatArray:
+    """The ``split.minsize`` column of configurations whose effective split ``split_size`` a
+    search set: a split at or above the block is written through minsize (``minsize =
+    split``), a smaller one through maxsize with minsize kept at most the split
+    (``search_spaces.properties.knob_to_properties``), and the current split (``base_split``)
+    is not written at all, so the batch scored is the file written, column for column."""
+    size = np.asarray(split_size, dtype=np.float64)
+    base_min = np.asarray(minsize, dtype=np.float64)
+    written = np.where(
+        size >= np.asarray(block, dtype=np.float64), size, np.minimum(base_min, size)
+    )
+    return np.where(size == np.asarray(base_split, dtype=np.float64), base_min, written)
 
 
 def shared_value(column: np.ndarray) -> float | None:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, evaluate
+from mrtune.costmodel.batch import written_split_minsize
 from mrtune.costmodel.stacked import ProfileTable, StackedProfiles
 from mrtune.search_spaces import SearchSpace, find_knob
 from mrtune.search_spaces.values import feasible_values, repair_values
@@ -106,6 +107,14 @@ class ChunkJobs:
         for knob, arr in values.items():
             col = self.columns[knob]
             cols[col] = np.asarray(arr, dtype=_DTYPES[col])
+        if any(self.columns[k] == "split_size" for k in values):  # minsize above the block
+            base = self.base
+            cols["split_minsize"] = written_split_minsize(
+                cols["split_size"],
+                base["split_size"][rows],
+                base["split_minsize"][rows],
+                base["block_size"][rows],
+            )
         return ConfigBatch(**cols)
 
     def stacked(self, rows: np.ndarray) -> StackedProfiles:

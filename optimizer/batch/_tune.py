@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from mrtune.costmodel import ClusterSpec, ConfigBatch, HadoopConfig, JobProfile, evaluate
+from mrtune.costmodel.batch import written_split_minsize
 from mrtune.optimizer.batch._stack import chunk_table, stacked_round, stash_current_vectors
 from mrtune.optimizer.objective import Objective, ObjectiveKind
 from mrtune.optimizer.strategies import BaseStrategy, get_strategy
@@ -115,6 +116,11 @@ class BatchBuilder:
         for knob, arr in values.items():
             col = self.columns[knob]
             cols[col] = np.asarray(arr, dtype=_DTYPES[col])
+        if any(self.columns[k] == "split_size" for k in values):  # minsize above the block
+            row = self.row
+            cols["split_minsize"] = written_split_minsize(
+                cols["split_size"], row["split_size"], row["split_minsize"], row["block_size"]
+            )
         return ConfigBatch(**cols)
 
 
