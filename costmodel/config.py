@@ -71,6 +71,15 @@ NOT_MODELLED: dict[str, str] = {
     ),
 }
 
+#: The declaration of a YARN resource request Hadoop 1's slots never read (vcores).
+_YARN_ONLY: dict[str, Any] = {
+    "hadoop_versions": [2, 3],
+    "unread_why": "Hadoop 1's TaskTracker runs tasks in slots and requests no vcores, a YARN "
+    "resource request of MAPREDUCE-4520",
+    "unread_instead": "the cluster's slots per TaskTracker (mapred.tasktracker.*.tasks.maximum, "
+    "--cluster)",
+}
+
 #: Field names that are no property (``--set other_properties=x`` must not pass as one).
 _INTERNAL_FIELDS = frozenset({"other_properties"})
 
@@ -86,6 +95,16 @@ def _canonical_property(name: str) -> str:
     name = name.strip()
     alias = _property_of(name)
     return alias if alias != name else DEPRECATED_NAMES.get(name, name)
+
+
+def property_field(name: str) -> str | None:
+    """The :class:`HadoopConfig` field of a property (Hadoop 1 or 2/3 name, or field name);
+    ``None`` for a property the configuration has no field for."""
+    canonical = _canonical_property(name)
+    for field_name, field in HadoopConfig.model_fields.items():
+        if field.alias == canonical:
+            return field_name
+    return None
 
 
 #: What the model reads for a job of the old mapred API only (``JobProfile.old_api_splits``).
@@ -210,7 +229,11 @@ class HadoopConfig(BaseModel):
         gt=0,
         lt=1,
         description="Hadoop 1 only: share of io.sort.mb for record metadata (removed by MAPREDUCE-64)",
-        json_schema_extra={"hadoop_versions": [1]},
+        json_schema_extra={
+            "hadoop_versions": [1],
+            "unread_why": "MAPREDUCE-64: the sort buffer sizes its record share itself",
+            "unread_instead": "mapreduce.task.io.sort.mb and mapreduce.map.sort.spill.percent",
+        },
     )
     io_sort_factor: int = Field(10, alias="mapreduce.task.io.sort.factor", ge=2, le=10000)
     combine_min_spills: int = Field(3, alias="mapreduce.map.combine.minspills", ge=1, le=10000)
@@ -232,7 +255,15 @@ class HadoopConfig(BaseModel):
         gt=0,
         le=1,
         description="Hadoop 2/3 MergeManagerImpl; Hadoop 1's ReduceCopier hard-codes 0.25",
-        json_schema_extra={"hadoop_versions": [2, 3]},
+        json_schema_extra={
+            "hadoop_versions": [2, 3],
+            "unread_why": "Hadoop 1's ReduceTask.ReduceCopier hard-codes the single-shuffle "
+            "limit at 0.25 of the shuffle buffer, ShuffleRamManager."
+            "MAX_SINGLE_SHUFFLE_SEGMENT_FRACTION; the property came with Hadoop 2's "
+            "MergeManagerImpl",
+            "unread_instead": "mapred.job.shuffle.input.buffer.percent (the buffer a map output "
+            "may take 0.25 of)",
+        },
     )
     reduce_input_buffer_percent: float = Field(
         0.0, alias="mapreduce.reduce.input.buffer.percent", ge=0, le=1
@@ -259,10 +290,34 @@ class HadoopConfig(BaseModel):
     reduce_java_opts: str | None = Field(None, alias="mapreduce.reduce.java.opts")
     child_java_opts: str | None = Field(None, alias="mapred.child.java.opts")
     heap_memory_mb_ratio: float = Field(
-        0.8, alias="mapreduce.job.heap.memory-mb.ratio", gt=0, le=1
+        0.8,
+        alias="mapreduce.job.heap.memory-mb.ratio",
+        gt=0,
+        le=1,
+        description="Hadoop 3 only: a heap without -Xmx is memory.mb x ratio (MAPREDUCE-5785)",
+        json_schema_extra={
+            "hadoop_versions": [3],
+            "unread_why": "MAPREDUCE-5785, in Hadoop 3.0, derives a heap without -Xmx from the "
+            "container; Hadoop 1 and 2 run such a task at mapred.child.java.opts' default "
+            "-Xmx200m",
+            "unread_instead": "an -Xmx in mapred.child.java.opts (Hadoop 2: or "
+            "mapreduce.{map,reduce}.java.opts)",
+        },
     )
-    map_vcores: int = Field(1, alias="mapreduce.map.cpu.vcores", ge=1)
-    reduce_vcores: int = Field(1, alias="mapreduce.reduce.cpu.vcores", ge=1)
+    map_vcores: int = Field(
+        1,
+        alias="mapreduce.map.cpu.vcores",
+        ge=1,
+        description="a YARN resource request (MAPREDUCE-4520); Hadoop 1 runs tasks in slots",
+        json_schema_extra=_YARN_ONLY,
+    )
+    reduce_vcores: int = Field(
+        1,
+        alias="mapreduce.reduce.cpu.vcores",
+        ge=1,
+        description="a YARN resource request (MAPREDUCE-4520); Hadoop 1 runs tasks in slots",
+        json_schema_extra=_YARN_ONLY,
+    )
     reduce_memory_totalbytes: int | None = Field(
         None, alias="mapreduce.reduce.memory.totalbytes", gt=0
     )
@@ -396,29 +451,30 @@ class HadoopConfig(BaseModel):
             if heap // MB > 1:
                 raise ValueError(
                     f"mapreduce.task.io.sort.mb={self.io_sort_mb} must be below the map task "
-                    f"heap ({heap // MB} MB, {self._map_heap_origin()}); "
+                    f"heap ({heap // MB} MB, {self.heap_origin('map')}); "
                     f"allowed 1..{min(2047, heap // MB - 1)}"
                 )
             # no sort buffer fits: the heap is what is wrong, not io.sort.mb (MapTask's
             # MapOutputBuffer allocates io.sort.mb bytes inside the heap)
             need = math.ceil((self.io_sort_mb + 1) / self.heap_memory_mb_ratio)
             raise ValueError(
-                f"the map task heap ({heap // MB} MB, {self._map_heap_origin()}) cannot hold "
+                f"the map task heap ({heap // MB} MB, {self.heap_origin('map')}) cannot hold "
                 f"any sort buffer (mapreduce.task.io.sort.mb={self.io_sort_mb}); allowed: "
                 f"a map heap above {self.io_sort_mb} MB, e.g. mapreduce.map.memory.mb >= {need}"
             )
         return self
 
-    def _map_heap_origin(self) -> str:
-        """Which setting gives the map heap (for error messages)."""
-        opts = self.map_java_opts or self.child_java_opts
-        if parse_xmx(opts) is not None:
-            prop = "mapreduce.map.java.opts" if self.map_java_opts else "mapred.child.java.opts"
+    def heap_origin(self, side: Literal["map", "reduce"]) -> str:
+        """Which setting gives ``side``'s heap (for error messages and what-if lines)."""
+        own = self.map_java_opts if side == "map" else self.reduce_java_opts
+        if parse_xmx(own or self.child_java_opts) is not None:
+            prop = f"mapreduce.{side}.java.opts" if own else "mapred.child.java.opts"
             return f"-Xmx in {prop}"
         if self.hadoop_version <= 2:
             return f"Hadoop {self.hadoop_version}'s default -Xmx200m"
+        mem = self.map_memory_mb if side == "map" else self.reduce_memory_mb
         return (
-            f"mapreduce.map.memory.mb={self.map_memory_mb} x "
+            f"mapreduce.{side}.memory.mb={mem} x "
             f"mapreduce.job.heap.memory-mb.ratio={self.heap_memory_mb_ratio:g}"
         )
 
@@ -435,24 +491,38 @@ class HadoopConfig(BaseModel):
     def _heap_fits_container(self) -> HadoopConfig:
         # YARN's NodeManager kills a task whose JVM outgrows its container ("running beyond
         # physical memory limits", ContainersMonitorImpl): an -Xmx above mapreduce.*.memory.mb
-        # is a configuration that fails at run time, not one to predict.
+        # is a configuration that fails at run time, not one to predict. Hadoop 2 without an
+        # -Xmx launches the task JVM with mapred.child.java.opts' default -Xmx200m
+        # (MapReduceChildJVM, JobConf.DEFAULT_MAPRED_TASK_JAVA_OPTS) whatever the container, so
+        # that heap must fit too: a 128 MB container under it was accepted while the same heap
+        # named by -Xmx was refused. Hadoop 3's derived heap (memory.mb x ratio, MAPREDUCE-5785)
+        # always fits; Hadoop 1 has slots, not containers.
         for side, mem, opts in (
             ("map", self.map_memory_mb, self.map_java_opts),
             ("reduce", self.reduce_memory_mb, self.reduce_java_opts),
         ):
             xmx = parse_xmx(opts or self.child_java_opts)
-            if xmx is None:
-                continue
-            if xmx > MAX_HEAP_BYTES:
+            if xmx is not None and xmx > MAX_HEAP_BYTES:
                 raise ValueError(
                     f"mapreduce.{side}.java.opts: -Xmx of {xmx // MB} MB is not a heap"
                 )
-            if self.hadoop_version >= 2 and mem > 0 and xmx > mem * MB:
+            if self.hadoop_version < 2 or mem <= 0:
+                continue
+            if xmx is not None and xmx > mem * MB:
                 raise ValueError(
                     f"mapreduce.{side}.java.opts heap -Xmx{xmx // MB}m is larger than its "
                     f"container (mapreduce.{side}.memory.mb={mem}): YARN kills such tasks; "
                     f"allowed: -Xmx up to {mem}m (the default ratio 0.8 gives "
                     f"-Xmx{int(mem * 0.8)}m)"
+                )
+            heap_mb = self._heap_bytes(mem, opts) // MB
+            if xmx is None and self.heap_fixed(side) and heap_mb > mem:
+                raise ValueError(
+                    f"mapreduce.{side}.memory.mb={mem} is smaller than the {side} task heap "
+                    f"({self.heap_origin(side)}: with no -Xmx set, the JVM gets "
+                    "mapred.child.java.opts' default, JobConf.DEFAULT_MAPRED_TASK_JAVA_OPTS): "
+                    f"YARN kills such tasks; allowed: mapreduce.{side}.memory.mb >= {heap_mb}, "
+                    f"or an -Xmx up to {mem}m in mapreduce.{side}.java.opts"
                 )
         return self
 
@@ -600,6 +670,27 @@ def _field_extra(field: str) -> dict[str, Any]:
 def field_versions(field: str) -> tuple[int, ...]:
     """The Hadoop major versions that have ``field``'s property (declared on the field)."""
     return tuple(_field_extra(field).get("hadoop_versions", (1, 2, 3)))  # type: ignore[arg-type]
+
+
+def followed_heap_changes(base: HadoopConfig, new: HadoopConfig) -> dict[str, dict[str, str]]:
+    """The task heaps that no ``-Xmx`` names and that moved from ``base`` to ``new``, as
+    what-if change lines: Hadoop 3 derives such a heap from the container (``memory.mb x
+    heap.memory-mb.ratio``, MAPREDUCE-5785), so a container change moves it, and that must be
+    said (no property shows it: a 1024 -> 128 MB container is an 820 -> 103 MB heap)."""
+    out = {}
+    for side in ("map", "reduce"):
+        a, b = (getattr(c, f"{side}_heap_bytes") // MB for c in (base, new))
+        origin = new.heap_origin(side)  # type: ignore[arg-type]
+        if a != b and not origin.startswith("-Xmx"):
+            out[f"{side} heap ({origin})"] = {"from": f"-Xmx{a}m", "to": f"-Xmx{b}m"}
+    return out
+
+
+def field_unread(field: str) -> tuple[str, str]:
+    """Why the Hadoop lines outside :func:`field_versions` do not read ``field``'s property,
+    and what they read instead (declared on the field; empty when not declared)."""
+    extra = _field_extra(field)
+    return str(extra.get("unread_why", "")), str(extra.get("unread_instead", ""))
 
 
 def is_codec_field(field: str) -> bool:

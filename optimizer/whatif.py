@@ -22,7 +22,11 @@ from mrtune.costmodel import (
     JobProfile,
     predict_job,
 )
-from mrtune.costmodel.config import check_property_name, config_error_line
+from mrtune.costmodel.config import (
+    check_property_name,
+    config_error_line,
+    followed_heap_changes,
+)
 from mrtune.errors import InputError
 from mrtune.optimizer.confidence import (
     Evidence,
@@ -34,15 +38,23 @@ from mrtune.optimizer.confidence import (
 from mrtune.optimizer.model_miss import miss_band
 from mrtune.optimizer.noise import run_noise
 from mrtune.optimizer.whatif_checks import (
-    IGNORED_SINCE_HADOOP2,
     codec_priors,
     refuse_aliases,
     refuse_map_only,
     refuse_unread_output_codec,
 )
 from mrtune.optimizer.whatif_summary import summarize
+from mrtune.profiling import profile_config
 from mrtune.search_spaces import find_knob, knob_to_properties
-from mrtune.search_spaces.knobs import Role, canonical_name
+from mrtune.search_spaces.codecs import Release, codec_verdicts, parse_release
+from mrtune.search_spaces.knobs import (
+    CODEC_AVAILABILITY,
+    MEMORY_ROLES,
+    Role,
+    canonical_name,
+    unknown_properties,
+    unread_reasons,
+)
 
 
 def parse_setting(text: str) -> tuple[str, str]:
@@ -56,22 +68,37 @@ def parse_setting(text: str) -> tuple[str, str]:
     return key, value
 
 
-def unknown_properties(changes: Mapping[str, Any], profile: JobProfile | None = None) -> list[str]:
-    """The names in ``changes`` that are no property the model reads (typos, or settings the
-    model has no term for, ``profile``'s job's API considered), in order."""
-    old_api = profile is not None and profile.old_api_splits
-    out = []
-    for key in changes:
-        try:
-            find_knob(key)  # a knob's own aliases too (starfish.use.combiner)
-            continue
-        except KeyError:
-            pass
-        try:
-            check_property_name(key, old_api=old_api)
-        except ValueError:
-            out.append(key)
-    return out
+def job_release(base: HadoopConfig, profile: JobProfile | None) -> Release:
+    """The job's release as ``optimize`` reads it for codecs (the line's earliest if unknown)."""
+    raw = profile.cluster_facts.get("hadoop_version") if profile is not None else None
+    return parse_release(raw, base.hadoop_version)
+
+
+def unshipped_codec(
+    config: HadoopConfig, base: HadoopConfig, release: Release, profile: JobProfile | None = None
+) -> tuple[str, str, str] | None:
+    """``(property=codec, why, allowed)`` for a codec ``config`` uses that the job's release
+    cannot load ("Compression codec ... was not found", ``JobConf.getMapOutputCompressorClass``)
+    by ``optimize``'s rule (:func:`~mrtune.search_spaces.codecs.codec_verdicts`: no Lz4Codec in
+    Hadoop 1.x, HADOOP-7657); not the cluster's list or native libraries, which a what-if may
+    assume. ``None``: every codec it uses ships, or ``base`` or the profiled run used it."""
+    runs = [base] + ([profile_config(profile)] if profile is not None else [])
+    in_use = {c.map_output_codec for c in runs if c.map_output_compress}
+    in_use |= {c.output_codec for c in runs if c.output_compress}
+    found = codec_verdicts(release, CODEC_AVAILABILITY, listed=set(CODEC_AVAILABILITY),
+                           in_use=in_use, allow_native=True)  # fmt: skip
+    verdicts = {v.codec: v for v in found}
+    for field in ("map_output_codec", "output_codec"):
+        on = config.map_output_compress if field == "map_output_codec" else config.output_compress
+        v = verdicts.get(getattr(config, field))
+        if on and v is not None and not v.offered:
+            return (
+                f"{HadoopConfig.model_fields[field].alias}={v.codec}",
+                f"{v.codec}: {v.reason}; this job's Hadoop {'.'.join(map(str, release))} cannot "
+                "load it",
+                ", ".join([c.codec for c in found if c.offered] + ["none"]),
+            )
+    return None
 
 
 def apply_changes(
@@ -88,15 +115,20 @@ def apply_changes(
     Codec knobs accept ``none`` (turn compression off) or a codec name. A property the model does
     not read raises ``ValueError`` naming the closest known ones (a typo must not become a
     silent no-op change); ``allow_unknown`` passes it through instead: it cannot move the
-    prediction, and :func:`what_if` lists it as such.
+    prediction, and :func:`what_if` lists it as such. A setting the job's Hadoop does not read
+    by that name (:func:`~mrtune.search_spaces.knobs.unread_reasons`), or a codec its release
+    lacks (:func:`unshipped_codec`), is one :class:`InputError`: it was priced or dropped.
     """
     props: dict[str, Any] = {}
     skip = set(unknown_properties(changes, profile)) if allow_unknown else set()
     old_api = profile is not None and profile.old_api_splits
+    release = job_release(base, profile)
     refuse_aliases(changes)
     for key, raw in changes.items():
         if key in skip:
             continue
+        for why, ok in unread_reasons({key: raw}, base.hadoop_version, release).values():
+            raise InputError(why, field="--set", value=f"{key}={raw}", allowed=ok)
         try:
             knob = find_knob(key)
         except KeyError:
@@ -117,21 +149,19 @@ def apply_changes(
             # for a setting that leaves a real job as it was.
             props[key] = raw
             continue
-        if base.hadoop_version >= 2 and knob.name in IGNORED_SINCE_HADOOP2:
-            # Hadoop 2/3 ignore io.sort.record.percent (MAPREDUCE-64 sizes the record share
-            # itself): applied here it changed nothing and was shown as no change at all
-            raise InputError(
-                f"{key} is read by Hadoop 1 only; this job's Hadoop {base.hadoop_version} "
-                f"ignores it ({IGNORED_SINCE_HADOOP2[knob.name]})",
-                field="--set",
-                value=f"{key}={raw}",
-            )
         value = knob.parse(raw)
-        if profile is not None:
+        heap = (f"mapreduce.{knob.side}.java.opts", "mapred.child.java.opts")
+        if knob.role in MEMORY_ROLES and any(canonical_name(k) in heap for k in changes):
+            # the heap asked in the same what-if stays (it was rewritten to the container's
+            # ratio or not by the order of the --sets); HadoopConfig checks that it fits
+            props[knob.name] = value
+        elif profile is not None:
             props.update(knob_to_properties(knob, value, base, profile))
         else:
             props[knob.name] = value
     proposed = base.with_changes(props)
+    if (bad := unshipped_codec(proposed, base, release, profile)) is not None:
+        raise InputError(bad[1], field="--set", value=bad[0], allowed=bad[2])
     refuse_map_only(changes, proposed)
     return proposed
 
@@ -155,10 +185,16 @@ def replay_conf(
     ``starfish.use.combiner`` is its combiner switch (``MapProfileOracle``: a combiner class and
     the flag not false); ``true`` restores the profiled job's combiner. Properties the model
     does not read are returned, in order, as not modelled: a job's full ``*_conf.xml`` holds
-    hundreds. A value Hadoop would refuse is one :class:`InputError` naming the file and key.
+    hundreds; so are those the job's Hadoop does not read (:func:`~mrtune.search_spaces.knobs.
+    unread_reasons`: a Hadoop 1 job never reads a file's ``shuffle.memory.limit.percent``). A
+    value Hadoop would refuse, or a codec its release lacks, is one :class:`InputError` naming
+    the file and key.
     """
-    not_modelled = unknown_properties(props, profile)
-    skip = set(not_modelled)
+    skip, release = set(unknown_properties(props, profile)), job_release(base, profile)
+    try:
+        skip |= set(unread_reasons(props, base.hadoop_version, release))
+    except ValidationError as exc:
+        raise InputError(config_error_line(exc), path=source) from None
     plain: dict[str, Any] = {}
     switches: dict[str, Any] = {}
     for key, raw in props.items():
@@ -187,11 +223,16 @@ def replay_conf(
                 ) from None
         plain[key] = raw
     try:
-        return base.with_changes({**plain, **switches}), not_modelled
+        replayed = base.with_changes({**plain, **switches})
     except ValidationError as exc:  # by property name and value, never pydantic's own text
         raise InputError(config_error_line(exc), path=source) from None
     except ValueError as exc:
         raise InputError(" ".join(str(exc).split()), path=source) from None
+    if (bad := unshipped_codec(replayed, base, release, profile)) is not None:
+        raise InputError(
+            bad[1], path=source, field=bad[0].split("=")[0], value=bad[0], allowed=bad[2]
+        )
+    return replayed, [k for k in props if k in skip]
 
 
 @dataclass
@@ -264,9 +305,12 @@ def what_if(
     (:func:`replay_conf`), then ``changes`` over them. ``lint``: :func:`limit_findings`.
     """
     changes = changes or {}
-    start, unread = base, []
-    if replay:
+    start, unread, by_version = base, [], {}
+    if replay:  # of its unread settings, those this job's Hadoop never reads, with the reason
         start, unread = replay_conf(base, replay, profile, source=replay_source)
+        by_version = unread_reasons(
+            {k: replay[k] for k in unread}, base.hadoop_version, job_release(base, profile)
+        )
     proposed = apply_changes(start, changes, profile, allow_unknown=allow_unknown)
     (new_cluster or cluster).check_fits(proposed)  # containers YARN would refuse: one line
     limits = limit_findings(profile, base, proposed)
@@ -288,6 +332,7 @@ def what_if(
     for k, v in after.items():
         if k not in before:
             changed[k] = {"from": None, "to": v}
+    changed.update(followed_heap_changes(base, proposed))  # the heap a container moved
     return {
         "job_id": profile.job_id,
         "changes": changed,
@@ -298,6 +343,7 @@ def what_if(
         },
         "profiled": rows[2] if input_bytes is not None else None,
         "not_modelled": unread + (unknown_properties(changes, profile) if allow_unknown else []),
+        "not_read_by_version": {k: f"{w}; allowed: {a}" for k, (w, a) in by_version.items()},
         "cluster": {
             "current": cluster.model_dump(),
             "what-if": (new_cluster or cluster).model_dump(),

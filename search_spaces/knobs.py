@@ -33,8 +33,20 @@ it agrees with ``HadoopConfig`` and with the property names Hadoop 1 and Hadoop 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
+from mrtune.costmodel.config import (
+    HadoopConfig,
+    check_property_name,
+    field_unread,
+    field_versions,
+    property_field,
+)
+from mrtune.costmodel.hadoop_values import hadoop_long
+from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.properties import DEPRECATED_NAMES, STARFISH_USE_COMBINER
 from mrtune.search_spaces.knob import CODEC_ROLES, MEMORY_ROLES, Knob, Role, Side
 
@@ -51,6 +63,9 @@ __all__ = [
     "canonical_name",
     "find_knob",
     "knob_with_role",
+    "unknown_properties",
+    "unread_by_version",
+    "unread_reasons",
 ]
 
 _SORTMB = (25, 50, 75, 100, 125, 150, 200, 250, 300, 400, 500, 600, 800, 1000, 1200, 1600, 2047)
@@ -207,6 +222,26 @@ def find_knob(name: str) -> Knob:
     raise KeyError(f"{name!r} is not a tunable setting{hint}")
 
 
+def unknown_properties(
+    changes: Mapping[str, object], profile: JobProfile | None = None
+) -> list[str]:
+    """The names in ``changes`` that are no property the model reads (typos, or settings the
+    model has no term for, ``profile``'s job's API considered), in order."""
+    old_api = profile is not None and profile.old_api_splits
+    out = []
+    for key in changes:
+        try:
+            find_knob(key)  # a knob's own aliases too (starfish.use.combiner)
+            continue
+        except KeyError:
+            pass
+        try:
+            check_property_name(key, old_api=old_api)
+        except ValueError:
+            out.append(key)
+    return out
+
+
 # ---------------------------------------------------------------- codec availability metadata
 @dataclass(frozen=True)
 class CodecAvailability:
@@ -246,3 +281,117 @@ CODEC_AVAILABILITY: dict[str, CodecAvailability] = {
     "lzo": CodecAvailability(_ALWAYS, None, "hadoop-lzo (GPL, installed apart)", bundled=False),
     "lzop": CodecAvailability(_ALWAYS, None, "hadoop-lzo (GPL, installed apart)", bundled=False),
 }
+
+
+# ---------------------------------------------------------------- what each Hadoop line reads
+Release = tuple[int, int, int]
+
+#: The first Hadoop 1 release that reads the per-side heap options
+#: ``mapred.{map,reduce}.child.java.opts``: MAPREDUCE-478, released in 0.20.203.0 (and 0.21;
+#: every 1.x has it, ``MapTaskRunner.getChildJavaOpts``); 0.20.2 and before read
+#: ``mapred.child.java.opts`` for maps and reduces alike (``TaskRunner``).
+SIDE_HEAP_OPTS_SINCE: Release = (0, 20, 203)
+
+#: A Hadoop 2/3 heap option → the Hadoop 1 name of the same setting.
+_HADOOP1_HEAP_OPTS = {
+    "mapreduce.map.java.opts": "mapred.map.child.java.opts",
+    "mapreduce.reduce.java.opts": "mapred.reduce.child.java.opts",
+}
+
+
+def unread_by_version(
+    name: str, value: object, hadoop_version: int, release: Release
+) -> tuple[str, str] | None:
+    """``(why, allowed)`` when a job of ``hadoop_version`` (release ``release``) would not read
+    ``name`` set to ``value``; ``None`` when it reads it.
+
+    A what-if must not price a setting the job's Hadoop never reads: Hadoop 1 has no
+    ``shuffle.memory.limit.percent`` (``ReduceCopier`` hard-codes 0.25) and no containers, so
+    ``mapreduce.map.memory.mb=512`` invented an ``-Xmx409m`` there (the heap following the
+    container is Hadoop 3's MAPREDUCE-5785). The declared lines are the ``HadoopConfig``
+    field's (:func:`~mrtune.costmodel.config.field_versions`), plus two rules of names:
+    container memory is a YARN request (:attr:`Knob.versions` ``(2, 3)``; ``-1``/``0``,
+    Hadoop 1's own "no memory limit", changes nothing and passes), and Hadoop 1 reads a task's
+    heap only by its own names (:func:`_hadoop1_heap`).
+    """
+    canonical = canonical_name(name.strip())
+    field = property_field(canonical)
+    if field is not None and hadoop_version not in field_versions(field):
+        why, allowed = field_unread(field)
+        lines = " and ".join(map(str, field_versions(field)))
+        return (
+            f"{name} is read by Hadoop {lines} only; this job's Hadoop {hadoop_version} "
+            f"ignores it" + (f" ({why})" if why else ""),
+            allowed or f"the settings Hadoop {hadoop_version} reads (mrtune schema config)",
+        )
+    if hadoop_version != 1:
+        return None
+    knob = KNOBS_BY_NAME.get(canonical)
+    if knob is not None and knob.container_memory and not knob.applies_to(1):
+        return _hadoop1_container(name, value, knob.side)
+    return _hadoop1_heap(name, canonical, release)
+
+
+def unread_reasons(
+    props: Mapping[str, object], hadoop_version: int, release: Release
+) -> dict[str, tuple[str, str]]:
+    """:func:`unread_by_version` of each property of ``props`` the job's Hadoop does not read,
+    in order. A value no Hadoop takes (``-Xmx`` without a size, ``vcores=0``) raises its own
+    ``ValidationError`` first: that is what is wrong with it on any version."""
+    out = {}
+    for name, value in props.items():
+        why = unread_by_version(name, value, hadoop_version, release)
+        if why is None:
+            continue
+        try:
+            HadoopConfig(hadoop_version=hadoop_version).with_changes({name: value})  # type: ignore[arg-type]
+        except ValidationError as exc:
+            if any(err.get("loc") for err in exc.errors()):
+                raise  # a field's own value, not a cross-check against the other defaults
+        out[name] = why
+    return out
+
+
+def _hadoop1_container(name: str, value: object, side: str) -> tuple[str, str] | None:
+    """A positive container size asked of a Hadoop 1 job (see :func:`unread_by_version`)."""
+    try:
+        mb = hadoop_long(str(value).strip())
+    except ValueError:
+        return None  # not a number: the knob's own check names what is allowed
+    if mb <= 0:
+        return None
+    return (
+        f"{name}: Hadoop 1 has no containers; a TaskTracker slot runs the task with the -Xmx "
+        "of mapred.child.java.opts whatever the memory setting (Hadoop 1 reads "
+        f"mapred.job.{side}.memory.mb only for memory-based scheduling and the "
+        "TaskMemoryManagerThread's limit, which the model has no term for; a heap following "
+        "the container is Hadoop 3's MAPREDUCE-5785)",
+        "the heap as mapred.child.java.opts=-Xmx<size>; or -1 (Hadoop 1's default, no limit)",
+    )
+
+
+def _hadoop1_heap(name: str, canonical: str, release: Release) -> tuple[str, str] | None:
+    """A task heap option by a name this Hadoop 1 release does not read: the Hadoop 2/3 name
+    (Hadoop 1's ``JobConf`` has no ``mapreduce.*.java.opts``; its deprecation table maps the
+    other way only from Hadoop 2 on), or a per-side name before MAPREDUCE-478."""
+    if canonical not in _HADOOP1_HEAP_OPTS:
+        return None
+    side = "map" if "map." in canonical else "reduce"
+    old = _HADOOP1_HEAP_OPTS[canonical]
+    has_side = release >= SIDE_HEAP_OPTS_SINCE
+    rel = ".".join(map(str, release))
+    if name.strip() == old:
+        if has_side:
+            return None
+        return (
+            f"{name} came with MAPREDUCE-478 (Hadoop 0.20.203.0); this job's Hadoop {rel} "
+            "reads mapred.child.java.opts for maps and reduces alike (TaskRunner)",
+            "mapred.child.java.opts",
+        )
+    reads = f"{old}, else mapred.child.java.opts" if has_side else "mapred.child.java.opts"
+    where = f"{side.capitalize()}TaskRunner.getChildJavaOpts" if has_side else "TaskRunner"
+    return (
+        f"{name} is a Hadoop 2/3 name that Hadoop 1 does not read; this job's Hadoop {rel} "
+        f"takes the {side} heap from {reads} ({where})",
+        reads.replace(", else ", " or "),
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -26,14 +27,17 @@ from mrtune.cli.console import (
     cli_errors,
     console,
     emit_json,
+    err_console,
     strict_option,
     warn_calibration,
 )
-from mrtune.costmodel import predict_job
+from mrtune.costmodel import HadoopConfig, JobProfile, predict_job
 from mrtune.errors import InputError
 from mrtune.optimizer.units import format_ms, parse_size
+from mrtune.optimizer.whatif import job_release, unshipped_codec
 from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES, summarize
 from mrtune.search_spaces import SearchSpace, find_knob
+from mrtune.search_spaces.knobs import CODEC_ROLES, Knob, Role, unread_by_version
 
 
 def _size_or_bytes(text: str) -> float:
@@ -121,14 +125,8 @@ def sweep_cmd(
     spec, where = build_cluster(prof, nodes, cluster, local)
     space = SearchSpace.for_job(prof, base, spec, allow_memory=True, only=[knob.name])
     if not space.knobs:
-        raise InputError(
-            "this setting does not apply to this job (e.g. a reduce-side setting "
-            "of a map-only job, or a combiner switch without a combiner)",
-            field="--param",
-            value=knob.name,
-        )
-    values = sweep_values(knob, range_, steps)
-    repaired = space.repair({knob.name: values})[knob.name]
+        raise InputError(_not_applicable(knob, prof, base), field="--param", value=knob.name)
+    knob, values, repaired, notes = _points(space, knob, range_, steps)
     pred = predict_job(prof, space.to_batch({knob.name: repaired}), spec)
     rows = []
     for i, v in enumerate(repaired):
@@ -140,8 +138,11 @@ def sweep_cmd(
         _plot(rows, knob, plot)
     if fmt == OutputFormat.json:
         calib = calibration_brief(prof)
-        emit_json({"param": knob.name, "cluster": where, "calibration": calib, "points": rows})
+        out = {"param": knob.name, "cluster": where, "calibration": calib, "points": rows}
+        emit_json({**out, "notes": notes})  # the values left out, and why
         return
+    for line in notes:
+        err_console.print(f"note: {line}", highlight=False)
     console.print(f"cluster: {where}")
     t = Table(title=f"sweep of {knob.name}")
     t.add_column(knob.name, justify="right")
@@ -174,6 +175,103 @@ def sweep_cmd(
         )
     if plot is not None:
         console.print(f"wrote {plot}")
+
+
+def _points(
+    space: SearchSpace, knob: Knob, text: str | None, steps: int
+) -> tuple[Knob, np.ndarray, np.ndarray, list[str]]:
+    """The knob swept, its values as asked and as repaired, and a note for each value left
+    out: a codec the job's release does not ship (:func:`_shipped`), a container its task's
+    heap does not fit (:func:`_fitting_heaps`)."""
+    knob, not_shipped = _shipped(knob, space.profile, space.base)
+    values = sweep_values(knob, text, steps)
+    repaired = space.repair({knob.name: values})[knob.name]
+    values, repaired, killed = _fitting_heaps(space, knob, values, repaired)
+    notes = [f"not swept: {w}" for w in not_shipped] + ([killed] if killed else [])
+    return knob, values, repaired, notes
+
+
+def _not_applicable(knob: Knob, prof: JobProfile, base: HadoopConfig) -> str:
+    """Why the sweep has no such setting for this job: first whether its Hadoop reads it at
+    all (:func:`~mrtune.search_spaces.knobs.unread_by_version`: Hadoop 1 has no containers and
+    no shuffle.memory.limit.percent), else the job's own shape."""
+    if not knob.applies_to(base.hadoop_version):
+        high = knob.high if knob.high is not None else ""
+        why = unread_by_version(knob.name, high, base.hadoop_version, job_release(base, prof))
+        if why is not None:
+            return f"{why[0]}; allowed: {why[1]}"
+        lines = " and ".join(map(str, knob.versions))
+        return (
+            f"{knob.name} acts on Hadoop {lines} only (Knob.versions); this job runs Hadoop "
+            f"{base.hadoop_version}"
+        )
+    return (
+        "this setting does not apply to this job (e.g. a reduce-side setting "
+        "of a map-only job, or a combiner switch without a combiner)"
+    )
+
+
+def _shipped(knob: Knob, prof: JobProfile, base: HadoopConfig) -> tuple[Knob, list[str]]:
+    """``knob`` with only the codecs the job's release ships, and a line for each left out:
+    the rule ``whatif`` refuses a codec by (:func:`~mrtune.optimizer.whatif.unshipped_codec`;
+    lz4 on Hadoop 1 had been swept and priced). Other knobs as they are."""
+    if knob.role not in CODEC_ROLES:
+        return knob, []
+    keep, out = [], []
+    field = "map_output_codec" if knob.role == Role.map_codec else "output_codec"
+    switch = "map_output_compress" if knob.role == Role.map_codec else "output_compress"
+    for codec in knob.choices:
+        if codec in ("none", "unknown"):
+            keep.append(codec)
+            continue
+        probe = base.model_copy(update={field: codec, switch: True})
+        bad = unshipped_codec(probe, base, job_release(base, prof), prof)
+        if bad is None:
+            keep.append(codec)
+        else:
+            out.append(bad[1])
+    return dataclasses.replace(knob, choices=tuple(keep)), out
+
+
+def _fitting_heaps(
+    space: SearchSpace, knob: Knob, values: np.ndarray, repaired: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, str | None]:
+    """The rows whose task heap fits its container, and a line saying how many were skipped
+    and why (``HadoopConfig``'s own refusal of the first). Hadoop 2 without an ``-Xmx`` runs
+    every container at the default ``-Xmx200m`` (JobConf.DEFAULT_MAPRED_TASK_JAVA_OPTS), so a
+    128..197 MB sweep row was a task YARN kills ("running beyond physical memory limits"),
+    priced as if it ran. No row fits: the range is refused, one line."""
+    if not knob.container_memory or space.base.hadoop_version < 2:
+        return values, repaired, None
+    side = "map" if knob.role == Role.map_memory else "reduce"
+    batch = space.to_batch({knob.name: repaired})
+    mb = np.asarray(getattr(batch, f"{side}_container_mb"), dtype=np.float64)
+    heap = np.asarray(getattr(batch, f"{side}_heap_bytes"), dtype=np.float64)
+    killed = (mb > 0) & (heap > mb * 2**20)
+    if not killed.any():
+        return values, repaired, None
+    first = int(knob.decode(float(repaired[np.argmax(killed)])))
+    try:
+        space.base.with_changes({knob.name: first})
+        why = f"its {side} heap does not fit the container: YARN kills such tasks"
+    except ValueError as exc:
+        why = _first_line(exc)
+    if killed.all():
+        raise InputError(why, field="--range", value=f"{knob.name}={first}")
+    n, last = int(killed.sum()), knob.decode(float(repaired[killed][-1]))
+    line = f"skipped {n} value{'s' * (n > 1)} of {knob.name} ({first}..{last}): {why}"
+    return values[~killed], repaired[~killed], line
+
+
+def _first_line(exc: Exception) -> str:
+    """One line of a configuration's refusal, by Hadoop property name."""
+    from pydantic import ValidationError
+
+    from mrtune.costmodel.config import config_error_line
+
+    if isinstance(exc, ValidationError):
+        return config_error_line(exc)
+    return " ".join(str(exc).split())
 
 
 def _plot(rows: list[dict], knob, path: Path) -> None:  # noqa: ANN001

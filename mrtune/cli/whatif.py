@@ -155,8 +155,10 @@ def render_whatif(result: dict[str, Any]) -> None:
             a, b = (short_value(x) for x in (v["from"], v["to"]))
             console.print(f"  [cyan]{k}[/]: {a} → [bold]{b}[/]", soft_wrap=True)
     unread = result.get("not_modelled", [])
+    by_version = result.get("not_read_by_version") or {}
     for name in unread[:8]:
-        console.print(f"  [yellow]{name}[/]: passed through; the model does not read it")
+        why = by_version.get(name, "passed through; the model does not read it")
+        console.print(f"  [yellow]{name}[/]: {why}", highlight=False)
     if len(unread) > 8:
         console.print(f"  … and {len(unread) - 8} more the model does not read (--format json)")
     sizes, profiled = result["input_bytes"], result.get("profiled")
