@@ -162,7 +162,7 @@ def apply_changes(
     proposed = base.with_changes(props)
     if (bad := unshipped_codec(proposed, base, release, profile)) is not None:
         raise InputError(bad[1], field="--set", value=bad[0], allowed=bad[2])
-    refuse_map_only(changes, proposed)
+    refuse_map_only(changes, proposed, profile)
     return proposed
 
 

@@ -107,12 +107,19 @@ def unmodelled_split_note(profile: JobProfile, changes: Mapping[str, str]) -> st
     return f"{', '.join(keys)}: {reason}; the answer keeps the run's maps"
 
 
-def refuse_map_only(changes: Mapping[str, Any], proposed: HadoopConfig) -> None:
+def refuse_map_only(
+    changes: Mapping[str, Any], proposed: HadoopConfig, profile: JobProfile | None = None
+) -> None:
     """A change that cannot act on a map-only job is refused in one line, never answered as
     "no change": with no reducers ``MapTask`` hands the map output straight to the output
     format (``NewDirectOutputCollector``): no sort buffer, spill, combiner pass, map-output
-    codec, shuffle or merge. A what-if that also adds reducers asks about a job with a reduce
-    side, and is answered."""
+    codec, shuffle or merge. Reducers asked of a map-only profile are refused too: the run
+    measured no reduce side (what its reduce function does, emits and costs), and the model,
+    which keeps a map-only profile map-only, had answered "0 -> 2 reducers" as no change.
+    A what-if that makes a job with reducers map-only (a replayed Starfish smart-RRS file:
+    reduces 0 and a sort buffer) is answered."""
+    if profile is not None and profile.map_only:
+        _refuse_reducers_of_map_only(changes, proposed, profile)
     if proposed.num_reducers != 0 or any(_is_reducers(k) for k in changes):
         return  # a job with a reduce side, or a what-if that makes one map-only (a whole
         # configuration replayed, like Starfish's smart-RRS TeraSort: reduces 0 and a sort
@@ -129,9 +136,30 @@ def refuse_map_only(changes: Mapping[str, Any], proposed: HadoopConfig) -> None:
                 "buffer, spill, map-output codec, shuffle or merge",
                 field="--set",
                 value=f"{key}={changes[key]}",
-                allowed="the job's split size, containers and output settings; or set "
-                "mapreduce.job.reduces above 0 in the same what-if",
+                allowed="the job's split size, containers and output settings (a job with "
+                "reducers needs the profile of a run that had them)",
             )
+
+
+def _refuse_reducers_of_map_only(
+    changes: Mapping[str, Any], proposed: HadoopConfig, profile: JobProfile
+) -> None:
+    """Reducers asked of a map-only profile: refused, unless the job's code sets them (its
+    ``setNumReduceTasks(0)`` overrides the -D, which the what-if then says and keeps)."""
+    keys = [k for k in changes if _is_reducers(k)]
+    if not keys or proposed.num_reducers == 0:
+        return
+    if any(_is_reducers(k) for k in profile.fixed_by_job):
+        return
+    raise InputError(
+        f"the profile is of a map-only run: it measured no reduce side (what the reduce "
+        f"function reads, emits and costs), so {proposed.num_reducers} reducer(s) cannot be "
+        "priced",
+        field="--set",
+        value=f"{keys[0]}={changes[keys[0]]}",
+        allowed="the profile of a run of the job with reducers; on this one, the split size, "
+        "containers and output settings",
+    )
 
 
 def saturated_key_law_note(
