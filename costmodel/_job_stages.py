@@ -8,7 +8,7 @@ carry the arrays they share (one per configuration, shape (n,)), :class:`Stages`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -252,27 +252,8 @@ def with_hot_reduce(
     """
     hot_task = rd_hot.task_ms if isinstance(t.s_red, float) else rd_hot.task_ms * t.s_red
     hot_task = _after_merge(j.cluster, hot_task)
-    hot_t = TaskTimes(
-        s_map=t.s_map,
-        s_red=t.s_red,
-        r_task=hot_task,
-        m_times=t.m_times,
-        map_work=t.map_work,
-        longest=t.longest,
-        t_map_avg=t.t_map_avg,
-        t_red=hot_task + j.startup if j.startup else hot_task,
-    )
+    hot_t = replace(t, r_task=hot_task, t_red=hot_task + j.startup if j.startup else hot_task)
     *_, hot_end, _ = reduce_stage_times(j, hot_t, rd_hot, s.slow_start, s.map_stage)
     extra = at_least(hot_task - t.r_task, 0.0) / j.red_slots
     job = np.maximum(s.job + extra, hot_end)
-    stages_hot = Stages(
-        map_waves=s.map_waves,
-        slow_start=s.slow_start,
-        map_stage=s.map_stage,
-        red_start=s.red_start,
-        shuffle_end=s.shuffle_end,
-        red_waves=s.red_waves,
-        first_wave_end=s.first_wave_end,
-        job=job,
-    )
-    return stages_hot, HotReduce(rd_hot, hot_task, hot_end)
+    return replace(s, job=job), HotReduce(rd_hot, hot_task, hot_end)
