@@ -51,9 +51,7 @@ def replayed_conf(profile: Path, conf: Path | None) -> dict[str, str] | None:
         from mrtune.cli.console import err_console
 
         for line in loaded.warnings:
-            err_console.print(
-                f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True
-            )
+            err_console.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False)
     return loaded.properties
 
 

@@ -284,13 +284,13 @@ def _warn_job_model(profile: Any) -> None:
         err_console.print(
             f"[bold yellow]warning:[/] {escape(f'{profile.job_id}: {line}')}",
             highlight=False,
-            soft_wrap=True,
         )
 
 
 def warn_calibration(profile: Any, strict: bool = False) -> None:
-    """Say in one line (stderr) that ``profile``'s calibration missed its own observed phase
-    times (``JobProfile.calibration``, issue 20); with ``strict``, make it an error (exit 2).
+    """Say on stderr (wrapped to the terminal, as every warning) that ``profile``'s
+    calibration missed its own observed phase times (``JobProfile.calibration``, issue 20);
+    with ``strict``, make it an error (exit 2): an error stays one line.
 
     Predictions from such a profile rest on cost factors that do not reproduce the job's own
     run, so no command may use one silently (DESIGN decision 10).
@@ -305,4 +305,4 @@ def warn_calibration(profile: Any, strict: bool = False) -> None:
         raise InputError(line + " (--strict)")
     from rich.markup import escape
 
-    err_console.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    err_console.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False)

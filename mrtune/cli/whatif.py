@@ -320,9 +320,7 @@ def warn_limits(findings: list[dict[str, Any]]) -> None:
             f"lint {f['severity']} {f['rule']}: {f['property']}={f['value']}: "
             f"{f['message']} ({f['threshold']})"
         )
-        err_console.print(
-            f"[bold yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True
-        )
+        err_console.print(f"[bold yellow]warning:[/] {escape(line)}", highlight=False)
 
 
 def _evidence(prof: JobProfile, base: HadoopConfig, samples: int, seed: int) -> Evidence:

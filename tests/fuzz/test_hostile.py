@@ -40,9 +40,21 @@ def run(*args: str | Path, env: dict[str, str | None] | None = None):  # noqa: A
     return res
 
 
+def messages(stderr: str) -> list[str]:
+    """stderr as messages: each starts ``warning:``, ``note:`` or ``error:``; a warning wraps
+    at the terminal's width, its continuation lines belong to it (an error is one line)."""
+    out: list[str] = []
+    for line in stderr.strip().splitlines():
+        if out and not line.startswith(("warning:", "note:", "error:")):
+            out[-1] += "\n" + line
+        else:
+            out.append(line)
+    return out
+
+
 def one_error_line(res, *needles: str) -> str:  # noqa: ANN001
-    # a profile's own warnings (e.g. its calibration check) may precede the error: one line each
-    lines = [ln for ln in res.stderr.strip().splitlines() if not ln.startswith("warning:")]
+    # a profile's own warnings (e.g. its calibration check) may precede the error
+    lines = [m for m in messages(res.stderr) if not m.startswith(("warning:", "note:"))]
     err = "\n".join(lines)
     assert res.exit_code == 2, (res.exit_code, err, res.stdout[-500:])
     assert err.startswith("error:") and "\n" not in err, err
