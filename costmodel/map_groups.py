@@ -69,9 +69,16 @@ def split_sizes(
     if not nonzero(old):
         return batch.split_size
     maps = 1.0 if cluster.local_mode else batch.num_maps_hint.astype(np.float64)
-    goal = np.floor(profile.input_bytes / maps)
-    size = np.maximum(at_least(batch.split_minsize, 1.0), np.minimum(goal, batch.block_size))
+    size = old_api_split(profile.input_bytes, maps, batch.split_minsize, batch.block_size)
     return size if old is True else np.where(old, size, batch.split_size)
+
+
+def old_api_split(total: F64 | float, maps: F64 | float, minsize: F64, block: F64) -> F64:
+    """``org.apache.hadoop.mapred.FileInputFormat.computeSplitSize``: ``max(minSize,
+    min(goalSize, blockSize))``, ``goalSize = totalSize / numSplits`` (a long division) and
+    ``minSize`` at least 1 (:func:`split_sizes`; the profiler's scalar reading of a run)."""
+    goal = np.floor(np.asarray(total, dtype=np.float64) / maps)
+    return np.maximum(np.maximum(minsize, 1.0), np.minimum(goal, block))
 
 
 def split_layout(

@@ -312,26 +312,17 @@ def chosen_job_note(profile: JobProfile, path: Path) -> str | None:
     return None
 
 
-def _sniffed(path: Path) -> str | None:
-    """``sniff_format`` of ``path``, or ``None`` when it cannot tell."""
-    from mrtune.readers import sniff_format
-
-    try:
-        return sniff_format(path)
-    except (OSError, ValueError):
-        return None
-
-
 def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list[RunRecord]
     """The run records (``mrtune hadoop-run`` / ``hadoop-matrix``) in ``path``: a JSONL file, a
     JSON record or a JSON list. A file that is not one gives one line naming it; with
     ``need_success``, so does a file without a successful run."""
+    from mrtune.readers import holds_run_records
     from mrtune.readers.run_records import read_jsonl
 
     try:
         records = read_jsonl(path)
     except InputError as exc:
-        if _sniffed(path) == "run":  # a run record's bad field: its own line (file, field)
+        if holds_run_records(path):  # a run record's bad field: its own line (file, field)
             raise
         raise InputError(_not_run_records(path, exc), path=str(path)) from None
     except (ValidationError, ValueError) as exc:

@@ -95,25 +95,16 @@ def view_from_history(history: JobHistory, conf_path: Path | None) -> JobView:
     return view
 
 
-def _sniffed_run(path: Path) -> bool:
-    """Whether ``path``'s content is a run record's (``sniff_format``), whatever its fields."""
-    from mrtune.readers import sniff_format
-
-    try:
-        return sniff_format(path) == "run"
-    except (OSError, ValueError):
-        return False
-
-
 def _run_views(path: Path) -> list[JobView] | None:
     """Views of a file of run records, or ``None`` when the file holds something else."""
     from mrtune.calibration.run_profile import profile_from_run
+    from mrtune.readers import holds_run_records
     from mrtune.readers.run_records import read_jsonl
 
     try:
         records = read_jsonl(path)
     except (ValidationError, ValueError):
-        if _sniffed_run(path):
+        if holds_run_records(path):
             raise  # a run record with a bad field: its one line (file, field, value)
         return None
     views = []

@@ -55,8 +55,10 @@ def job_split_size(props: Any, cfg: HadoopConfig, stored: float, *, local: bool 
     and in local mode (``local``) the hint was 1 (``LocalClientProtocolProvider``)."""
     if not old_api(props):
         return cfg.split_size
-    goal = int(stored) // (1 if local else max(cfg.num_maps_hint, 1))
-    return max(max(cfg.split_minsize, 1), min(goal, cfg.dfs_blocksize))
+    from mrtune.costmodel.map_groups import old_api_split
+
+    maps = 1 if local else max(cfg.num_maps_hint, 1)
+    return int(old_api_split(int(stored), maps, cfg.split_minsize, cfg.dfs_blocksize))
 
 
 #: FileInputFormat's SPLIT_SLOP: a file's last split may be up to 1.1 splits long.

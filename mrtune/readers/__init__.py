@@ -57,6 +57,16 @@ FORMATS: tuple[str, ...] = ("jhist", "rest", "rumen")
 RUN_RECORD_HEAD = re.compile(r'\[?\s*\{\s*"schema_version"\s*:\s*\d+\s*,\s*"run_id"\s*:')
 
 
+def holds_run_records(path: str | Path) -> bool:
+    """Whether ``path``'s content starts as run records do (:data:`RUN_RECORD_HEAD`), whatever
+    their fields: a damaged record is then reported as one, not as some other kind of file."""
+    try:
+        head = _head(Path(path))
+    except InputError:
+        return False
+    return bool(RUN_RECORD_HEAD.match(head.lstrip("\ufeff \t\r\n")))
+
+
 def sniff_format(path: str | Path) -> str:
     """``jhist``, ``rest``, ``rumen`` or ``run`` (a run record of ``mrtune hadoop-run``) from a
     file's content (a directory is REST).
@@ -180,5 +190,6 @@ __all__ = [
     "load_rumen",
     "parse_conf_text",
     "select_job",
+    "holds_run_records",
     "sniff_format",
 ]
