@@ -105,8 +105,11 @@ def default_label(job: str, project: bool = True) -> str:
     """The label ``validate`` calibrates ``job`` on by default: ``<prefix>-default`` for the
     project's jobs (:data:`JOB_PREFIX`: ``wc-default`` for WordCount), ``<job>-default`` for
     any other (a ``hadoop-run --jar`` job is named after its main class: ``sensorstats``, and
-    the examples' ``WordCount`` is ``wordcount-default``, not the project's ``wc-default``)."""
-    return f"{JOB_PREFIX.get(job, job) if project else job}-default"
+    the examples' ``WordCount`` is ``wordcount-default``, not the project's ``wc-default``).
+    The k-th job of a driver that ran several, ``grep#2``, is calibrated on ``grep-default#2``
+    (:func:`mrtune.harness.any_record.build_any_records`)."""
+    base, sep, k = job.partition("#")
+    return f"{JOB_PREFIX.get(base, base) if project else base}-default{sep}{k}"
 
 
 @dataclass

@@ -77,6 +77,7 @@ def run_any(
 ) -> None:  # fmt: skip
     """Run ``repeat`` times, append each run to ``<keep>/runs.jsonl``, print a table."""
     from mrtune.harness.any_job import JobSpec, append_index, run_local, run_yarn
+    from mrtune.harness.any_record import per_job_entries
 
     if jar is None:
         if len(positional) != 1:
@@ -102,7 +103,7 @@ def run_any(
         from mrtune.harness.jars import find_jars
 
         hadoop = find_jars(jars)
-    entries, records = [], []
+    entries, records, indexed = [], [], []
     for i in range(repeat):
         # the folder and the recorded repeat are one number: the label's next free r<N>
         rep = _next_repeat(base / spec.label)
@@ -115,32 +116,43 @@ def run_any(
             entry = run_local(spec, run_dir, hadoop, xmx_mb=xmx)
         entry["repeat"] = rep
         if mode == "local" and jar is not None:
-            records.append(_local_record(entry, main_class, rep, base))
+            records += _local_records(entry, main_class, rep, base)
         else:
-            append_index(base / "runs.jsonl", entry)
+            for e in per_job_entries(entry):
+                append_index(base / "runs.jsonl", e)
+                indexed.append(e)
         entries.append(entry)
         if not entry["success"]:
             raise InputError(f"the job failed (exit {entry['exit_code']}); see {entry['log']}")
-    _report(entries, output, format, base, records)
+    _report(entries, output, format, base, records, indexed)
 
 
-def _local_record(entry: dict[str, Any], main_class: str, rep: int, base: Path):  # -> RunRecord
-    """A local ``--jar`` run's :class:`~mrtune.readers.run_records.RunRecord`, appended to
-    ``<base>/runs.jsonl`` (:mod:`mrtune.harness.any_record`), as the project's runs have."""
-    from mrtune.harness.any_record import build_any_record, job_name_of, started_no_job
+def _local_records(entry: dict[str, Any], main_class: str, rep: int, base: Path) -> list:
+    """A local ``--jar`` run's :class:`~mrtune.readers.run_records.RunRecord` (one per
+    MapReduce job it ran, :func:`~mrtune.harness.any_record.build_any_records`), appended to
+    ``<base>/runs.jsonl`` as the project's runs are."""
+    from mrtune.harness.any_record import build_any_records, job_name_of, started_no_job
     from mrtune.readers.run_records import write_jsonl
 
     if not entry["success"] and (why := started_no_job(Path(entry["run_dir"]))) is not None:
         raise InputError(f"the job failed (exit {entry['exit_code']}) before it ran: {why}")
-    rec = build_any_record(entry, job_name_of(main_class), rep)
-    _warn_other_settings(rec, base / "runs.jsonl")
-    write_jsonl([rec], base / "runs.jsonl", append=True)
-    if rec.ignored_settings():
-        from mrtune.calibration.run_profile import ignored_settings_line
+    recs = build_any_records(entry, job_name_of(main_class), rep)
+    for rec in recs:
+        _warn_other_settings(rec, base / "runs.jsonl")
+    write_jsonl(recs, base / "runs.jsonl", append=True)
+    if len(recs) > 1:
+        err_console.print(
+            f"the jar ran {len(recs)} MapReduce jobs, recorded in the order it submitted them "
+            f"as {', '.join(r.label for r in recs)}",
+            highlight=False,
+        )
+    for rec in recs:
+        if rec.ignored_settings():
+            from mrtune.calibration.run_profile import ignored_settings_line
 
-        err_console.print(f"warning: {ignored_settings_line(rec)}", highlight=False)
-    entry["success"] = entry["success"] and rec.success
-    return rec
+            err_console.print(f"warning: {ignored_settings_line(rec)}", highlight=False)
+    entry["success"] = entry["success"] and all(r.success for r in recs)
+    return recs
 
 
 def _warn_other_settings(rec: Any, index: Path) -> None:
@@ -169,12 +181,13 @@ def _next_repeat(label_dir: Path) -> int:
     return max(taken, default=-1) + 1
 
 
-def _report(entries, output, format, base, records=()) -> None:
+def _report(entries, output, format, base, records=(), indexed=()) -> None:
     """The runs as a table (``-o``/``--format json``: local ``--jar`` runs as their records,
-    which ``mrtune profile --from run`` reads; YARN runs as index entries)."""
+    which ``mrtune profile --from run`` reads; YARN runs as their index entries, one per job
+    of a chain)."""
     import json
 
-    docs = [r.model_dump(mode="json") for r in records] if records else entries
+    docs = [r.model_dump(mode="json") for r in records] if records else list(indexed or entries)
     if output is not None:
         output.write_text(json.dumps(docs, indent=1), encoding="utf-8")
     if format == OutputFormat.json:
@@ -183,11 +196,20 @@ def _report(entries, output, format, base, records=()) -> None:
     table = Table(title=f"recorded in {base / 'runs.jsonl'}", box=box.SIMPLE_HEAD, pad_edge=False)
     for col in ("label", "rep.", "mode", "exit", "wall s", "cpu s", "load", "recorded"):
         table.add_column(col, justify="left" if col in ("label", "mode", "recorded") else "right")
-    by_run = {r.run_id: r for r in records}
     for e in entries:
-        rec = by_run.get(f"{e['label']}-r{e['repeat']}-{e['started_at_ms']}")
-        if rec is not None:
-            what = f"{rec.num_maps} maps, {rec.num_reduces} reduces"
+        recs = [
+            r for r in records
+            if (r.started_at_ms, r.repeat) == (e["started_at_ms"], e["repeat"])
+        ]  # fmt: skip
+        if len(recs) == 1:
+            what = f"{recs[0].num_maps} maps, {recs[0].num_reduces} reduces"
+        elif recs:  # a chain of jobs: each one's tasks
+            what = f"{len(recs)} jobs: " + ", ".join(
+                f"{r.num_maps}m+{r.num_reduces}r" for r in recs
+            )
+        elif len(e.get("jobs") or []) > 1:  # a chain on YARN: its jobs' sequence numbers
+            ids = [j["job_id"].rsplit("_", 1)[-1] for j in e["jobs"]]
+            what = f"{len(ids)} jobs: …_" + ", …_".join(ids)
         else:
             # a .jhist's name is 120 characters: its job id says which history it is
             what = (

@@ -356,7 +356,14 @@ def load_run_profile(path: Path, job: str | None, machine: Path | None):  # -> J
     costs = MachineCosts.load(machine) if machine is not None else None
     profile = profile_from_run(records[0], machine=costs, codec_runs=probes)
     facts = {**profile.cluster_facts, "local_mode": 1.0}
-    return profile.model_copy(update={"cluster_facts": facts})
+    warnings = list(profile.warnings)
+    if job is None and len(jobs := sorted({r.job for r in records})) > 1:
+        # a chain's runs (grep#1, grep#2) or several jobs' runs in one runs.jsonl
+        warnings.append(
+            f"{path.name} holds {len(jobs)} jobs; profiled {records[0].label} "
+            "(choose one with --job)"
+        )
+    return profile.model_copy(update={"cluster_facts": facts, "warnings": warnings})
 
 
 def on_hdfs(profile: JobProfile, base: HadoopConfig, spec: ClusterSpec) -> HadoopConfig:

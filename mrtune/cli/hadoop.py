@@ -126,6 +126,8 @@ def hadoop_run(
     With --jar or --mode yarn: run folders and runs.jsonl under --keep (./mrtune-runs).
 
     A YARN run keeps its .jhist and _conf.xml, for mrtune profile and mrtune validate.
+
+    A driver that runs several jobs is recorded as one run per job: NAME#1, NAME#2, ...
     """
     positional = list(args or [])
     if jar is None and mode == Mode.local:

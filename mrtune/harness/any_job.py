@@ -198,6 +198,7 @@ def run_yarn(spec: JobSpec, run_dir: Path, cluster=None, timeout_s: int = 900) -
         cpu_s=round(run.children_cpu_s, 2),
         jhist=str(run.jhist) if run.jhist else None,
         conf_xml=str(run.conf_xml) if run.conf_xml else None,
+        jobs=[{k: str(v) for k, v in j.items()} for j in run.jobs],
         cluster=asdict(cluster),
         cluster_start_s=run.launcher.get("cluster_start_s"),
         client_s=run.launcher.get("client_s"),

@@ -77,23 +77,28 @@ def d_settings(args: list[str]) -> dict[str, str]:
     return out
 
 
-def _attempt_jobs(maps: list, reduces: list) -> set[str]:
-    jobs = set()
-    for a in [*maps, *reduces]:
-        if m := _ATTEMPT_JOB.match(a.attempt_id):
-            jobs.add(f"job_{m[1]}")
-    return jobs
+def _job_of(attempt_id: str) -> str | None:
+    """``attempt_local5759_0001_m_000000_0`` → ``job_local5759_0001`` (``TaskAttemptID``)."""
+    m = _ATTEMPT_JOB.match(attempt_id)
+    return f"job_{m[1]}" if m else None
 
 
-def _job_lines(lines: list[LogLine]) -> dict[str, Any]:
-    """Job id, submit and finish instants, outcome and totals from the driver's lines."""
+def _job_lines(lines: list[LogLine]) -> list[dict[str, Any]]:
+    """Each job's id, submit and finish instants, outcome and totals from the driver's lines,
+    in the order the driver ran them (a chain such as the examples' Grep: a search job, then
+    a sort of its output). A job's submit is the first ``Cluster``/``JobSubmitter`` line after
+    the previous job ended."""
+    jobs: list[dict[str, Any]] = []
     out: dict[str, Any] = {}
     names = hadoop_counter_names()
     for ln in lines:
         if ln.thread != "main":
             continue
-        if ln.logger in _SUBMIT_LOGGERS and "submit_ms" not in out:
-            out["submit_ms"] = ln.ts_ms
+        if ln.logger in _SUBMIT_LOGGERS:
+            if "done_ms" in out:  # the driver submits its next job
+                jobs.append(out)
+                out = {}
+            out.setdefault("submit_ms", ln.ts_ms)
         elif ln.logger == "Job":
             if m := _RUNNING.match(ln.msg):
                 out.setdefault("job_id", m[1])
@@ -104,7 +109,9 @@ def _job_lines(lines: list[LogLine]) -> dict[str, Any]:
             elif ln.msg.startswith("Counters:"):
                 out["counters"] = parse_counter_block(ln.continuation, names)
                 out["done_ms"] = ln.ts_ms
-    return out
+    if out:
+        jobs.append(out)
+    return jobs
 
 
 def _sum_counters(attempts: list) -> Counters:
@@ -186,29 +193,64 @@ def started_no_job(run_dir: Path) -> str | None:
     return f"{first}{hint} (see {client})"
 
 
-def build_any_record(entry: dict[str, Any], job: str, repeat: int) -> RunRecord:
-    """The record of a ``hadoop-run --jar`` local run (``entry``: :func:`~mrtune.harness.
+def build_any_records(entry: dict[str, Any], job: str, repeat: int) -> list[RunRecord]:
+    """The records of a ``hadoop-run --jar`` local run (``entry``: :func:`~mrtune.harness.
     any_job.run_local`'s); ``job`` is the job's name (:func:`job_name_of`).
 
+    One record per MapReduce job the jar ran. A driver that chains jobs (the examples' Grep: a
+    search, then a sort of its output) gives its k-th job, in the order it submitted them, the
+    label ``<label>#k`` and the name ``<job>#k``, each with its own attempts, counters, staged
+    job.xml, input and job time, so ``validate`` calibrates each on ``<job>-default#k``
+    (:func:`mrtune.calibration.fidelity.default_label`) and ``profile --from run`` takes one.
+
     Raises:
-        InputError: the run left no log, or the jar ran more than one MapReduce job (a record
-            holds one job; run each job of a chain under its own label).
+        InputError: the run left no log.
     """
     run_dir = Path(entry["run_dir"])
     text = read_log_text(run_dir)
     if text is None:
         raise InputError("the run left no job.log", path=str(run_dir))
     maps, reduces = parse_log(text, hadoop_counter_names())
-    jobs = _attempt_jobs(maps, reduces)
-    if len(jobs) > 1:
-        raise InputError(
-            f"the jar ran {len(jobs)} MapReduce jobs ({', '.join(sorted(jobs))}); a run record "
-            "holds one job",
-            path=str(run_dir / "job.log"),
-            allowed="a main class that runs one job",
-        )
-    info = _job_lines(list(iter_lines(text)))
-    job_id = info.get("job_id") or (jobs.pop() if jobs else None)
+    infos = _job_lines(list(iter_lines(text)))
+    by_id = {i["job_id"]: i for i in infos if "job_id" in i}
+    ids = _job_order(infos, [*maps, *reduces])
+    if len(ids) <= 1:
+        job_id = ids[0] if ids else None
+        info = by_id.get(job_id) or (infos[0] if infos else {})
+        return [_record(entry, job, repeat, entry["label"], info, maps, reduces, chained=False)]
+    return [
+        _record(
+            entry,
+            f"{job}#{k}",
+            repeat,
+            f"{entry['label']}#{k}",
+            by_id.get(jid, {"job_id": jid}),
+            [a for a in maps if _job_of(a.attempt_id) == jid],
+            [a for a in reduces if _job_of(a.attempt_id) == jid],
+            chained=True,
+        )  # fmt: skip
+        for k, jid in enumerate(ids, 1)
+    ]
+
+
+def _job_order(infos: list[dict[str, Any]], attempts: list) -> list[str]:
+    """The job ids in the order the driver ran them: its "Running job" lines, then any job
+    only its attempts name (by the id's sequence number, ``JobID``'s ``_0002``)."""
+    ids = [i["job_id"] for i in infos if "job_id" in i]
+    seen = {j for a in attempts if (j := _job_of(a.attempt_id)) is not None}
+    rest = sorted(seen - set(ids), key=lambda j: (int(j.rsplit("_", 1)[-1]), j))
+    return list(dict.fromkeys([*ids, *rest]))
+
+
+def _record(
+    entry: dict[str, Any], job: str, repeat: int, label: str, info: dict[str, Any],
+    maps: list, reduces: list, *, chained: bool,
+) -> RunRecord:  # fmt: skip
+    """One job's record. ``chained``: the JVM ran other jobs too, so its wall and CPU time are
+    not this job's: the wall time is the job's own (submit to done) and the CPU time is left
+    out."""
+    run_dir = Path(entry["run_dir"])
+    job_id = info.get("job_id")
     J = info.get("counters") or _sum_counters([*maps, *reduces])
     settings = d_settings(list(entry.get("args", [])))
     conf, conf_source = _conf(run_dir, job_id, settings, maps, reduces, J)
@@ -220,7 +262,13 @@ def build_any_record(entry: dict[str, Any], job: str, repeat: int) -> RunRecord:
         ).get("BYTES_READ", 0))  # fmt: skip
     rc = int(entry["exit_code"])
     submit, done = info.get("submit_ms"), info.get("done_ms")
-    success = rc == 0 and info.get("succeeded", True) and bool(maps)
+    job_ms = (done - submit) if submit is not None and done is not None else None
+    if chained:  # its own outcome: a later job's failure is not this one's
+        success = info.get("succeeded") is True and bool(maps)
+    else:
+        success = rc == 0 and info.get("succeeded", True) and bool(maps)
+    wall = float(entry["wall_s"]) * 1000.0
+    cpu = float(entry["cpu_s"]) * 1000.0 if entry.get("cpu_s") is not None else None
     harness = {
         **LOCAL_SITE,
         "hadoop.tmp.dir": str(run_dir / "tmp"),
@@ -228,8 +276,8 @@ def build_any_record(entry: dict[str, Any], job: str, repeat: int) -> RunRecord:
     }
     started = int(entry["started_at_ms"])
     return RunRecord(
-        run_id=f"{entry['label']}-r{repeat}-{started}",
-        label=entry["label"],
+        run_id=f"{label}-r{repeat}-{started}",
+        label=label,
         repeat=repeat,
         job=job,
         main_class=entry.get("main_class"),
@@ -239,17 +287,12 @@ def build_any_record(entry: dict[str, Any], job: str, repeat: int) -> RunRecord:
         harness_settings=harness,
         xmx_mb=int(entry.get("xmx_mb", 2048)),
         hadoop_version=entry.get("hadoop_version"),
-        input=InputDescription(
-            kind="other",
-            path=_common_dir(sorted(files)) if files else "",
-            bytes=int(stored),
-            generator={"files": len(files)} if files else {},
-        ),
+        input=_input(files, stored),
         started_at_ms=started,
-        wall_time_ms=float(entry["wall_s"]) * 1000.0,
-        cpu_time_ms=float(entry["cpu_s"]) * 1000.0 if entry.get("cpu_s") is not None else None,
+        wall_time_ms=float(job_ms) if chained and job_ms is not None else wall,
+        cpu_time_ms=None if chained else cpu,
         load_avg_1m=entry.get("load_avg_1m"),
-        job_time_ms=(done - submit) if submit is not None and done is not None else None,
+        job_time_ms=job_ms,
         job_start_ms=submit,
         exit_code=rc,
         success=success,
@@ -265,4 +308,28 @@ def build_any_record(entry: dict[str, Any], job: str, repeat: int) -> RunRecord:
     )
 
 
-__all__ = ["build_any_record", "d_settings", "job_name_of"]
+def _input(files: dict[str, int], stored: int) -> InputDescription:
+    return InputDescription(
+        kind="other",
+        path=_common_dir(sorted(files)) if files else "",
+        bytes=int(stored),
+        generator={"files": len(files)} if files else {},
+    )
+
+
+def per_job_entries(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """A YARN run's index entries: itself, or, when its driver ran several jobs (the
+    examples' Grep: a search, then a sort), one per job in the order it ran them, the k-th
+    labelled ``<label>#k`` and named ``<job>#k`` with its own history pair, as a local run's
+    records are (:func:`build_any_records`)."""
+    jobs = entry.get("jobs") or []
+    if len(jobs) <= 1:
+        return [entry]
+    name = entry.get("job") or job_name_of(str(entry.get("main_class") or "job"))
+    return [
+        {**entry, **j, "label": f"{entry['label']}#{k}", "job": f"{name}#{k}", "jobs": [j]}
+        for k, j in enumerate(jobs, 1)
+    ]
+
+
+__all__ = ["build_any_records", "d_settings", "job_name_of", "per_job_entries"]

@@ -97,6 +97,9 @@ class YarnRun:
     wall_s: float = 0.0
     children_cpu_s: float = 0.0
     leftover_pids: list[int] = field(default_factory=list)
+    jobs: list[dict] = field(default_factory=list)
+    """Each job the client ran, in order: ``{"job_id", "jhist", "conf_xml"}`` (a driver that
+    chains jobs leaves one history pair per job; ``jhist``/``conf_xml`` are the first's)."""
 
     @property
     def success(self) -> bool:
@@ -106,6 +109,7 @@ class YarnRun:
         d = asdict(self)
         for k in ("run_dir", "jhist", "conf_xml"):
             d[k] = None if d[k] is None else str(d[k])
+        d["jobs"] = [{k: str(v) for k, v in j.items()} for j in self.jobs]
         return d
 
 
@@ -228,10 +232,29 @@ def run_on_minicluster(
 def _collect(run_dir: Path, rc: int, wall: float, after, before, leftovers) -> YarnRun:
     launcher_json = run_dir / "launcher.json"
     info = json.loads(launcher_json.read_text()) if launcher_json.is_file() else {}
-    hist = [Path(p) for p in info.get("histories", [])]
-    jhist = next((p for p in hist if p.name.endswith(".jhist")), None)
-    conf = next((p for p in hist if p.name.endswith("_conf.xml")), None)
+    jobs = history_pairs([Path(p) for p in info.get("histories", [])], info.get("job_ids"))
+    jhist = jobs[0]["jhist"] if jobs else None
+    conf = jobs[0]["conf_xml"] if jobs else None
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    run = YarnRun(run_dir, rc, jhist, conf, info, wall, cpu, leftovers)
+    run = YarnRun(run_dir, rc, jhist, conf, info, wall, cpu, leftovers, jobs)
     (run_dir / "run.json").write_text(json.dumps(run.to_json(), indent=1), encoding="utf-8")
     return run
+
+
+def history_pairs(files: list[Path], job_ids: list[str] | None) -> list[dict]:
+    """The history pairs in the order the client ran the jobs (``job_ids``, from its log),
+    else by the ids' sequence numbers: ``<id>-….jhist`` with ``<id>_conf.xml``
+    (``JobHistoryUtils``' names). A job without both files is left out."""
+    by_id: dict[str, dict] = {}
+    for f in files:
+        if f.name.endswith(".jhist"):
+            by_id.setdefault(f.name.split("-", 1)[0], {})["jhist"] = f
+        elif f.name.endswith("_conf.xml"):
+            by_id.setdefault(f.name.removesuffix("_conf.xml"), {})["conf_xml"] = f
+    order = [j for j in job_ids or [] if j in by_id]
+    order += sorted(set(by_id) - set(order), key=lambda j: (int(j.rsplit("_", 1)[-1]), j))
+    return [
+        {"job_id": j, "jhist": by_id[j]["jhist"], "conf_xml": by_id[j]["conf_xml"]}
+        for j in order
+        if {"jhist", "conf_xml"} <= set(by_id[j])
+    ]

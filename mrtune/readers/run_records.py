@@ -59,9 +59,10 @@ a Java ``long`` of ms like the instants Hadoop logs."""
 Bytes = Annotated[int, Field(ge=0)]
 """A split's start or length: ``FileSplit`` holds them as non-negative longs."""
 
-JobName = Annotated[str, StringConstraints(pattern=r"^[\w.\-]{1,100}$")]
+JobName = Annotated[str, StringConstraints(pattern=r"^[\w.\-]{1,100}(#[1-9]\d{0,3})?$")]
 """A job's name: a project job, or the label-like name of a user's job (letters, digits, '.',
-'_', '-'), as ``hadoop-run --label`` allows."""
+'_', '-'), as ``hadoop-run --label`` allows; ``#k`` names the k-th job of a driver that ran
+several (:func:`mrtune.harness.any_record.build_any_records`)."""
 
 
 class _Model(BaseModel):

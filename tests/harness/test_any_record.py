@@ -20,7 +20,7 @@ from mrtune.cli import app
 from mrtune.costmodel import ClusterSpec, ConfigBatch
 from mrtune.costmodel.job import predict_job
 from mrtune.errors import InputError
-from mrtune.harness.any_record import build_any_record, d_settings, job_name_of
+from mrtune.harness.any_record import build_any_records, d_settings, job_name_of
 from mrtune.profiling.baseline import profile_config
 from mrtune.readers.run_records import RunRecord, read_jsonl, write_jsonl
 
@@ -39,7 +39,8 @@ def _run_dir(tmp_path: Path, with_conf: bool = True) -> tuple[Path, dict]:
 
 def _record(tmp_path: Path, with_conf: bool = True) -> RunRecord:
     _, entry = _run_dir(tmp_path, with_conf)
-    return build_any_record(entry, job_name_of(entry["main_class"]), 0)
+    (rec,) = build_any_records(entry, job_name_of(entry["main_class"]), 0)
+    return rec
 
 
 def test_a_user_jobs_local_run_becomes_a_run_record(tmp_path: Path) -> None:
@@ -200,20 +201,6 @@ def test_a_second_run_of_a_label_is_recorded_as_its_next_repeat(
     recs = read_jsonl(keep / "runs.jsonl")
     assert [(r.label, r.repeat) for r in recs] == [("sensorstats", 0), ("sensorstats", 1)]
     assert (keep / "sensorstats" / "r1").is_dir()
-
-
-def test_a_jar_that_ran_two_jobs_is_refused_in_one_line(tmp_path: Path) -> None:
-    import gzip
-
-    run_dir, entry = _run_dir(tmp_path)
-    text = gzip.decompress((run_dir / "job.log.gz").read_bytes()).decode()
-    second = text.replace("job_local874019025_0001", "job_local874019025_0002").replace(
-        "local874019025_0001", "local874019025_0002"
-    )
-    (run_dir / "job.log.gz").unlink()
-    (run_dir / "job.log").write_text(text + second)
-    with pytest.raises(InputError, match="ran 2 MapReduce jobs"):
-        build_any_record(entry, "sensorstats", 0)
 
 
 def test_a_d_setting_the_driver_dropped_gives_way_to_the_staged_job_xml(tmp_path: Path) -> None:

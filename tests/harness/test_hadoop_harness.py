@@ -200,6 +200,6 @@ def test_cli_rejects_a_hadoop1_name_in_one_line() -> None:
 def test_record_schema_documents_every_field() -> None:
     schema = RunRecord.model_json_schema()
     # the project's jobs or a user's job under its own name (hadoop-run --jar)
-    assert schema["properties"]["job"]["pattern"] == r"^[\w.\-]{1,100}$"
+    assert schema["properties"]["job"]["pattern"] == r"^[\w.\-]{1,100}(#[1-9]\d{0,3})?$"
     assert PROJECT_JOBS == ("wordcount", "sort", "selectivity", "postings")
     assert json.dumps(schema)  # serialisable for other tools

@@ -16,6 +16,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -112,7 +114,9 @@ public final class MiniClusterLauncher {
     int rc = runClient(o, o.mainClass, o.jobArgs, conf, o.work, new File(o.work, "client.log"));
     out.put("client_s", (System.nanoTime() - t1) / 1e9);
     out.put("client_exit_code", rc);
-    List<String> copied = copyHistories(fs, live, history, new HashSet<>());
+    List<String> jobs = jobsRun(new File(o.work, "client.log"));
+    out.put("job_ids", jobs);
+    List<String> copied = copyHistories(fs, live, history, new HashSet<>(), jobs);
     out.put("histories", copied);
     if (rc == 0 && copied.isEmpty()) {
       throw new IOException("the job succeeded but no .jhist reached the history done dirs");
@@ -147,7 +151,10 @@ public final class MiniClusterLauncher {
           new File(dir, "client.log"));
       job.put("client_s", (System.nanoTime() - t0) / 1e9);
       job.put("exit_code", rc);
-      List<String> copied = rc == 0 ? copyHistories(fs, live, dir, seen) : new ArrayList<>();
+      List<String> jobs = jobsRun(new File(dir, "client.log"));
+      job.put("job_ids", jobs);
+      List<String> copied =
+          rc == 0 ? copyHistories(fs, live, dir, seen, jobs) : new ArrayList<>();
       job.put("histories", copied);
       writeJson(new File(dir, "job.json"), job);
       failed += (rc == 0 && !copied.isEmpty()) ? 0 : 1;
@@ -232,13 +239,38 @@ public final class MiniClusterLauncher {
   }
 
   /**
+   * The ids of the jobs a client ran, in order, from its log's {@code Job.monitorAndPrintJob}
+   * lines ("Running job: job_..."): a driver may chain several (the examples' Grep runs a
+   * search and then a sort), and each leaves its own history pair.
+   */
+  static List<String> jobsRun(File log) throws IOException {
+    List<String> ids = new ArrayList<>();
+    if (!log.isFile()) {
+      return ids;
+    }
+    Matcher m = RUNNING_JOB.matcher(Files.readString(log.toPath(), StandardCharsets.UTF_8));
+    while (m.find()) {
+      if (!ids.contains(m.group(1))) {
+        ids.add(m.group(1));
+      }
+    }
+    return ids;
+  }
+
+  private static final Pattern RUNNING_JOB = Pattern.compile("Running job: (job_\\d+_\\d+)");
+
+  /**
    * The AM's JobHistoryEventHandler moves the files to done_intermediate at job end, and the
    * JobHistory server moves them on to done; look in both, waiting briefly for the move.
-   * {@code seen} holds the file names already taken by earlier jobs on this cluster, so each
-   * job gets its own pair and only its own.
+   * {@code jobs} (the ids the client's log names) are waited for until each has its
+   * {@code .jhist} and {@code _conf.xml}, and only theirs are taken: the last job's AM may
+   * still be moving its files when the client returns while an earlier job's are there
+   * already. Without ids (a log that names none), any one pair is taken. {@code seen} holds
+   * the file names already taken by earlier jobs on this cluster, so each job gets its own
+   * pair and only its own.
    */
   private static List<String> copyHistories(
-      FileSystem fs, Configuration live, File target, Set<String> seen)
+      FileSystem fs, Configuration live, File target, Set<String> seen, List<String> jobs)
       throws IOException, InterruptedException {
     String staging = live.get("yarn.app.mapreduce.am.staging-dir", "/staging");
     String[] roots = {
@@ -247,7 +279,7 @@ public final class MiniClusterLauncher {
     };
     List<String> copied = new ArrayList<>();
     long deadline = System.currentTimeMillis() + 30_000;
-    while (copied.isEmpty() && System.currentTimeMillis() < deadline) {
+    while (true) {
       for (String root : roots) {
         Path r = new Path(root);
         if (!fs.exists(r)) {
@@ -257,7 +289,8 @@ public final class MiniClusterLauncher {
         while (it.hasNext()) {
           Path p = it.next().getPath();
           String n = p.getName();
-          boolean wanted = n.endsWith(".jhist") || n.endsWith("_conf.xml");
+          boolean wanted = (n.endsWith(".jhist") || n.endsWith("_conf.xml"))
+              && (jobs.isEmpty() || jobs.stream().anyMatch(j -> ofJob(n, j)));
           File dst = new File(target, n);
           if (wanted && !dst.exists() && !seen.contains(n)) {
             fs.copyToLocalFile(p, new Path(dst.getAbsolutePath()));
@@ -265,20 +298,42 @@ public final class MiniClusterLauncher {
           }
         }
       }
-      boolean haveJhist = copied.stream().anyMatch(s -> s.endsWith(".jhist"));
-      boolean haveConf = copied.stream().anyMatch(s -> s.endsWith("_conf.xml"));
-      if (!(haveJhist && haveConf)) {
-        for (String c : copied) {
-          Files.delete(new File(c).toPath());
-        }
-        copied.clear();
-        Thread.sleep(250);
+      if (complete(copied, jobs) || System.currentTimeMillis() > deadline) {
+        break; // past the deadline: what there is (a killed job's AM may write none)
       }
+      for (String c : copied) {
+        Files.delete(new File(c).toPath());
+      }
+      copied.clear();
+      Thread.sleep(250);
     }
     for (String c : copied) {
       seen.add(new File(c).getName());
     }
     return copied;
+  }
+
+  /** Whether history file {@code name} is job {@code id}'s: {@code <id>-…jhist}, {@code <id>_conf.xml}. */
+  private static boolean ofJob(String name, String id) {
+    return name.startsWith(id + "-") || name.equals(id + "_conf.xml");
+  }
+
+  private static boolean complete(List<String> copied, List<String> jobs) {
+    List<String> names = new ArrayList<>();
+    for (String c : copied) {
+      names.add(new File(c).getName());
+    }
+    if (jobs.isEmpty()) {
+      return names.stream().anyMatch(n -> n.endsWith(".jhist"))
+          && names.stream().anyMatch(n -> n.endsWith("_conf.xml"));
+    }
+    for (String j : jobs) {
+      boolean jhist = names.stream().anyMatch(n -> ofJob(n, j) && n.endsWith(".jhist"));
+      if (!jhist || !names.contains(j + "_conf.xml")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static synchronized void stopAll() {
