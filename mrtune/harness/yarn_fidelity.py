@@ -55,8 +55,10 @@ from typing import Any
 
 import numpy as np
 
+from mrtune.calibration.fidelity import default_label
 from mrtune.calibration.fixed_costs import container_cores, reduce_ramp_ms, without_contention
 from mrtune.costmodel import ConfigBatch, predict_job
+from mrtune.costmodel.profile import JobProfile
 from mrtune.errors import InputError
 from mrtune.harness.yarn_check import RECORD_COUNTERS, cluster_spec
 from mrtune.harness.yarn_measure import container_start, measure, measured_phases
@@ -147,8 +149,9 @@ def load_history_runs(path: Path) -> list[HistoryRun]:
 
 
 def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, Any]:
-    _, own = build_statistics(load_history(run.jhist), load_conf(run.conf_xml))
+    stats, own = build_statistics(load_history(run.jhist), load_conf(run.conf_xml))
     cfg = own if own is not None else profile_config(profile)
+    profile = with_own_input(profile, stats)
     spec = cluster_spec(run.cluster, **measured)
     pred = predict_job(profile, ConfigBatch.from_configs([cfg]), spec)
     out = {k: float(pred.counters[k][0]) for k in RECORD_COUNTERS if k in pred.counters}
@@ -180,13 +183,31 @@ def _predict(profile, run: HistoryRun, measured: dict[str, float]) -> dict[str, 
     return out
 
 
+def with_own_input(profile: JobProfile, run: JobProfile) -> JobProfile:
+    """``profile`` on the input the run read, when its files differ from the calibration
+    run's: the input is the job's, not its configuration's (the local report's rule,
+    :func:`~mrtune.calibration.run_inputs.profile_for_run`). A chain's second job reads what
+    the first wrote, so a run whose first job had 3 reducers gives it 3 files; the history
+    names no file, only how many ``FileInputFormat`` listed and what each map read."""
+    # bytes a record reader reads past its split's end vary with the split size: not the input
+    same_files = run.input_files == profile.input_files
+    if same_files and abs(run.input_bytes - profile.input_bytes) <= 1e-3 * profile.input_bytes:
+        return profile
+    keys = ("input_bytes", "input_files", "map_classes", "input_splittable", "split_units")
+    return profile.model_copy(update={k: getattr(run, k) for k in keys})
+
+
 def _group_label(runs: list[HistoryRun], group: str, calibrate: list[str]) -> str:
+    """The group's calibration label: the one asked for, else the job's default label
+    (``wc-default``, ``sensorstats-default``, a chain's ``grep-default#2``), else any
+    ``…-default``, else the first."""
     labels = [r.label for r in runs if r.group == group]
     chosen = [c for c in calibrate if c in labels]
     if chosen:
         return chosen[0]
-    want = f"{group}-default" if group else None
-    return next((x for x in labels if x == want or x.endswith("-default")), labels[0])
+    wants = {default_label(group, project=p) for p in (False, True)} if group else set()
+    fallback = (x for x in labels if x.partition("#")[0].endswith("-default"))
+    return next((x for x in labels if x in wants), next(fallback, labels[0]))
 
 
 def _calibration_run(

@@ -174,3 +174,40 @@ def test_a_yarn_chain_is_one_index_entry_per_job() -> None:
     assert (two["label"], two["job"], two["conf_xml"]) == ("grep-r3#2", "grep#2", "h/b_conf.xml")
     single = {**entry, "jobs": entry["jobs"][:1]}
     assert per_job_entries(single) == [single]
+
+
+def test_a_yarn_run_on_other_files_is_predicted_on_its_own_input() -> None:
+    """The input is the job's, not its configuration's: a chain's second job reads as many
+    files as the first job had reducers, and the history says how many were listed."""
+    from mrtune.harness.yarn_fidelity import with_own_input
+    from mrtune.profiling.build import build_statistics
+    from mrtune.readers import load_history
+    from mrtune.readers.conf import load_conf
+
+    run = Path(__file__).resolve().parents[2] / "benchmarks/results/yarn-r4/wc-default.r0"
+    prof, _ = build_statistics(
+        load_history(next(run.glob("*.jhist.gz"))), load_conf(next(run.glob("*_conf.xml.gz")))
+    )
+    assert with_own_input(prof, prof) is prof
+    # a split change re-reads a few bytes past each split's end: the same input
+    nudged = prof.model_copy(update={"input_bytes": prof.input_bytes * (1 + 1e-4)})
+    assert with_own_input(prof, nudged) is prof
+    three = prof.model_copy(update={"input_files": prof.input_files + 2})
+    moved = with_own_input(prof, three)
+    assert moved.input_files == prof.input_files + 2 and moved.stats == prof.stats
+    bigger = prof.model_copy(update={"input_bytes": prof.input_bytes * 1.5})
+    assert with_own_input(prof, bigger).input_bytes == prof.input_bytes * 1.5
+
+
+def test_a_yarn_chains_jobs_are_calibrated_on_their_own_default_runs() -> None:
+    from mrtune.harness.yarn_fidelity import HistoryRun, _group_label
+    from mrtune.harness.yarn_run import MiniCluster
+
+    def run(label: str, group: str) -> HistoryRun:
+        return HistoryRun(label, Path("x.jhist"), Path("x_conf.xml"), MiniCluster(), None, group)
+
+    runs = [run("grep-r3#2", "grep#2"), run("grep-default#2", "grep#2"), run("wc-s5", "wordcount")]
+    runs.append(run("wc-default", "wordcount"))
+    assert _group_label(runs, "grep#2", []) == "grep-default#2"
+    assert _group_label(runs, "wordcount", []) == "wc-default"
+    assert _group_label(runs, "grep#2", ["grep-r3#2"]) == "grep-r3#2"
