@@ -13,7 +13,7 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from mrtune.cli.console import OutputFormat, console, emit_json, err_console
+from mrtune.cli.console import OutputFormat, console, emit_json, err_console, working
 from mrtune.errors import InputError
 
 MIB = 1 << 20
@@ -110,10 +110,13 @@ def run_any(
         run_dir = base / spec.label / f"r{rep}"
         if format == OutputFormat.text:
             err_console.print(f"run {i + 1}/{repeat}: {spec.label} on {mode} …", highlight=False)
-        if mode == "yarn":
-            entry = run_yarn(spec, run_dir, cluster)
-        else:
-            entry = run_local(spec, run_dir, hadoop, xmx_mb=xmx)
+        # a YARN run starts HDFS, YARN and the JobHistory server first: minutes, not seconds
+        what = "mini-cluster start, job, stop" if mode == "yarn" else "job"
+        with working(f"{spec.label}: {what} …"):
+            if mode == "yarn":
+                entry = run_yarn(spec, run_dir, cluster)
+            else:
+                entry = run_local(spec, run_dir, hadoop, xmx_mb=xmx)
         entry["repeat"] = rep
         if mode == "local" and jar is not None:
             records += _local_records(entry, main_class, rep, base)

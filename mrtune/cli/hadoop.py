@@ -44,7 +44,14 @@ from mrtune.cli._hadoop_options import (
     SetParam,
     XmxParam,
 )
-from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, err_console
+from mrtune.cli.console import (
+    OutputFormat,
+    cli_errors,
+    console,
+    emit_json,
+    err_console,
+    working,
+)
 from mrtune.errors import InputError
 
 
@@ -208,9 +215,10 @@ def _run_project_local(
             run_dir = base / f"{job.value}-r{i}"
             if format == OutputFormat.text:
                 err_console.print(f"run {i + 1}/{repeat}: {job.value} …", highlight=False)
-            art = run_job(
-                job.value, settings, input_dir, run_dir, hadoop, xmx_mb=xmx, input_meta=meta
-            )
+            with working(f"{job.value}: job …"):
+                art = run_job(
+                    job.value, settings, input_dir, run_dir, hadoop, xmx_mb=xmx, input_meta=meta
+                )
             rec = build_record(art, label=job.value, repeat=i)
             records.append(rec)
             cleanup_run_dir(run_dir, keep_log=keep is not None)
