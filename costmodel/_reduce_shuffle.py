@@ -78,9 +78,22 @@ def shuffle_memory(
     w.not_mem_f = 1.0 - w.to_mem_f
 
 
+def shuffle_combines(profile: JobProfile | StackedProfiles, batch: ConfigBatch) -> NDArray:
+    """Whether the reduce's in-memory merges run the combiner, per configuration.
+
+    Hadoop 2/3's ``ReduceTask.run`` hands the shuffle ``JobConf.getCombinerClass()``, the old
+    mapred API's ``mapred.combiner.class``, and ``MergeManagerImpl.InMemoryMerger`` combines
+    only with it; a new-API combiner (``Job.setCombinerClass``) runs on the map side alone.
+    Hadoop 1's ``ReduceCopier`` takes ``CombinerRunner.create``, which runs either API."""
+    old_api = profile.old_api_combiner
+    if not isinstance(old_api, np.ndarray):
+        old_api = bool(old_api)
+    return batch.use_combiner & profile.has_combiner & (batch.hadoop1 | old_api)
+
+
 def inmem_merges(w: ReduceWork, profile: JobProfile | StackedProfiles, batch: ConfigBatch) -> None:
     """In-memory merges during the shuffle (``MergeManagerImpl.InMemoryMerger``, combiner
-    applied) and the disk files the shuffle leaves."""
+    applied when :func:`shuffle_combines`) and the disk files the shuffle leaves."""
     st = profile.stats
     m, q, seg_u, merge_thr = w.m, w.q, w.seg_u, w.merge_thr
     seg_u1 = w.seg_u1 = at_least(seg_u, 1.0)
@@ -100,7 +113,7 @@ def inmem_merges(w: ReduceWork, profile: JobProfile | StackedProfiles, batch: Co
     # np.where(to_mem, x, 0.0) as x · to_mem for the finite x below
     w.n_inmem = n_inmem = np.floor(m / per_merge) * w.to_mem_f
     w.mem_left = (m - n_inmem * per_merge) * w.to_mem_f
-    w.combining = combining = batch.use_combiner & profile.has_combiner
+    w.combining = combining = shuffle_combines(profile, batch)
     w.any_combining = bool(combining.any())
     w.all_combining = every = w.any_combining and bool(combining.all())
     w.mf_in = mf_in = per_merge * q

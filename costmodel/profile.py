@@ -846,6 +846,14 @@ class JobProfile(BaseModel):
     )
     has_combiner: bool = False
     combine_class: str | None = None
+    old_api_combiner: bool | None = Field(
+        None,
+        description="the combiner is the old mapred API's (mapred.combiner.class: "
+        "JobConf.setCombinerClass, Streaming's -combiner), the only one Hadoop 2/3 runs in the "
+        "reduce's in-memory merges (ReduceTask takes JobConf.getCombinerClass(); a new-API "
+        "combiner, mapreduce.job.combine.class, runs on the map side only); Hadoop 1's "
+        "ReduceCopier runs either (CombinerRunner). None: not known, taken as the new API",
+    )
     map_only: bool = Field(False, description="the job has no reduce phase (reduces = 0)")
     stats: DataflowStats = Field(default_factory=DataflowStats)
     costs: CostFactors = Field(default_factory=CostFactors)

@@ -70,6 +70,8 @@ class StackedProfiles:
     input_splittable: NDArray[np.bool_]
     input_compressed: NDArray[np.bool_]
     has_combiner: NDArray[np.bool_]
+    #: each row's ``JobProfile.old_api_combiner`` (None as False)
+    old_api_combiner: NDArray[np.bool_]
     map_only: NDArray[np.bool_]
     #: each row's hot partition share (``PartitionSkew.hot_share``; 0: equal partitions)
     hot_share: F64
@@ -199,6 +201,7 @@ class ProfileTable:
             "input_splittable": flag([p.input_splittable for p in profiles]),
             "input_compressed": flag([p.input_compressed for p in profiles]),
             "has_combiner": flag([p.has_combiner for p in profiles]),
+            "old_api_combiner": flag([bool(p.old_api_combiner) for p in profiles]),
             "map_only": flag([p.map_only for p in profiles]),
             "old_api_splits": flag([p.old_api_splits for p in profiles]),
             "hot_share": col(

@@ -63,6 +63,7 @@ from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CodecStats, CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
+from mrtune.profiling.combiner_api import run_combiner_api
 from mrtune.profiling.input_classes import old_api
 from mrtune.profiling.partition_skew import partition_skew
 from mrtune.readers.run_records import RunRecord
@@ -115,7 +116,6 @@ def profile_from_run(
     stored = float(rec.input.bytes)
     width_in, width = _map_side_stats(rec, J, stored, st)
     _reduce_side_stats(J, st)
-
     has_combiner = cfg.combine_class is not None
     n_files, classes, files_how = input_files(rec)
     whole = unsplittable(rec, cfg)
@@ -130,6 +130,7 @@ def profile_from_run(
         old_api_splits=old_api(rec.ran_with()),
         has_combiner=has_combiner,
         combine_class=cfg.combine_class,
+        old_api_combiner=run_combiner_api(rec) if has_combiner else None,
         map_only=rec.num_reduces == 0,
         stats=DataflowStats(**{k: v for k, v in st.values.items()}),
         fixed_by_job=list(rec.fixed_by_job),

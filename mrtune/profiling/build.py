@@ -24,6 +24,7 @@ from mrtune.errors import InputError, JobDidNotSucceed
 from mrtune.profiling.baseline import profile_config, profiled_config
 from mrtune.profiling.cluster_facts import infer_cluster
 from mrtune.profiling.combine_fit import knots_on_model_layout
+from mrtune.profiling.combiner_api import old_api_combiner
 from mrtune.profiling.dataflow import (
     UNKNOWN_COMBINER,
     JobContext,
@@ -153,6 +154,9 @@ def build_statistics(
         map_classes=classes,
         input_compressed=ms.input_compressed,
         has_combiner=ms.has_combiner,
+        old_api_combiner=old_api_combiner(job.props, job.R.get("COMBINE_INPUT_RECORDS", 0.0))
+        if ms.has_combiner
+        else None,
         combine_class=cfg.combine_class if cfg.combine_class != UNKNOWN_COMBINER else None,
         map_only=job.map_only,
         stats=stats,

@@ -82,7 +82,8 @@ def test_wider_records_cost_more_per_record_with_per_byte_serde() -> None:
 
 def test_combine_bytes_priced_where_the_combiner_runs() -> None:
     """combine_byte_cpu: the spills' combiner over the raw map output bytes, the merge's over
-    the spilled records' key and value bytes, and the reduce's in-memory merges."""
+    the spilled records' key and value bytes, and the reduce's in-memory merges when the
+    combiner is the old API's (the only one Hadoop 2/3's reduce runs)."""
     b = _batch(
         **{
             "mapreduce.job.combine.class": "Combiner",
@@ -93,8 +94,13 @@ def test_combine_bytes_priced_where_the_combiner_runs() -> None:
             "mapreduce.reduce.shuffle.merge.percent": 0.1,
         }
     )
-    p0 = predict_job(_profile(CostFactors(), combiner=True), b, SERIAL)
-    p1 = predict_job(_profile(CostFactors(combine_byte_cpu=3.0), combiner=True), b, SERIAL)
+    old_api = {"old_api_combiner": True}
+    p0 = predict_job(_profile(CostFactors(), combiner=True).model_copy(update=old_api), b, SERIAL)
+    p1 = predict_job(
+        _profile(CostFactors(combine_byte_cpu=3.0), combiner=True).model_copy(update=old_api),
+        b,
+        SERIAL,
+    )
     m0, m1 = p0.map_full, p1.map_full
     assert m0.spills[0] >= 3 and m0.combine_input_records[0] > m0.output_records[0]
     # spills: every raw byte once
@@ -106,6 +112,11 @@ def test_combine_bytes_priced_where_the_combiner_runs() -> None:
     r0, r1 = p0.reduce, p1.reduce
     assert r0.inmem_merges[0] > 0
     assert r1.phase_ms["shuffle"][0] > r0.phase_ms["shuffle"][0]
+    # a new-API combiner: the reduce's merges do not run it, and the factor prices none there
+    n0 = predict_job(_profile(CostFactors(), combiner=True), b, SERIAL).reduce
+    n1 = predict_job(_profile(CostFactors(combine_byte_cpu=3.0), combiner=True), b, SERIAL).reduce
+    assert n0.inmem_merges[0] > 0
+    assert n1.phase_ms["shuffle"][0] == n0.phase_ms["shuffle"][0]
     # without a combiner the factor prices nothing
     q0 = predict_job(_profile(CostFactors()), b, SERIAL)
     q1 = predict_job(_profile(CostFactors(combine_byte_cpu=3.0)), b, SERIAL)
