@@ -242,7 +242,19 @@ class HadoopConfig(BaseModel):
     reduce_slowstart: float = Field(
         0.05, alias="mapreduce.job.reduce.slowstart.completedmaps", ge=0, le=1
     )
-    inmem_merge_threshold: int = Field(1000, alias="mapreduce.reduce.merge.inmem.threshold", ge=0)
+    inmem_merge_threshold: int = Field(
+        1000,
+        alias="mapreduce.reduce.merge.inmem.threshold",
+        ge=0,
+        description="Hadoop 1 only: segments that start an in-memory merge (ReduceCopier); "
+        "Hadoop 2/3's MergeManagerImpl merges on memory alone (a real local TeraSort at "
+        "threshold 5 merged nothing in memory)",
+        json_schema_extra={
+            "hadoop_versions": [1],
+            "unread_why": "MergeManagerImpl starts an in-memory merge on memory alone",
+            "unread_instead": "mapreduce.reduce.shuffle.merge.percent",
+        },
+    )
     shuffle_input_buffer_percent: float = Field(
         0.70, alias="mapreduce.reduce.shuffle.input.buffer.percent", gt=0, le=1
     )
