@@ -41,7 +41,7 @@ from mrtune.profiling.input_classes import (
     old_api,
 )
 from mrtune.profiling.job_fixed import fixed_by_code
-from mrtune.profiling.observed_conf import observed_containers
+from mrtune.profiling.observed_conf import observed_block, observed_containers
 from mrtune.profiling.partition_skew import partition_skew
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
@@ -248,6 +248,10 @@ def _job_context(h: JobHistory, conf: ConfFile | Mapping[str, str] | None) -> Jo
     if not J and not M and not R:
         warnings.append("the history holds no counters: every dataflow statistic is defaulted")
     n_maps, n_red = _task_counts(h, props)
+    per_map = [stored_input_bytes(a.counters) for a in h.successful("map")]
+    if line := observed_block(props, per_map, cfg.dfs_blocksize, cfg.hadoop_version):
+        warnings.append(line)
+        cfg = profiled_config(props, h.hadoop_version, [])
     if cfg.num_reducers != n_red:
         cfg = cfg.model_copy(update={"num_reducers": n_red})
     return JobContext(h, props, conf_source, cfg, J, M, R, n_maps, n_red, warnings)
