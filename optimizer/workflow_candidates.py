@@ -137,15 +137,27 @@ DEFAULT_JOB_STRATEGY = "exhaustive"
 
 
 def strategy_candidate(
-    profile: JobProfile, base: HadoopConfig, cluster: ClusterSpec, strategy: str
+    profile: JobProfile,
+    base: HadoopConfig,
+    cluster: ClusterSpec,
+    strategy: str,
+    *,
+    region: bool = False,
 ) -> tuple[list[HadoopConfig], str]:
-    """The job's own optimum over :data:`TUNED_PROPERTIES`, found by registry ``strategy``.
+    """The job's own optimum over :data:`TUNED_PROPERTIES`, found by registry ``strategy``;
+    with ``region``, inside ``optimize``'s trust region (:func:`~mrtune.optimizer.trust.
+    trust_region`), as ``optimize`` searches again there for the configuration it writes.
 
     Returns ``([config], note)``, or ``([], note)`` when none of the settings applies to the
     job (a map-only job with a fixed split, say).
     """
     names = list(dict.fromkeys(find_knob(p).name for p in TUNED_PROPERTIES))
     space = SearchSpace.for_job(profile, base, cluster, only=names)
+    if region:
+        from mrtune.optimizer.choose import space_current
+        from mrtune.optimizer.trust import trust_region
+
+        space = trust_region(space, space_current(space))
     if not space.knobs:
         return [], f"{strategy}: no workflow setting applies"
     strat = get_strategy(strategy)

@@ -55,6 +55,12 @@ from mrtune.optimizer.workflow_eval import (
     job_config,
     job_task_arrays,
 )
+from mrtune.optimizer.workflow_trust import (
+    config_diff,
+    far_note,
+    region_mask,
+    withhold_misses,
+)
 from mrtune.readers.workflow_file import WorkflowJob, WorkflowSpec
 from mrtune.search_spaces import SearchSpace
 
@@ -92,6 +98,9 @@ class WorkflowTuning:
     stage_methods: list[str]
     #: Per tuned job, how the registry strategy found its own optimum.
     job_search_notes: dict[str, str] = field(default_factory=dict)
+    #: Per job, what ``optimize``'s trust rules kept from it (:mod:`.workflow_trust`): a far
+    #: optimum left out of its candidates, a change withheld for its failed calibration.
+    trust_notes: dict[str, list[str]] = field(default_factory=dict)
 
 
 #: Weight of the sum of job times (the basic model's time, a proxy for the resources used) next
@@ -186,12 +195,6 @@ def _position(front: np.ndarray, index: int) -> int:
     return int(hits[0]) if hits.size else 0
 
 
-def _diff(before: HadoopConfig, after: HadoopConfig) -> dict[str, tuple[str | None, str]]:
-    old = before.to_properties()
-    new = after.to_properties()
-    return {k: (old.get(k), v) for k, v in new.items() if old.get(k) != v}
-
-
 def tune_workflow(
     spec: WorkflowSpec,
     *,
@@ -213,9 +216,16 @@ def tune_workflow(
     _, red_cap = _capacities(spec)
     choices: dict[str, JobChoice] = {}
     notes: dict[str, str] = {}
+    trust: dict[str, list[str]] = {}
     for job in spec.jobs:
-        choices[job.name] = _job_choice(spec, job, red_cap, strategy, estimate, notes)
-    methods = [_tune_stage_of(stage, choices, order, exhaustive_limit) for stage in spec.stages]
+        choices[job.name] = _job_choice(spec, job, red_cap, strategy, estimate, notes, trust)
+    methods = []
+    for stage in spec.stages:
+        for _ in range(len(stage) + 1):  # a withheld job is held at its current setting
+            method = _tune_stage_of(stage, choices, order, exhaustive_limit)
+            if not withhold_misses(spec, stage, choices, trust):
+                break
+        methods.append(method)
     current = evaluate_workflow(spec, estimate=estimate, order=order)
     alone = evaluate_workflow(
         spec, estimate=estimate, order=order, properties=_props_for(choices, "alone")
@@ -233,6 +243,7 @@ def tune_workflow(
         pareto_sizes={n: len(c.pareto) for n, c in choices.items()},
         stage_methods=methods,
         job_search_notes=notes,
+        trust_notes=trust,
     )
 
 
@@ -243,11 +254,15 @@ def _job_choice(
     strategy: str | None,
     estimate: str,
     notes: dict[str, str],
+    trust: dict[str, list[str]],
 ) -> JobChoice:
     """One job's candidates: its current configuration, then (when tuned) the workflow grid
-    and the registry strategy's own optimum (its note goes into ``notes``); a job given by
-    its tasks has none. The front is cut on ``(T^M, T^R)``; both picks start at the job's
+    and the registry strategy's own optimum, outside and inside the trust region (its note
+    goes into ``notes``); a job given by its tasks has none. Only the candidates inside the
+    trust region may be picked (:func:`~.workflow_trust.region_mask`; a far optimum's note
+    goes into ``trust``). The front is cut on ``(T^M, T^R)``; both picks start at the job's
     own best."""
+    allowed = None
     if job.tasks is not None:
         arrays = job_task_arrays(spec, job.name)
         configs: list[HadoopConfig] = []
@@ -267,14 +282,23 @@ def _job_choice(
             )
             found: list[HadoopConfig] = []
             if strategy is not None:
-                found, notes[job.name] = strategy_candidate(
-                    job.profile, base, spec.cluster, strategy
-                )
+                for region in (False, True):
+                    more, notes[job.name] = strategy_candidate(
+                        job.profile, base, spec.cluster, strategy, region=region
+                    )
+                    found += more
             configs = [base, *grid, *found]
+            allowed = region_mask(space, configs)
         arrays = job_task_arrays(spec, job.name, configs)
     m, r = arrays.stage_durations(estimate)
-    alone = int(np.lexsort((r, m + r))[0])
-    front = pareto_front(m, r, m + r)
+    if allowed is None:
+        allowed = np.ones(m.shape, dtype=bool)
+    best = int(np.lexsort((r, m + r))[0])
+    ok = np.flatnonzero(allowed)
+    alone = int(ok[np.lexsort((r[ok], (m + r)[ok]))[0]])
+    if best != alone:
+        trust.setdefault(job.name, []).append(far_note(space, configs[best]))
+    front = ok[pareto_front(m[ok], r[ok], (m + r)[ok])]
     return JobChoice(
         name=job.name,
         tunable=tunable,
@@ -319,7 +343,7 @@ def _changes_for(
 ) -> dict[str, dict[str, tuple[str | None, str]]]:
     """Each tunable job's changed properties at its ``pick``, against its current ones."""
     return {
-        name: _diff(c.configs[0], c.configs[getattr(c, pick)])
+        name: config_diff(c.configs[0], c.configs[getattr(c, pick)])
         for name, c in choices.items()
         if c.configs
     }

@@ -134,5 +134,6 @@ def _tuning_json(t: WorkflowTuning, models: list[str]) -> dict[str, Any]:
         "candidates": t.candidates,
         "pareto_sizes": t.pareto_sizes,
         "stage_methods": t.stage_methods,
+        "low_confidence": t.trust_notes,
         "tuned": _evaluation_json(t.tuned, models),
     }

@@ -34,11 +34,13 @@ from mrtune.cli.console import (
     cli_errors,
     console,
     emit_json,
+    err_console,
     strict_option,
     warn_calibration,
     working,
 )
 from mrtune.errors import InputError
+from mrtune.optimizer.workflow_checks import check_workflow_settings
 from mrtune.optimizer.workflow_tuning import (
     ExtrapolationResult,
     WorkflowEvaluation,
@@ -217,6 +219,9 @@ def _print_tuning(t: WorkflowTuning) -> None:
         )
     for i, m in enumerate(t.stage_methods):
         console.print(f"  stage {i + 1}: {m}")
+    for job, lines in t.trust_notes.items():  # optimize's trust rules (workflow_trust)
+        for line in lines:
+            console.print(f"[yellow]low confidence, not tuned: {escape(job)}: {escape(line)}[/]")
 
 
 def _print_confidence(c: Any) -> None:
@@ -322,6 +327,7 @@ def workflow(
 ) -> None:
     """Completion time of a workflow of MapReduce jobs: basic vs refined model."""
     spec = load_workflow(file)
+    notes = check_workflow_settings(spec)  # whatif's per-profile checks, one line each
     calibration = {
         j.name: calibration_brief(j.profile) for j in spec.jobs if j.profile is not None
     }
@@ -358,11 +364,14 @@ def workflow(
             "tuning": _tuning_json(tuning, models) if tuning else None,
             "confidence": confidence.to_json() if confidence else None,
             "calibration": calibration,
+            "notes": notes,
             "plot": str(plot) if plot else None,
         }
         emit_json(out)
         return
 
+    for line in notes:
+        err_console.print(f"note: {escape(line)}", highlight=False)
     cap = spec.capacity.description if spec.capacity else "from the cost model's cluster"
     console.print(
         f"[bold]{spec.name}[/]: {len(spec.jobs)} jobs in {len(ev.result.stages)} stages; "

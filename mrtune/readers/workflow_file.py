@@ -23,12 +23,15 @@ Example (YAML)::
 ``tasks`` gives measured (or hand-written) task counts and times instead of a profile; such a
 job is not re-predicted by the cost model and is not tuned.
 
+A ``defaults:`` entry that a map-only job cannot use (reducers, a sort buffer) is not applied to
+it (:meth:`WorkflowSpec.unusable_defaults`); every other setting is checked per job as ``whatif
+--set`` checks it, by :mod:`mrtune.optimizer.workflow_checks`.
+
 Every mistake is reported as one :class:`~mrtune.errors.InputError` naming the file and field.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,106 +51,17 @@ from mrtune.costmodel.profile import JobProfile
 from mrtune.costmodel.workflow import pig_stages
 from mrtune.errors import InputError
 from mrtune.readers import safe_io
+from mrtune.readers._workflow_parts import (
+    MAX_TASK_MS,
+    MAX_TASKS,
+    Baseline,
+    Capacity,
+    TaskSpec,
+    scaled_tasks,
+)
+from mrtune.search_spaces.knobs import Role, find_knob
 
 _NAME_PATTERN = r"^[A-Za-z0-9_.:-]+$"
-
-
-class Capacity(BaseModel):
-    """Map and reduce capacity of the workflow: slots, or YARN containers and their split.
-
-    Give either ``map_slots`` and ``reduce_slots``, or ``containers`` with one of
-    ``map_containers``, ``reduce_containers`` or ``map_fraction`` (the share of containers that
-    run maps while reduces run beside them). YARN has no fixed slots; the split stands for the
-    seed's allocation ``(S_M^W, S_R^W)``.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    map_slots: int | None = Field(None, ge=1)
-    reduce_slots: int | None = Field(None, ge=1)
-    containers: int | None = Field(None, ge=2)
-    map_containers: int | None = Field(None, ge=1)
-    reduce_containers: int | None = Field(None, ge=1)
-    map_fraction: float | None = Field(None, gt=0, lt=1)
-
-    @model_validator(mode="after")
-    def _one_form(self) -> Capacity:
-        slots = self.map_slots is not None or self.reduce_slots is not None
-        yarn = self.containers is not None
-        split = [
-            x
-            for x in (self.map_containers, self.reduce_containers, self.map_fraction)
-            if x is not None
-        ]
-        if slots and (yarn or split):
-            raise ValueError("give either map_slots/reduce_slots or containers, not both")
-        if slots:
-            if self.map_slots is None or self.reduce_slots is None:
-                raise ValueError("map_slots and reduce_slots go together")
-            return self
-        if not yarn:
-            raise ValueError("give map_slots and reduce_slots, or containers")
-        if len(split) != 1:
-            raise ValueError(
-                "with containers, give exactly one of map_containers, reduce_containers, "
-                "map_fraction"
-            )
-        if self.map_containers is not None and self.map_containers >= self.containers:
-            raise ValueError(f"map_containers must be below containers ({self.containers})")
-        if self.reduce_containers is not None and self.reduce_containers >= self.containers:
-            raise ValueError(f"reduce_containers must be below containers ({self.containers})")
-        return self
-
-    @property
-    def map_capacity(self) -> int:
-        if self.map_slots is not None:
-            return self.map_slots
-        assert self.containers is not None
-        if self.map_containers is not None:
-            return self.map_containers
-        if self.reduce_containers is not None:
-            return self.containers - self.reduce_containers
-        assert self.map_fraction is not None
-        return min(self.containers - 1, max(1, round(self.containers * self.map_fraction)))
-
-    @property
-    def reduce_capacity(self) -> int:
-        if self.reduce_slots is not None:
-            return self.reduce_slots
-        assert self.containers is not None
-        return self.containers - self.map_capacity
-
-    @property
-    def description(self) -> str:
-        if self.map_slots is not None:
-            return f"{self.map_slots} map x {self.reduce_slots} reduce slots"
-        return (
-            f"{self.containers} YARN containers: {self.map_capacity} for maps, "
-            f"{self.reduce_capacity} for reduces"
-        )
-
-
-class TaskSpec(BaseModel):
-    """A job given by its tasks instead of a profile (measured, or from another tool)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    maps: int = Field(ge=1, description="number of map tasks")
-    reduces: int = Field(ge=0, description="number of reduce tasks (0: map-only)")
-    map_task_ms: float = Field(ge=0, description="mean map task time")
-    reduce_task_ms: float = Field(0.0, ge=0, description="mean reduce task time")
-    map_max_ms: float | None = Field(None, ge=0, description="longest map task (default: mean)")
-    reduce_max_ms: float | None = Field(None, ge=0, description="longest reduce task")
-
-    @model_validator(mode="after")
-    def _check(self) -> TaskSpec:
-        if self.map_max_ms is not None and self.map_max_ms < self.map_task_ms:
-            raise ValueError("map_max_ms cannot be below map_task_ms (the mean)")
-        if self.reduce_max_ms is not None and self.reduce_max_ms < self.reduce_task_ms:
-            raise ValueError("reduce_max_ms cannot be below reduce_task_ms (the mean)")
-        if self.reduces > 0 and self.reduce_task_ms == 0:
-            raise ValueError("reduce_task_ms is needed when reduces > 0")
-        return self
 
 
 class WorkflowJob(BaseModel):
@@ -179,38 +93,6 @@ class WorkflowJob(BaseModel):
             raise ValueError("give exactly one of profile (inline or path) and tasks")
         if self.tasks is not None and self.config:
             raise ValueError("config overrides need a profile; a tasks job is not re-predicted")
-        return self
-
-
-class Baseline(BaseModel):
-    """The seed's linear-extrapolation baseline: fit on smaller inputs, predict a larger one.
-
-    ``scales`` multiply every job's input (TPC-H scale factors 5 and 10 relative to the
-    profiled size, say 0.25 and 0.5 with a profile at scale 20). ``measured_ms`` are the
-    workflow's measured completion times at those scales; without them the fit uses the
-    model's own predictions, which shows how far a straight line drifts from it.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    scales: list[float] = Field(min_length=2)
-    target_scale: float = Field(gt=0)
-    measured_ms: list[float] | None = None
-    measured_target_ms: float | None = Field(None, gt=0)
-
-    @field_validator("scales")
-    @classmethod
-    def _scales(cls, v: list[float]) -> list[float]:
-        if any(s <= 0 for s in v):
-            raise ValueError("scales must be > 0")
-        if len(set(v)) < 2:
-            raise ValueError("scales need at least two distinct values")
-        return v
-
-    @model_validator(mode="after")
-    def _lengths(self) -> Baseline:
-        if self.measured_ms is not None and len(self.measured_ms) != len(self.scales):
-            raise ValueError("measured_ms needs one time per scale")
         return self
 
 
@@ -267,14 +149,52 @@ class WorkflowSpec(BaseModel):
         raise KeyError(name)
 
     def job_properties(self, name: str) -> dict[str, str]:
-        """The job's Hadoop properties: profiled configuration < file defaults < job config."""
+        """The job's Hadoop properties: profiled configuration < file defaults < job config.
+
+        A default the job cannot use (:meth:`unusable_defaults`) is left out."""
         job = self.job(name)
         props: dict[str, str] = {}
         if isinstance(job.profile, JobProfile):
             props.update(job.profile.source_properties)
-        props.update({k: str(v) for k, v in self.defaults.items()})
+        skip = set(self.unusable_defaults(name))
+        props.update({k: str(v) for k, v in self.defaults.items() if k not in skip})
         props.update({k: str(v) for k, v in job.config.items()})
         return props
+
+    def unusable_defaults(self, name: str) -> list[str]:
+        """The ``defaults:`` a map-only job cannot use, which it is not given.
+
+        ``defaults:`` speaks for every job, and a workflow mixing map-only jobs with jobs that
+        have reducers (a scan before a join) rightly sets reducers or a sort buffer there. A
+        map-only run's profile has no reduce side to price (``whatif`` refuses reducers asked
+        of it), and with no reducers ``MapTask`` hands the map output straight to the output
+        format (``NewDirectOutputCollector``): no sort buffer, spill, combiner, map-output
+        codec, shuffle or merge. So such a default (reducers above 0, or a setting of the
+        reduce side or one that needs it: :class:`~mrtune.search_spaces.knobs.Knob`'s
+        ``side``/``needs_reduce``, ``whatif``'s map-only rule) is not applied to a job profiled
+        map-only, and ``mrtune workflow`` says so in a note
+        (:func:`~mrtune.optimizer.workflow_checks.check_workflow_settings`); the same setting
+        in the job's own ``config:`` is asked of that job alone, and refused."""
+        job = self.job(name)
+        if not isinstance(job.profile, JobProfile) or not job.profile.map_only:
+            return []
+        return [k for k, v in self.defaults.items() if _needs_reduce_side(k, v)]
+
+
+def _needs_reduce_side(key: str, value: Any) -> bool:
+    """Whether setting ``key`` to ``value`` needs a reduce side (:meth:`~WorkflowSpec.
+    unusable_defaults`): reducers above 0, or a knob of the reduce side or one that acts only
+    with reducers (the sort buffer, spill, merge factor, combiner, map-output codec)."""
+    try:
+        knob = find_knob(key)
+    except KeyError:
+        return False
+    if knob.role == Role.reducers:
+        try:
+            return int(str(value).strip()) != 0
+        except ValueError:
+            return False  # not a count: kept, so HadoopConfig's own check refuses it
+    return knob.side == "reduce" or knob.needs_reduce
 
 
 def _one_line(exc: ValidationError) -> str:
@@ -387,14 +307,16 @@ def check_job_settings(spec: WorkflowSpec, path: str) -> None:
             raise InputError(str(exc), path=path, field=f"jobs.{job.name}") from None
 
 
-def scaled_tasks(tasks: TaskSpec, scale: float) -> TaskSpec:
-    """A tasks-only job on ``scale`` times its input: as many more splits of the same size (map
-    tasks ×scale, same map task time) and the same reducers each reading ×scale (reduce task
-    time ×scale). Used by the extrapolation baseline."""
-    return tasks.model_copy(
-        update={
-            "maps": max(1, math.ceil(tasks.maps * scale)),
-            "reduce_task_ms": tasks.reduce_task_ms * scale,
-            "reduce_max_ms": None if tasks.reduce_max_ms is None else tasks.reduce_max_ms * scale,
-        }
-    )
+__all__ = [
+    "MAX_TASKS",
+    "MAX_TASK_MS",
+    "Baseline",
+    "Capacity",
+    "TaskSpec",
+    "WorkflowJob",
+    "WorkflowSpec",
+    "check_job_settings",
+    "load_profile",
+    "load_workflow",
+    "scaled_tasks",
+]

@@ -107,3 +107,20 @@ def test_unwritable_plot_is_an_input_error(examples: Path, tmp_path: Path) -> No
     )
     assert result.exit_code == 2
     assert "cannot write the plot" in result.output
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_task_times_beyond_a_java_long_are_refused_at_read(tmp_path: Path, fmt: str) -> None:
+    """1e308 ms had printed "inf s" and "nan% below basic" with numpy's RuntimeWarnings in
+    text (JSON refused the non-finite number): both now refuse the file in one line."""
+    path = tmp_path / "inf.yaml"
+    path.write_text(
+        "capacity: {map_slots: 4, reduce_slots: 2}\njobs:\n  - {name: a, tasks: {maps: 10, "
+        "reduces: 1, map_task_ms: 1.0e+308, reduce_task_ms: 1.0e+308}}\n"
+    )
+    result = runner.invoke(app, ["workflow", str(path), "--format", fmt])
+    assert result.exit_code == 2, result.output
+    (line,) = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+    assert str(path) in line and "jobs.0.tasks.map_task_ms" in line and "1e+308" in line
+    assert "allowed: 0 to 9.22337e+18 ms" in line
+    assert "inf" not in result.output.replace("inf.yaml", "") and "Warning" not in result.output

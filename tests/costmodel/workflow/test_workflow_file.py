@@ -181,6 +181,11 @@ def test_profile_path_is_relative_to_the_workflow_file(tmp_path: Path, examples:
         ({**TASKS, "reduce_max_ms": 100}, "reduce_max_ms"),
         ({**TASKS, "reduce_task_ms": 0}, "reduce_task_ms is needed"),
         ({**TASKS, "maps": 0}, "greater than or equal to 1"),
+        # beyond what a Hadoop job records: a Java long of ms, a Java int of tasks (audit h3
+        # section 6: 1e308 ms had printed "inf s" and "nan% below basic")
+        ({**TASKS, "map_task_ms": 1e308}, "beyond a Java long of milliseconds"),
+        ({**TASKS, "reduce_max_ms": 1e19}, "beyond a Java long of milliseconds"),
+        ({**TASKS, "maps": 2**31}, "more tasks than a Java int holds"),
     ],
 )
 def test_task_spec_errors(fields: dict, message: str) -> None:

@@ -103,3 +103,25 @@ def test_batch_says_which_cluster_it_priced_every_job_on(tmp_path: Path) -> None
     assert doc["cluster"]["num_nodes"] == 7 and "--nodes" in doc["cluster"]["origin"]
     r = CliRunner().invoke(app, [*args, "--overwrite"])
     assert "cluster: 7 nodes" in r.output
+
+
+def test_a_swim_row_beyond_a_java_long_fails_at_read_without_warnings(tmp_path: Path) -> None:
+    """1e308 bytes had run into the model: 18 numpy RuntimeWarnings, then "the job's current
+    configuration is infeasible"; the row is now refused as it is read, naming the file, the
+    row, the field, the value and the range, and the other rows are tuned."""
+    import warnings
+
+    tsv = tmp_path / "huge.tsv"
+    tsv.write_text("j1\t10\t10\t1e308\t1e308\t1e308\nj4\t1\t1\t5000000\t5000\t5000\n")
+    out = tmp_path / "o"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = runner.invoke(app, ["batch", str(tsv), "-o", str(out), "--workers", "1", "--no-plots"])
+    assert r.exit_code == 0, r.output
+    rows = {d["job_id"]: d for d in map(json.loads, (out / "jobs.jsonl").read_text().splitlines())}
+    assert rows["j4"]["status"] == "tuned"
+    assert rows["j1"]["status"] == "failed"
+    assert rows["j1"]["reason"] == (
+        f"InputError: {tsv}:1: map_input_bytes: beyond a Java long (got '1e308') allowed: 0 to "
+        "9223372036854775807 bytes (a Java long, as Hadoop counts bytes)"
+    )

@@ -55,11 +55,24 @@ def test_swim_map_only_row() -> None:
         ("job1\t1\t2\t3\t4", "6 tab-separated fields"),
         ("job1\t1\t2\tx\t4\t5", "non-numeric"),
         ("job1\t1\t2\t-3\t4\t5", "negative"),
+        # beyond a Java long (audit h3 section 6: 1e308 bytes overflowed the model with 18
+        # numpy warnings, then "the job's current configuration is infeasible")
+        ("j1\t10\t10\t1e308\t1e308\t1e308", r"t.tsv:3: map_input_bytes: beyond a Java long"),
+        ("j1\t10\t10\t1\t9223372036854775808\t1", r"shuffle_bytes: beyond a Java long"),
+        ("j1\t1e17\t10\t1\t1\t1", r"submit_time_s: beyond a Java long \(got '1e17'\)"),
     ],
 )
 def test_bad_swim_rows_are_input_errors(line: str, match: str) -> None:
     with pytest.raises(InputError, match=match):
         parse_swim_line(line, path="t.tsv", lineno=3)
+
+
+def test_a_volume_up_to_a_java_long_is_read_and_the_range_is_said() -> None:
+    row = parse_swim_line("j\t0\t0\t9223372036854775807\t1\t1")
+    assert row.map_input_bytes == float(2**63 - 1)
+    with pytest.raises(InputError) as err:
+        parse_swim_line("j\t0\t0\t9223372036854775808\t1\t1", path="t.tsv", lineno=1)
+    assert "(got '9223372036854775808') allowed: 0 to 9223372036854775807 bytes" in str(err.value)
 
 
 def test_zero_input_row_is_refused_with_its_reason() -> None:
