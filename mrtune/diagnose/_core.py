@@ -131,10 +131,22 @@ class JobView:
     def side(self, kind: str) -> list[TaskTiming]:
         return [t for t in self.tasks if t.kind == kind]
 
+    def property_name(self, name: str) -> str:
+        """``name`` as the job's Hadoop reads it: Hadoop 1's own name for a Hadoop 1 job
+        (``mapred.reduce.slowstart.completed.maps``), as ``optimize`` writes it."""
+        if self.config is None or self.config.hadoop_version != 1:
+            return name
+        from mrtune.costmodel.properties import HADOOP1_NAMES
+
+        return HADOOP1_NAMES.get(name, name)
+
     @property
     def block_size(self) -> tuple[float, str]:
-        """HDFS block size in bytes and where it came from (``dfs.blocksize``, Hadoop 2/3
-        default 128 MiB; Dr. Elephant reads the cluster's own default the same way)."""
+        """HDFS block size in bytes and where it came from (``dfs.blocksize``; else the one
+        the model cut the input at: the block a history's maps show, or the version's default,
+        Hadoop 1's 64 MiB and Hadoop 2/3's 128 MiB; Dr. Elephant reads the cluster's own
+        default the same way). The model's own block keeps "63.7% of a block" and the
+        split-size price on one block."""
         for key in ("dfs.blocksize", "dfs.block.size"):
             raw = self.properties.get(key)
             if raw:
@@ -142,6 +154,9 @@ class JobView:
                     return float(_parse_size(raw)), key
                 except ValueError:
                     continue
+        if self.config is not None:
+            block = float(self.config.dfs_blocksize)
+            return block, f"the model's, Hadoop {self.config.hadoop_version}"
         return 128.0 * MB, "default 128 MiB"
 
 

@@ -241,7 +241,7 @@ def price_findings(
         k = wanted.index(j) if j in wanted else None
         iv = boot.get(k) if k is not None else None
         f.price = Price(
-            settings=settings[f.key],
+            settings={view.property_name(k): v for k, v in settings[f.key].items()},
             basis="what-if model",
             unit=_UNIT[f.objective],
             current=rows[0][m],
@@ -261,7 +261,8 @@ def price_findings(
                 ""
                 if settings[f.key]
                 else "the model finds no change of "
-                f"{', '.join(f.fix_knobs) or 'these settings'} that gains 1% or more"
+                f"{', '.join(map(view.property_name, f.fix_knobs)) or 'these settings'} that "
+                "gains 1% or more"
             ),
         )
         if f.observed_bound_ms is not None:

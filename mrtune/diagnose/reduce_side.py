@@ -110,7 +110,7 @@ def slow_start(job: JobView) -> Finding:
             "reduces": plural(len(reds), "reduce"),
             "mean wait for last map": format_ms(wait),
             "wait / reduce container time": f"{share:.1%}",
-            SLOWSTART: cur,
+            job.property_name(SLOWSTART): cur,
         },
         thresholds=f"wait share {lims(WAIT_SHARE)}; wait {lims(RUNTIME_LIMITS_MIN, ' min')}",
         source="mrtune thresholds",

@@ -148,3 +148,29 @@ def test_the_whole_shared_data_folder_as_a_catalog(shared_data: Path) -> None:
     n_rumen = sum(len(load_rumen(p)) for p in sorted((shared_data / "rumen").glob("*.json*")))
     assert sum("/rumen/" in v.source for v in views) == n_rumen
     assert sum(v.source.endswith(".jhist") for v in views) == 9
+
+
+def test_a_hadoop1_jobs_fixes_use_its_own_names(shared_data: Path, tmp_path: Path) -> None:
+    """A 2009 Rumen job (Hadoop 0.20) is diagnosed in the names its Hadoop reads, as
+    ``optimize`` writes them (``mapred.max.split.size``, not ``mapreduce.input.fileinputformat.
+    split.maxsize``), and its blocks are the model's 64 MiB, not Hadoop 2's 128 MiB."""
+    import json
+    import re
+
+    from typer.testing import CliRunner
+
+    from mrtune.cli import app
+
+    prof = tmp_path / "p.json"
+    trace = shared_data / "rumen" / "folder-input-trace.json.gz"
+    r = CliRunner().invoke(
+        app, ["profile", str(trace), "--job", "job_200910281128_10027", "-o", str(prof)]
+    )
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["diagnose", str(prof), "--format", "json", "--resamples", "0"])
+    assert r.exit_code == 0, r.output
+    text = r.stdout
+    names = set(re.findall(r"\b(?:mapred|mapreduce)\.[\w.]+", text))
+    assert names and not {n for n in names if n.startswith("mapreduce.")}, names
+    json.loads(text)
+    assert '"HDFS block": "64.0 MiB (the model\'s, Hadoop 1)"' in text
