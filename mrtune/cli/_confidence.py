@@ -209,7 +209,10 @@ def _render_change_detail(c: dict[str, Any]) -> None:
         _indented(f"[red]![/] {escape(why)}")
     effects = c["explanation"].split(": ", 1)
     if len(effects) == 2:
-        _indented(escape(effects[1]), "dim")
+        # measured by reverting this change in the configuration the changes were searched
+        # with (optimizer.explain), not on the current one: say which, or "spills per map
+        # 13→10" read as the run's while it had 2
+        _indented(escape(f"in the optimum found, without → with it: {effects[1]}"), "dim")
 
 
 def _value(v: object) -> str:
