@@ -22,6 +22,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from mrtune.costmodel.regression._drivers import DERIVED_DRIVERS, compute_drivers
 from mrtune.costmodel.regression._phases import MAP_PHASES, PHASES, REDUCE_PHASES
 
+#: The map phases of the sort (``MapOutputBuffer``), which a map-only job's maps do not run.
+MAP_SORT_PHASES = ("spill", "merge")
+
 MODEL_FORMAT = "mrtune-regression-model"
 MODEL_VERSION = 1
 
@@ -236,8 +239,13 @@ class RegressionModel(BaseModel):
         return float(math.ceil(ratio)) if self.waves == "ceil" else ratio
 
     def predict_job(self, inputs: JobInputs) -> JobPrediction:
-        """Job time by eq. 17 (ms)."""
+        """Job time by eq. 17 (ms). A map-only job (``R_t = 0``) has no sort: its maps write
+        through ``NewDirectOutputCollector``, so they neither spill nor merge, and those
+        phases are 0 whatever the fitted equations give (the white-box model refuses sort
+        settings for such a job)."""
         phases = self.predict_phases(inputs)
+        if inputs.reducers == 0:
+            phases.update({p: 0.0 for p in MAP_SORT_PHASES if p in phases})
         map_task = sum(v for p, v in phases.items() if p in MAP_PHASES) + inputs.t_map_ms
         reduce_task = sum(v for p, v in phases.items() if p in REDUCE_PHASES) + inputs.t_reduce_ms
         map_waves = self.waves_of(inputs.n_mappers, inputs.containers)

@@ -67,6 +67,11 @@ def test_map_only_job_has_no_reduce_term() -> None:
     )
     job = TOY.predict_job(inputs)
     assert job.reduce_ms == 0.0 and job.total_ms == job.map_ms
+    # no sort either: NewDirectOutputCollector writes the map output, nothing spills
+    assert job.phases_ms["spill"] == 0.0
+    assert job.map_task_ms == job.phases_ms["read"]
+    with_reduce = TOY.predict_job(inputs.model_copy(update={"reducers": 1}))
+    assert with_reduce.phases_ms["spill"] > 0.0
 
 
 @given(
