@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import typer
+from rich import box
 from rich.table import Table
 
 from mrtune.cli._inputs import (
@@ -30,9 +31,11 @@ from mrtune.cli.console import (
     err_console,
     strict_option,
     warn_calibration,
+    working,
 )
 from mrtune.costmodel import HadoopConfig, JobProfile, predict_job
 from mrtune.errors import InputError
+from mrtune.optimizer.point_intervals import point_intervals
 from mrtune.optimizer.units import format_ms, parse_size
 from mrtune.optimizer.whatif import job_release, unshipped_codec
 from mrtune.optimizer.whatif_summary import MAP_PHASES, REDUCE_PHASES, summarize
@@ -127,29 +130,54 @@ def sweep_cmd(
     if not space.knobs:
         raise InputError(_not_applicable(knob, prof, base), field="--param", value=knob.name)
     knob, values, repaired, notes = _points(space, knob, range_, steps)
-    pred = predict_job(prof, space.to_batch({knob.name: repaired}), spec)
+    batch = space.to_batch({knob.name: repaired})
+    pred = predict_job(prof, batch, spec)
+    with working(f"intervals of {len(repaired)} points from the profile's evidence"):
+        intervals, method = point_intervals(prof, base, batch, spec)
     rows = []
     for i, v in enumerate(repaired):
         s = summarize(pred, i)
+        iv = {"job_ms_p10": intervals[i].low, "job_ms_p90": intervals[i].high}
         rows.append(
-            {"value": knob.decode(float(v)), "requested": knob.decode(float(values[i])), **s}
+            {"value": knob.decode(float(v)), "requested": knob.decode(float(values[i])), **s, **iv}
         )
     if plot is not None:
         _plot(rows, knob, plot)
     if fmt == OutputFormat.json:
         calib = calibration_brief(prof)
         out = {"param": knob.name, "cluster": where, "calibration": calib, "points": rows}
+        out["interval_method"] = method
         emit_json({**out, "notes": notes})  # the values left out, and why
         return
     for line in notes:
         err_console.print(f"note: {line}", highlight=False)
     console.print(f"cluster: {where}")
-    t = Table(title=f"sweep of {knob.name}")
-    t.add_column(knob.name, justify="right")
-    t.add_column("job time", justify="right")
+    t, flat = _table(knob, rows)
+    console.print(t)
+    console.print(
+        "[dim]p10–p90: the job time over the profile's evidence and one run's noise "
+        "(--format json: how it was sampled)[/]",
+        highlight=False,
+    )
+    if flat:
+        console.print(
+            f"the job time moves by less than {FLAT_SHARE:.1%} across this range: the setting "
+            "does not change it here"
+        )
+    if plot is not None:
+        console.print(f"wrote {plot}")
+
+
+def _table(knob: Knob, rows: list[dict]) -> tuple[Table, bool]:
+    """The sweep's points as a table, and whether the job time is flat across them."""
+    # no vertical rules: seven columns and the interval fit 80 columns
+    t = Table(title=f"sweep of {knob.name}", box=box.SIMPLE_HEAD, pad_edge=False)
+    t.add_column("value", justify="right")  # the title names the setting
+    t.add_column("job time", justify="right", no_wrap=True)
+    t.add_column("p10–p90", justify="right", no_wrap=True)
     t.add_column("map task", justify="right")
     t.add_column("reduce task", justify="right")
-    t.add_column("spills/map", justify="right")
+    t.add_column("spills", justify="right")  # per map
     t.add_column("GB·s", justify="right")
     times = [r["job_ms"] for r in rows]
     # one best row; none on a flat curve (every row "best" said nothing: the setting does not
@@ -162,19 +190,22 @@ def sweep_cmd(
             str(r["value"])
             + ("" if r["value"] == r["requested"] else f" (capped from {r['requested']})"),
             format_ms(r["job_ms"]) + mark,
+            _span(r["job_ms_p10"], r["job_ms_p90"]),
             format_ms(r["map_task_ms"]),
             format_ms(r["reduce_task_ms"]),
             f"{r['dataflow']['spills_per_map']:.3g}",
             f"{r['container_gb_s']:,.1f}",
         )
-    console.print(t)
-    if flat:
-        console.print(
-            f"the job time moves by less than {FLAT_SHARE:.1%} across this range: the setting "
-            "does not change it here"
-        )
-    if plot is not None:
-        console.print(f"wrote {plot}")
+    return t, flat
+
+
+def _span(low: float, high: float) -> str:
+    """``24.5–35.0 s``: an interval with its unit once when both ends share it."""
+    a, b = format_ms(low), format_ms(high)
+    unit = a.rsplit(" ", 1)[-1]
+    if " " in a and b.endswith(f" {unit}") and a.count(" ") == 1 and b.count(" ") == 1:
+        return f"{a.rsplit(' ', 1)[0]}–{b}"
+    return f"{a}–{b}"
 
 
 def _points(
