@@ -258,10 +258,12 @@ class Knob:
             value = self._convert(raw)
         except ValueError:
             raise ValueError(
-                f"{self.name}={raw!r} is not valid; allowed: {self.allowed()}"
+                f"{self.name}={_shown(raw)} is not valid; allowed: {self.allowed()}"
             ) from None
         if self.kind in {"int", "float"} and not self.accepts(float(value)):
-            raise ValueError(f"{self.name}={raw!r} is out of range; allowed: {self.allowed()}")
+            raise ValueError(
+                f"{self.name}={_shown(raw)} is out of range; allowed: {self.allowed()}"
+            )
         return value
 
     def _convert(self, raw: object) -> Value:
@@ -324,3 +326,14 @@ class Knob:
         if self.kind == "categorical":
             return np.array([self.encode(c) for c in self.choices])
         return np.asarray(self.grid or (self.low, self.high), dtype=np.float64)
+
+
+def _shown(raw: object) -> str:
+    """``raw`` as an error line shows it: an integer of more than 15 digits in exponent form
+    (``sweep --range 1:1e308`` put all 309 digits of ``int(1e308)`` into the line)."""
+    if isinstance(raw, int) and not isinstance(raw, bool) and len(str(abs(raw))) > 15:
+        digits = str(abs(raw))
+        rest = digits[1:4].rstrip("0")
+        mantissa = f"{digits[0]}.{rest}" if rest else digits[0]
+        return f"{'-' if raw < 0 else ''}{mantissa}e+{len(digits) - 1}"
+    return repr(raw)

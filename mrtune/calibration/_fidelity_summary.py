@@ -37,9 +37,12 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return float(np.quantile(np.asarray(values, dtype=float), q)) if values else math.nan
 
 
-def summarize(runs: Sequence[RunComparison]) -> dict[str, Any]:
+def summarize(
+    runs: Sequence[RunComparison], calibrations: Sequence[RunComparison] = ()
+) -> dict[str, Any]:
     """The goal figures over ``runs`` (see the module doc), with the phase carrying the time
-    error and the notes that explain misses."""
+    error and the notes that explain misses (``calibrations``: the calibration runs' own rows,
+    for the notes, :func:`mrtune.calibration._fidelity_notes.explain`)."""
     out: dict[str, Any] = {"runs": len(runs), "goals": GOALS}
     if not runs:
         return out
@@ -54,7 +57,7 @@ def summarize(runs: Sequence[RunComparison]) -> dict[str, Any]:
         errs = [abs(r.job_time_error) for r in runs]
         out["load_vs_abs_error_spearman"] = float(spearmanr(loads, errs).statistic)
     out["goals_met"] = _goals_met(out)
-    out["notes"] = explain(runs, out)
+    out["notes"] = explain(runs, out, calibrations)
     return out
 
 

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from mrtune.calibration._fidelity_checks import check_repeats, check_same_code
@@ -126,6 +127,8 @@ class JobCalibration:
 class FidelityReport:
     calibrations: list[JobCalibration]
     runs: list[RunComparison]
+    skipped: list[str] = field(default_factory=list)
+    """One line per job (or label) that could not be profiled, and why (:func:`build_report`)."""
 
     @property
     def compared(self) -> list[RunComparison]:
@@ -133,7 +136,7 @@ class FidelityReport:
         return [r for r in self.runs if not r.calibration]
 
     def summary(self) -> dict[str, Any]:
-        return summarize(self.compared)
+        return summarize(self.compared, [r for r in self.runs if r.calibration])
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -150,6 +153,7 @@ class FidelityReport:
             ],
             "summary": self.summary(),
             "runs": [r.to_json() for r in self.runs],
+            "skipped": self.skipped,
         }
 
 
@@ -248,20 +252,41 @@ def build_report(
         check_repeats(label, recs)
     chosen = _calibration_labels(calibrate, by_label, records)
     check_same_code(by_label, {job: by_label[label][0] for job, (label, _) in chosen.items()})
-    calibrations = {
-        job: _calibrate(job, label, rep, by_label[label], times, machine, probes)
-        for job, (label, rep) in chosen.items()
-    }
+    calibrations: dict[str, JobCalibration] = {}
+    skipped: list[str] = []
+    for job, (label, rep) in chosen.items():
+        with _skipping(skipped, f"job {job} (calibration run {label}) not scored"):
+            calibrations[job] = _calibrate(
+                job, label, rep, by_label[label], times, machine, probes
+            )
     comparisons = []
     for label, recs in by_label.items():
-        calib = calibrations[recs[0].job]
+        if (calib := calibrations.get(recs[0].job)) is None:
+            continue
         base = calib.profile
         if measure_codecs:
             base = _with_codecs_measured_elsewhere(base, calib.record, records, label, machine)
-        comparisons.append(
-            _compare(label, recs, calib, base, label == chosen[recs[0].job][0], stat)
-        )
-    return FidelityReport(list(calibrations.values()), comparisons)
+        with _skipping(skipped, f"{label} not scored"):
+            cal = label == chosen[recs[0].job][0]
+            comparisons.append(_compare(label, recs, calib, base, cal, stat))
+    if not comparisons:
+        more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+        raise InputError(f"nothing could be scored: {skipped[0]}{more}")
+    return FidelityReport(list(calibrations.values()), comparisons, skipped)
+
+
+@contextmanager
+def _skipping(skipped: list[str], what: str) -> Iterator[None]:
+    """Leave out a job (or a label) whose run cannot be profiled, its reason one line of
+    ``skipped``: one generator job (TeraGen: its maps read no input) in a runs file made
+    validate exit 2 and left every other job unscored. A bad ``--calibrate`` is raised before
+    this, and a repeat that does not exist is raised through it."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.field == "calibration run":  # "no such repeat": the user's own mistake
+            raise
+        skipped.append(f"{what}: {str(exc).splitlines()[0]}")
 
 
 def _calibration_labels(

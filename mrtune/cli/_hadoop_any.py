@@ -40,7 +40,7 @@ def _cluster(opts: dict[str, Any]):
             "HDFS block size must be a multiple of 512 bytes", field="--block-mb", value=block
         )
     cmb = opts["container_mb"]
-    return MiniCluster(
+    cluster = MiniCluster(
         datanodes=opts["datanodes"],
         block_size=block,
         replication=min(opts["replication"], opts["datanodes"]),
@@ -51,6 +51,41 @@ def _cluster(opts: dict[str, Any]):
         reduce_memory_mb=cmb,
         task_heap_mb=max(64, int(cmb * 0.7)),
     )
+    _check_memory(cluster)
+    return cluster
+
+
+def _check_memory(cluster) -> None:  # noqa: ANN001 - a MiniCluster
+    """Refuse, before the mini-cluster starts (~40 CPU-s), containers YARN cannot grant: its
+    largest allocation is a NodeManager's memory (``yarn.scheduler.maximum-allocation-mb``), so
+    a larger task container failed the job only after the start ("The required MAP capability
+    is more than the supported max container capability", in client.log alone); the AM's own
+    container must fit too; and with one NodeManager a task container must fit beside the AM,
+    or no task is ever scheduled. The task heap is 70% of the container, so it always fits."""
+    nm, am, cmb = cluster.nm_memory_mb, cluster.am_memory_mb, cluster.map_memory_mb
+    if am > nm:
+        raise InputError(
+            f"the MapReduce AM's {am} MiB container does not fit in a NodeManager",
+            field="--nm-memory-mb",
+            value=nm,
+            allowed=f"at least {am} (MiB)",
+        )
+    if cmb > nm:
+        raise InputError(
+            "a task container larger than a NodeManager's memory (YARN's maximum allocation)",
+            field="--container-mb",
+            value=cmb,
+            allowed=f"at most {nm} (--nm-memory-mb)",
+        )
+    step = cluster.min_allocation_mb  # YARN rounds a request up to a multiple of it
+    if cluster.nodemanagers == 1 and -(-cmb // step) * step + am > nm:
+        raise InputError(
+            f"with one NodeManager a task container must fit beside the AM's {am} MiB",
+            field="--container-mb",
+            value=cmb,
+            allowed=f"at most {(nm - am) // step * step} (--nm-memory-mb {nm} − {am}), or "
+            "--nodemanagers 2",
+        )
 
 
 def _project_spec(job: str, set_, input_mb, seed, label):
@@ -79,6 +114,8 @@ def run_any(
     from mrtune.harness.any_job import JobSpec, append_index, run_local, run_yarn
     from mrtune.harness.any_record import per_job_entries
 
+    # the cluster's shape is refused before anything is compiled, generated or started
+    cluster = _cluster(yarn_opts) if mode == "yarn" else None
     if jar is None:
         if len(positional) != 1:
             raise InputError("give one project job, or --jar and --class", field="JOB")
@@ -97,7 +134,6 @@ def run_any(
     if mode == "local" and spec.puts:
         raise InputError("--put is for --mode yarn (local mode reads local paths)")
     base = (keep or Path("mrtune-runs")).resolve()
-    cluster = _cluster(yarn_opts) if mode == "yarn" else None
     hadoop = None
     if mode == "local":
         from mrtune.harness.jars import find_jars

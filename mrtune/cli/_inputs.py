@@ -277,28 +277,6 @@ def with_input_size(profile: JobProfile, text: str | None) -> JobProfile:
     return scaled
 
 
-def _not_run_records(path: Path, exc: Exception) -> str:
-    """Why ``path`` is not run records, naming what it is when that is known (a profile gave
-    "30 validation errors for RunRecord")."""
-    from mrtune.readers import sniff_format
-
-    try:
-        kind = sniff_format(path)
-    except InputError:
-        kind = None
-    text = path.read_text(encoding="utf-8", errors="replace")[:4096] if path.is_file() else ""
-    if kind in ("jhist", "rumen"):
-        return (
-            f"a job history ({kind}), not run records: validate reads the runs.jsonl of "
-            "mrtune hadoop-run; profile a history with mrtune profile"
-        )
-    if '"input_bytes"' in text and '"stats"' in text:
-        return "a job profile, not run records: validate reads the runs.jsonl of mrtune hadoop-run"
-    first = str(exc).splitlines()
-    detail = first[0] if len(first) < 2 else f"{first[1].strip()}: {first[2].strip()}"
-    return f"not a file of run records (mrtune hadoop-run's runs.jsonl): {detail}"[:300]
-
-
 def chosen_job_note(profile: JobProfile, path: Path) -> str | None:
     """The line saying which job of a multi-job history was taken (the first successful one)
     and how to ask about another (``whatif``/``optimize`` have no ``--job``); printed after
@@ -316,6 +294,7 @@ def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list
     """The run records (``mrtune hadoop-run`` / ``hadoop-matrix``) in ``path``: a JSONL file, a
     JSON record or a JSON list. A file that is not one gives one line naming it; with
     ``need_success``, so does a file without a successful run."""
+    from mrtune.cli._input_kinds import not_run_records
     from mrtune.readers import holds_run_records
     from mrtune.readers.run_records import read_jsonl
 
@@ -324,13 +303,14 @@ def load_run_records(path: Path, *, need_success: bool = False) -> list:  # list
     except InputError as exc:
         if holds_run_records(path):  # a run record's bad field: its own line (file, field)
             raise
-        raise InputError(_not_run_records(path, exc), path=str(path)) from None
+        raise InputError(not_run_records(path, exc), path=str(path)) from None
     except (ValidationError, ValueError) as exc:
-        raise InputError(_not_run_records(path, exc), path=str(path)) from None
+        raise InputError(not_run_records(path, exc), path=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
     if need_success and not any(r.success for r in records):
-        raise InputError("no successful run in the file", path=str(path))
+        why = "no successful run in the file" if records else "empty file: no run records"
+        raise InputError(why, path=str(path))
     return records
 
 

@@ -55,7 +55,11 @@ class RateColumn(ProgressColumn):
 
 
 class _Bar:
-    """A rich progress bar per stage: jobs done / total, rate, elapsed, ETA."""
+    """A rich progress bar per stage: jobs done / total, rate, elapsed, ETA.
+
+    Started at the first stage, not on entry: a progress display stopped without a task
+    still printed its empty line, so an error found before any job ran (an empty catalog, a
+    ``--resume`` mismatch) came after a blank line on stderr."""
 
     def __init__(self, enabled: bool) -> None:
         self.progress = Progress(
@@ -73,16 +77,23 @@ class _Bar:
         self.tasks: dict[str, Any] = {}
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.tasks:
+            self.progress.start()
         if stage not in self.tasks:
             self.tasks[stage] = self.progress.add_task(stage, total=total)
         self.progress.update(self.tasks[stage], completed=done, total=total)
 
     def __enter__(self) -> _Bar:
-        self.progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        if self.tasks:
+            self.progress.stop()
+
+
+def _note(line: str) -> None:
+    """A catalog file batch skipped, why, and how to include it: one note on stderr."""
+    err_console.print(f"note: {line}", highlight=False, markup=False)
 
 
 def _load_base_profile(path: Path | None) -> str | None:
@@ -278,6 +289,7 @@ def batch_cmd(
                 db_path=db,
                 progress=bar,
                 plots=plots,
+                note=_note,
             )
     except KeyboardInterrupt:
         err_console.print(

@@ -68,9 +68,11 @@ def calibrate_machine(
 ) -> None:
     """Fit this machine's cost factors on a benchmark of real runs (all jointly)."""
     from mrtune.calibration.machine import fit_machine_from_runs
+    from mrtune.cli._input_kinds import refuse_yarn_index
     from mrtune.cli._inputs import load_run_records
     from mrtune.costmodel.profile import CODEC_PRIORS, CostFactors
 
+    refuse_yarn_index(runs, "calibrate-machine")
     ok = [r for r in load_run_records(runs, need_success=True) if r.success]
     with working(f"fitting the machine's cost factors on {len(ok)} runs"):
         machine = fit_machine_from_runs(

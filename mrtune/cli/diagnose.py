@@ -228,6 +228,17 @@ def collect(
 
     if is_catalog(path):
         files = list(iter_catalog(path))
+        if not files:  # "0 jobs" with exit 0 read as a clean bill; batch refuses it too
+            from mrtune.errors import InputError
+
+            raise InputError(
+                "an empty directory"
+                if not any(path.iterdir())
+                else "no job file in this directory (searched recursively)",
+                path=str(path),
+                allowed=".jhist (+ _conf.xml), Rumen traces (.json, .json.gz), profile .json, "
+                "run records .jsonl, saved JobHistory REST directories",
+            )
         views = [v for _, r in files if not isinstance(r, str) for v in r]
         bad = [(str(f), r) for f, r in files if isinstance(r, str)]
         n = CATALOG_RESAMPLES if resamples is None else resamples

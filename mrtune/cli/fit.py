@@ -32,6 +32,7 @@ from mrtune.cli._fit_options import (
     ReportParam,
     SeedParam,
 )
+from mrtune.cli._input_kinds import check_phase_data_paths
 from mrtune.cli.console import OutputFormat, cli_errors, console, emit_json, working
 from mrtune.costmodel.regression import (
     ALGORITHMS,
@@ -240,6 +241,7 @@ def fit(
 ) -> None:
     """Fit per-phase regression models to measured phase times (Ceesay et al., sec. V)."""
     forms = parse_forms(form or [])
+    check_phase_data_paths(data)
     rows, observations = load_phase_data(data)
     sources = ", ".join(str(p) for p in data)
     files: dict[str, str] = {}

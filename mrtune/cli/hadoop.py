@@ -326,14 +326,21 @@ def _yarn_matrix(matrix: Path, output: Path, work_dir, only, format) -> None:
 @cli_errors
 def hadoop_summary(
     runs: Annotated[
-        Path, typer.Argument(exists=True, dir_okay=False, help="Run records (.jsonl/.json).")
+        Path,
+        typer.Argument(
+            exists=True,
+            dir_okay=False,
+            help="Run records of local runs (.jsonl/.json); a YARN runs.jsonl is for validate.",
+        ),
     ],
     format: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.text,
 ) -> None:
     """Per-label medians of recorded real-Hadoop runs (spills, counters, times)."""
+    from mrtune.cli._input_kinds import refuse_yarn_index
     from mrtune.cli._inputs import load_run_records
     from mrtune.harness.summary import summarize
 
+    refuse_yarn_index(runs, "hadoop-summary")
     rows = summarize(load_run_records(runs))
     if format == OutputFormat.json:
         emit_json(rows)

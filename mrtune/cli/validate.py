@@ -285,6 +285,10 @@ def validate(
             times=times,
             machine=MachineCosts.load(machine) if machine is not None else None,
         )
+    from mrtune.cli.console import err_console
+
+    for line in report.skipped:  # the rest of the file is scored (exit 0)
+        err_console.print(f"note: {line}", highlight=False, markup=False)
     data = finite(report.to_json())
     if output is not None:
         output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -4,10 +4,16 @@ A catalog is any mix of
 
 * directories, searched recursively (sorted, so the order is stable) for ``*.jhist`` job
   histories (their ``<job id>_conf.xml`` beside them is found by
-  :func:`mrtune.readers.load_profile_source`), SWIM traces (``*.tsv``) and JSONL files of profiles
-  (``*.jsonl``); other files (the ``_conf.xml`` themselves, READMEs) are skipped;
-* files named directly, by the same suffixes (``.json`` is also read as JSONL), and Rumen
-  traces (``.json``, ``.json.gz``; known by their content): one job a ``LoggedJob``.
+  :func:`mrtune.readers.load_profile_source`), SWIM traces (``*.tsv``), JSONL files of profiles
+  (``*.jsonl``), and the ``.json`` / ``.json.gz`` files that are Rumen traces or job profiles
+  (known by their content, as ``mrtune diagnose DIR`` reads them: a directory's Rumen traces
+  were skipped without a word while diagnose read them). Any other ``.json`` (a REST
+  response, a report) is skipped with one line saying why and how to include its job
+  (:func:`discover`'s ``skipped``); other files (the ``_conf.xml`` themselves, READMEs) are
+  skipped silently;
+* files named directly, by the same suffixes (``.json`` is also read as JSONL; a ``.json``
+  holding one JSON object, such as a profile written by ``mrtune profile -o``, is one job),
+  and Rumen traces (``.json``, ``.json.gz``; known by their content): one job a ``LoggedJob``.
 
 Discovery only lists jobs; reading a job (parsing a history, building a profile) happens in the
 workers, so a bad job fails there, alone, with its reason. A :class:`JobRef` carries what a
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mrtune.errors import InputError
+from mrtune.readers import sniff_format
 from mrtune.readers.swim import iter_swim
 
 JHIST = "jhist"
@@ -56,9 +63,7 @@ def _file_refs(path: Path, kind: str) -> list[JobRef]:
     if kind == JHIST:
         return [JobRef(src, JHIST, src)]
     if kind in (PROFILE, RUMEN):
-        from mrtune.readers import sniff_format
-
-        if sniff_format(path) == "rumen":
+        if kind == RUMEN or sniff_format(path) == "rumen":  # RUMEN: sniffed by the caller
             # a Rumen trace is one file of many jobs (it was read as JSONL: one failure a line)
             from mrtune.readers.rumen import load_rumen
 
@@ -66,41 +71,96 @@ def _file_refs(path: Path, kind: str) -> list[JobRef]:
                 JobRef(f"{src}:{h.job_id}", RUMEN, src, h.job_id, h.job_id)
                 for h in load_rumen(path)
             ]
-        if kind == RUMEN:
-            raise InputError("a .gz catalog file must be a Rumen trace", path=src)
     try:
         if kind == SWIM:
             return [
                 JobRef(f"{src}:{n}", SWIM, src, line, line.split("\t", 1)[0].strip())
                 for n, line in iter_swim(path)
             ]
-        with path.open(encoding="utf-8", errors="replace") as fh:
-            return [
-                JobRef(f"{src}:{n}", PROFILE, src, line.strip())
-                for n, line in enumerate(fh, 1)
-                if line.strip()
-            ]
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=src) from None
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if len(lines) > 1 and path.suffix.lower() == ".json" and _one_object(text):
+        # one indented document (``mrtune profile -o``), not one job a line
+        return [JobRef(f"{src}:1", PROFILE, src, text.strip())]
+    return [JobRef(f"{src}:{n}", PROFILE, src, line) for n, line in lines]
 
 
-def discover(paths: Iterable[str | Path]) -> list[JobRef]:
+def _one_object(text: str) -> dict | None:
+    """The JSON object ``text`` holds, or ``None`` (not JSON, or not one object)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+#: How to have the job of a skipped ``.json`` tuned (:func:`_dir_json_kind`).
+INCLUDE_HOW = (
+    "to tune its job, write its profile into the catalog (mrtune profile FILE -o JOB.json; "
+    "for a saved JobHistory REST response, mrtune profile DIR)"
+)
+
+
+def _dir_json_kind(path: Path, skipped: list[str]) -> str | None:
+    """The kind of a ``.json`` / ``.json.gz`` found in a catalog directory: a Rumen trace or a
+    job profile; anything else gets its line in ``skipped`` (why, and how to include it)."""
+    try:
+        if sniff_format(path) == "rumen":
+            return RUMEN
+    except InputError as exc:
+        skipped.append(f"{path}: skipped: {exc.message}; {INCLUDE_HOW}")
+        return None
+    if path.suffix.lower() == ".json":
+        try:
+            data = _one_object(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            skipped.append(f"{path}: skipped: cannot read: {exc.strerror or exc}")
+            return None
+        if data is not None and "input_bytes" in data and "stats" in data:
+            return PROFILE
+    skipped.append(
+        f"{path}: skipped: JSON that is neither a Rumen trace nor a job profile (what batch "
+        f"takes from a directory's .json files); {INCLUDE_HOW}"
+    )
+    return None
+
+
+def _dir_files(root: Path, skipped: list[str]) -> list[tuple[Path, str]]:
+    """A catalog directory's job files with their kinds (sorted, recursive)."""
+    out = []
+    for f in sorted(f for f in root.rglob("*") if f.is_file()):
+        name = f.name.lower()
+        if name.endswith((".json", ".json.gz")):
+            kind = _dir_json_kind(f, skipped)
+        else:
+            kind = None if f.suffix.lower() == ".gz" else SUFFIX_KIND.get(f.suffix.lower())
+        if kind is not None:
+            out.append((f, kind))
+    return out
+
+
+def discover(paths: Iterable[str | Path], skipped: list[str] | None = None) -> list[JobRef]:
     """Every job of the catalog, in a stable order, without duplicates.
+
+    ``skipped``: gets one line per ``.json`` file of a directory that is not taken (why, and
+    how to include its job), so that nothing is left out without a word.
 
     Raises:
         InputError: a path does not exist, or a file named directly has an unknown suffix.
     """
     refs: list[JobRef] = []
     seen: set[str] = set()
+    skipped = [] if skipped is None else skipped
     for raw in paths:
         p = Path(raw).absolute()
         if not p.exists():
             raise InputError("no such file or directory", path=str(raw))
         if p.is_dir():
-            files = sorted(
-                f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIX_KIND
-            )
-            files = [f for f in files if f.suffix.lower() not in (".json", ".gz")]
+            files = _dir_files(p, skipped)
         else:
             if p.suffix.lower() not in SUFFIX_KIND:
                 raise InputError(
@@ -110,9 +170,12 @@ def discover(paths: Iterable[str | Path]) -> list[JobRef]:
                     "(one JobProfile JSON a line), a Rumen trace (.json, .json.gz), or a "
                     "directory of them",
                 )
-            files = [p]
-        for f in files:
-            for ref in _file_refs(f, SUFFIX_KIND[f.suffix.lower()]):
+            kind = SUFFIX_KIND[p.suffix.lower()]
+            if kind == RUMEN and sniff_format(p) != "rumen":
+                raise InputError("a .gz catalog file must be a Rumen trace", path=str(raw))
+            files = [(p, kind)]
+        for f, kind in files:
+            for ref in _file_refs(f, kind):
                 if ref.key not in seen:
                     seen.add(ref.key)
                     refs.append(ref)

@@ -111,6 +111,25 @@ def _results_hash(fingerprint: str, results: Sequence[dict[str, Any]]) -> str:
     return h.hexdigest()[:24]
 
 
+def _catalog_jobs(
+    catalog: Sequence[str | Path], note: Callable[[str], None] | None
+) -> list[JobRef]:
+    """The catalog's jobs (:func:`discover`); each file it skipped goes to ``note``, and a
+    catalog without a job is refused."""
+    skipped: list[str] = []
+    refs = discover(catalog, skipped)
+    for line in skipped if note is not None else ():
+        note(line)
+    if not refs:
+        raise InputError(
+            "no jobs found in the catalog",
+            path=", ".join(map(str, catalog)),
+            allowed=".jhist files, SWIM .tsv traces, .jsonl profiles, Rumen traces "
+            "(.json, .json.gz)",
+        )
+    return refs
+
+
 def run_batch(
     catalog: Sequence[str | Path],
     outdir: str | Path,
@@ -124,6 +143,7 @@ def run_batch(
     stop_after: int | None = None,
     progress: ProgressFn | None = None,
     plots: bool = True,
+    note: Callable[[str], None] | None = None,
 ) -> BatchReport:
     """Tune the catalog (module docstring).
 
@@ -140,17 +160,13 @@ def run_batch(
             run: a hook for tests and demonstrations of ``resume``; no outputs are written.
         progress: called as ``progress(stage, done, total)``.
         plots: write the PNG plots.
+        note: called with each line of :func:`discover`'s ``skipped`` (a catalog directory's
+            ``.json`` that is not taken), before any job is tuned.
     """
     t0 = time.perf_counter()
     out = Path(outdir)
     check_outdir(out)
-    refs = discover(catalog)
-    if not refs:
-        raise InputError(
-            "no jobs found in the catalog",
-            path=", ".join(map(str, catalog)),
-            allowed=".jhist files, SWIM .tsv traces, .jsonl profiles",
-        )
+    refs = _catalog_jobs(catalog, note)
     db = Path(db_path) if db_path is not None else out / DB_NAME
     fingerprint = settings.fingerprint()
     lazy = _Lazy(workers, scheduler)

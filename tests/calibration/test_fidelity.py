@@ -368,3 +368,77 @@ def test_measured_codec_ratios_never_come_from_the_predicted_run() -> None:
     assert s_sib["byte_within_1pct_rate_measured_codecs"] == 1.0
     assert "byte_within_1pct_rate_measured_codecs" not in s_alone
     assert any("on priors" in n for n in s_alone["notes"])
+
+
+# ------------------------------------------------- a job that cannot be profiled (h4b D5)
+
+
+def test_a_generator_job_is_skipped_with_a_note_and_the_rest_scored(tmp_path: Path) -> None:
+    """A TeraGen run (its maps read no input: nothing to profile) made validate exit 2 for the
+    whole file, leaving every other job unscored; now it is one note and the rest is scored."""
+    from mrtune.cli import app
+    from tests.calibration.run_fixtures import FIXTURES
+
+    # h4b's real TeraGen run (Hadoop 3.5.0 client, 3.4.2 examples jar); plain JSONL, one line
+    fixture = FIXTURES / "examples-teragen-generator.jsonl"
+    teragen = RunRecord.model_validate_json(fixture.read_text(encoding="utf-8"))
+    sel = _records("sel-default", "sel-10pct")
+    report = build_report([teragen, *sel])
+    assert [r.label for r in report.compared] == ["sel-10pct"]
+    (note,) = report.skipped
+    assert note.startswith("job teragen (calibration run teragen-default) not scored: ")
+    assert "maps read no input" in note and "cannot be profiled" in note
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(r.to_json() + "\n" for r in [teragen, *sel]))
+    res = CliRunner().invoke(app, ["validate", str(path), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["skipped"] == [note]
+    assert " ".join(res.stderr.split()) == " ".join(f"note: {note}".split())
+    # nothing left to score: one error line, exit 2
+    only = tmp_path / "teragen.jsonl"
+    only.write_text(teragen.to_json() + "\n")
+    res = CliRunner().invoke(app, ["validate", str(only)], env={"COLUMNS": "400"})
+    assert res.exit_code == 2
+    (line,) = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert line.startswith("error: nothing could be scored: job teragen")
+    # an empty runs file says so (it said "no successful run in the file")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    res = CliRunner().invoke(app, ["validate", str(empty)])
+    assert res.exit_code == 2 and "empty file" in res.stderr, res.output
+
+
+# ------------------------------------------- combiner misses, per job and by layout (h4b D6)
+
+
+def test_combiner_misses_are_told_per_job_and_only_off_the_calibration_layout() -> None:
+    """The key-law note printed the worst miss over all jobs beside every job's name (0.94%
+    aggregatewordcount shown as 23.26%), and explained every COMBINE_OUTPUT miss by spill
+    layouts the calibration run did not have, also those at the calibration's own layout."""
+
+    made: list[str] = []
+
+    def run(label: str, settings: dict, spills: list, pred: float, cal: bool = False):
+        made.append(label)
+        t = 90.0 + 10 * len(made)  # distinct times: a rank correlation is defined
+        r = _cmp(label, t, t + 1)
+        r.job, r.settings, r.calibration = label.split("-")[0], settings, cal
+        r.measured["spills_per_map"] = r.predicted["spills_per_map"] = spills
+        r.predicted["COMBINE_OUTPUT_RECORDS"], r.measured["COMBINE_OUTPUT_RECORDS"] = pred, 100
+        return r
+
+    cals = [run("a-default", {}, [2], 100.0, True), run("b-default", {}, [2], 100.0, True)]
+    runs = [
+        run("a-sort5", {"mapreduce.task.io.sort.mb": "5"}, [25], 99.0),
+        run("a-split", {"mapreduce.input.fileinputformat.split.maxsize": "4194304"}, [2], 99.2),
+        run("b-sort5", {"mapreduce.task.io.sort.mb": "5"}, [31], 77.0),
+        # the calibration's layout (a reduce-side setting): the law is exact there
+        run("b-mp", {"mapreduce.reduce.shuffle.input.buffer.percent": "0.001"}, [2], 124.0),
+    ]
+    notes = summarize(runs, cals)["notes"]
+    law = next(n for n in notes if n.startswith("combiner counts at spill layouts"))
+    assert law.endswith("at most 1.00% in a (a-sort5, a-split), 23.00% in b (b-sort5)")
+    same = [n for n in notes if "own spill layout" in n]
+    assert len(same) == 1 and same[0].endswith(
+        "the layout does not explain it: b-mp 124 predicted vs 100"
+    )

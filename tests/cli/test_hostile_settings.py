@@ -197,6 +197,15 @@ def test_sweep_non_finite_range_is_one_line(rng: str) -> None:
     assert "--range" in line and "allowed" in line
 
 
+def test_sweep_range_end_too_large_is_shown_short() -> None:
+    """``--range 1:1e308`` of an integer setting put the 309 digits of int(1e308) in the line."""
+    code, out = run(
+        "sweep", str(WORDCOUNT), "--param", "mapreduce.job.reduces", "--range", "1:1e308"
+    )
+    line = refused(code, out)
+    assert "mapreduce.job.reduces=1e+308 is out of range" in line and len(line) < 150
+
+
 # ------------------------------------------------------------------ 4. --storage
 @pytest.mark.parametrize(
     "storage",

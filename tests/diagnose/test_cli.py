@@ -99,6 +99,19 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
         assert len(lines) == 1 and "error:" in lines[0], result.stderr
 
 
+def test_an_empty_directory_is_refused_as_batch_refuses_it(tmp_path: Path) -> None:
+    """``diagnose`` of an empty directory exited 0 with "0 jobs × findings"."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "docs" / "sub").mkdir(parents=True)
+    (tmp_path / "docs" / "README").write_text("no jobs here\n")
+    for name, says in (("empty", "an empty directory"), ("docs", "no job file in this")):
+        result = runner.invoke(app, ["diagnose", str(tmp_path / name)])
+        assert result.exit_code == 2, result.output
+        lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / name}: {says}")
+        assert "jobs ×" not in result.stdout
+
+
 def test_commands_are_registered_with_their_docstring_line() -> None:
     from mrtune.cli import diagnose, report
 

@@ -6,6 +6,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from mrtune.cli import app
@@ -129,3 +130,65 @@ def test_each_job_group_takes_its_own_calibration_label() -> None:
     assert _group_label(runs, "wc", ["wc-big", "sort-r4"]) == "wc-big"
     assert _group_label(runs, "wc", []) == "wc-default"
     assert MiniCluster().host_cores >= 1
+
+
+def _one_error_line(r) -> str:  # noqa: ANN001 - a click Result
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and "Traceback" not in r.output, r.output
+    return lines[0]
+
+
+def test_a_yarn_run_index_is_refused_by_name_where_local_records_are_read(
+    tmp_path: Path,
+) -> None:
+    """``hadoop-run --mode yarn``'s runs.jsonl given to fit, hadoop-summary or
+    calibrate-machine was "not a file of run records (mrtune hadoop-run's runs.jsonl)"."""
+    import json
+
+    idx = tmp_path / "runs.jsonl"
+    entry = {"label": "wc", "mode": "yarn", "success": True, "jhist": "wc/r0/j.jhist"}
+    idx.write_text(json.dumps(entry) + "\n")
+    for args in (
+        ["hadoop-summary", str(idx)],
+        ["calibrate-machine", str(idx), "-o", str(tmp_path / "m.json")],
+        ["fit", str(idx)],
+    ):
+        r = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+        line = _one_error_line(r)
+        assert line.startswith(f"error: {idx}: a YARN run index"), line
+        assert f"`mrtune {args[0]}` does not take" in line and "`mrtune validate`" in line
+        assert "not a file of run records" not in line
+
+
+def test_a_container_yarn_cannot_grant_is_refused_before_the_cluster_starts(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """``--container-mb 2048 --nm-memory-mb 1024`` started the mini-cluster (~40 CPU-s) and
+    then failed with "see client.log"; now one line names the option, its value and the
+    largest allowed, and nothing is compiled or launched."""
+    import mrtune.cli._hadoop_any as hany
+    import mrtune.harness.any_job as any_job
+    from mrtune.errors import InputError
+
+    def launched(*_a, **_k):  # noqa: ANN202
+        raise InputError("launched")
+
+    monkeypatch.setattr(any_job, "run_yarn", launched)
+    monkeypatch.setattr(hany, "_project_spec", lambda *a: pytest.fail("compiled the job"))
+    jar = ["--jar", str(tmp_path / "x.jar"), "--class", "A", "--keep", str(tmp_path / "k")]
+    for opts, option, value in (
+        (["--container-mb", "2048", "--nm-memory-mb", "1024"], "--container-mb", 2048),
+        (["--nm-memory-mb", "300"], "--nm-memory-mb", 300),
+        (["--nodemanagers", "1", "--container-mb", "600"], "--container-mb", 600),
+    ):
+        for job in (jar, ["wordcount"]):
+            r = CliRunner().invoke(app, ["hadoop-run", *job, "--mode", "yarn", *opts, "--", "a"])
+            line = _one_error_line(r)
+            assert line.startswith(f"error: {option}: ") and f"(got {value}) allowed: at" in line
+    line = _one_error_line(
+        CliRunner().invoke(app, ["hadoop-run", *jar, "--mode", "yarn", "--container-mb", "2048"])
+    )
+    assert "(got 2048) allowed: at most 1024 (--nm-memory-mb)" in line
+    # a container that fits reaches the launcher
+    r = CliRunner().invoke(app, ["hadoop-run", *jar, "--mode", "yarn", "--container-mb", "1024"])
+    assert r.exit_code == 2 and r.stderr.splitlines()[-1] == "error: launched", r.output

@@ -182,3 +182,19 @@ def test_predict_names_a_bad_model_file(tmp_path: Path) -> None:
     assert result.stderr.startswith(
         f"error: {path}: not a regression model: phases.read.intercept"
     )
+
+
+def test_fit_says_a_directory_is_not_a_data_file(tmp_path: Path) -> None:
+    """An existing empty directory was "cannot read: no such file"."""
+    empty = tmp_path / "adir"
+    empty.mkdir()
+    result = runner.invoke(app, ["fit", str(empty)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {empty}: an empty directory, not a file: fit reads ")
+    assert ".csv" in line and "runs.jsonl" in line and "no such file" not in line
+    (empty / "runs.jsonl").write_text("")
+    result = runner.invoke(app, ["fit", str(empty)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {empty}: a directory, not a file")
+    assert "name the files (e.g. DIR/*.jsonl)" in result.stderr

@@ -125,3 +125,20 @@ def test_a_swim_row_beyond_a_java_long_fails_at_read_without_warnings(tmp_path: 
         f"InputError: {tsv}:1: map_input_bytes: beyond a Java long (got '1e308') allowed: 0 to "
         "9223372036854775807 bytes (a Java long, as Hadoop counts bytes)"
     )
+
+
+def test_batch_errors_come_alone_and_skipped_files_are_named(tmp_path: Path) -> None:
+    """A batch error was preceded by an empty line on stderr (the progress display, stopped
+    before any stage); a directory's .json that batch does not take is named in a note."""
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("")
+    res = runner.invoke(app, ["batch", str(empty), "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and res.stderr.startswith(f"error: {empty}: no jobs found")
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    (cat / "report.json").write_text('{"a": 1}\n')
+    res = runner.invoke(app, ["batch", str(cat), "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.stderr.split())
+    assert text.startswith(f"note: {cat / 'report.json'}: skipped: JSON that is neither")
+    assert f"error: {cat}: no jobs found" in text

@@ -28,6 +28,7 @@ from mrtune.search_spaces import KNOBS_BY_NAME
 from tests.optimizer.batch.conftest import swim_rows
 
 CLUSTER = ClusterSpec(num_nodes=10)
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_swim_row_volumes_become_selectivities() -> None:
@@ -217,3 +218,32 @@ def test_a_rumen_trace_is_one_job_a_logged_job(shared_data: Path) -> None:
     assert tuned["status"] in ("tuned", "unchanged") and tuned["job_id"] == refs[3].job_id
     gz = discover([shared_data / "rumen" / "folder-input-trace.json.gz"])
     assert len(gz) > 10 and len({r.key for r in gz}) == len(gz)
+
+
+def test_a_directory_gives_what_diagnose_reads_and_names_what_it_skips(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    """``batch DIR`` skipped a directory's Rumen traces without a word while ``diagnose DIR``
+    read them (10 jobs instead of 77). Now a directory gives its Rumen traces (.json,
+    .json.gz) and indented profile documents; any other .json is one line of ``skipped``."""
+    cat = tmp_path / "cat"
+    (cat / "sub").mkdir(parents=True)
+    (cat / "trace.json").symlink_to(shared_data / "rumen" / "zombie-input-trace.json")
+    gz = shared_data / "rumen" / "folder-input-trace.json.gz"
+    (cat / "sub" / "folder.json.gz").symlink_to(gz)
+    profile = REPO / "mrtune" / "examples" / "profiles" / "wordcount-rumen.json"
+    (cat / "job.json").write_text(profile.read_text())  # indented: one document, one job
+    (cat / "notes.json").write_text('{"a": 1}\n')
+    (cat / "empty.json").write_text("")
+    skipped: list[str] = []
+    refs = discover([cat], skipped)
+    rumen = [r for r in refs if r.kind == "rumen"]
+    assert len(rumen) == 4 + len(discover([gz]))
+    (doc,) = [r for r in refs if r.kind == "profile"]
+    assert doc.key == f"{cat / 'job.json'}:1"
+    assert JobProfile.model_validate_json(doc.payload).job_name == "WordCount"
+    assert len(skipped) == 2 and all("\n" not in line for line in skipped)
+    for line, name in zip(sorted(skipped), ("empty.json", "notes.json"), strict=True):
+        assert line.startswith(f"{cat / name}: skipped: ") and "mrtune profile" in line
+    # named directly, an indented profile is one job too (it was one failure a line)
+    assert [r.key for r in discover([cat / "job.json"])] == [doc.key]
