@@ -74,7 +74,10 @@ def _observed(profile: JobProfile) -> dict[str, float]:
     last_map = max(o.finish_ms for o in maps)
     last = max(o.finish_ms for o in profile.observed)
     out["tasks"] = float(last - first)
-    out["maps"] = float(len(maps))
+    # the maps the job ran: an attempt whose times alone are impossible is left out of the
+    # timings but not of the job (profiling.task_checks), so the history's count, not theirs
+    ran = profile.cluster_facts.get("successful_map_attempts")
+    out["maps"] = float(ran) if isinstance(ran, int | float) and ran > 0 else float(len(maps))
     out["map_stage"] = float(last_map - min(o.start_ms for o in maps))
     job_ms = profile.cluster_facts.get("job_ms")
     if isinstance(job_ms, float) and job_ms > 0:

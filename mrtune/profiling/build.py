@@ -327,9 +327,9 @@ def _job_facts(
 def _observed_timings(h: JobHistory) -> list[TaskTiming]:
     """Every successful attempt's phase times; a reduce's wait for the last map is split off
     its shuffle (``shuffle_wait``), since the model's shuffle starts when the data is there."""
-    last_map = max((a.finish_ms for a in h.successful("map")), default=None)
+    last_map = max((a.finish_ms for a in h.timed("map")), default=None)
     observed = []
-    for a in sorted(h.attempts, key=lambda a: (a.kind != "map", a.start_ms, a.attempt_id)):
+    for a in sorted(h.timed(), key=lambda a: (a.kind != "map", a.start_ms, a.attempt_id)):
         phases = a.phases_ms()
         if a.kind == "reduce" and last_map is not None and a.start_ms < last_map:
             end = a.shuffle_finish_ms if a.shuffle_finish_ms is not None else a.finish_ms

@@ -147,12 +147,11 @@ class _Placement:
             host, rack = host_and_rack(a)
             if host:
                 self.hosts.add(host)
-                by_host[host].append(a)
+                if a.untimed is None:  # peaks need both ends (task_checks: untimed attempts)
+                    by_host[host].append(a)
             if rack:
                 self.racks.add(rack)
-        spans = {
-            k: [(a.start_ms, a.finish_ms) for a in h.successful(k)] for k in ("map", "reduce")
-        }
+        spans = {k: [(a.start_ms, a.finish_ms) for a in h.timed(k)] for k in ("map", "reduce")}
         self.peak_maps = peak_concurrency(spans["map"])
         self.peak_reduces = peak_concurrency(spans["reduce"])
         self.peak_tasks = peak_concurrency(spans["map"] + spans["reduce"])

@@ -16,15 +16,24 @@ resources has two ``REDUCE_ATTEMPT_FINISHED`` events, for two task ids, in one c
 same start time, for a job that declares one reduce). A YARN container runs exactly one task
 attempt (unless the job is *uberized*, when every task runs inside the AM's container), so two
 successful attempts of one kind in one container that start at the same millisecond are one
-execution: the first is kept and the rest counted in :attr:`JobHistory.duplicates_dropped`.
-Repeated events for the same attempt id are merged the same way.
+execution: the first added is kept and the rest counted in :attr:`JobHistory.duplicates_dropped`.
+Repeated events for the same attempt id are merged the same way, unless their counters
+disagree: Hadoop writes one ``*_ATTEMPT_FINISHED`` per attempt (``TaskAttemptImpl`` logs it once,
+with the attempt's final ``Counters``), so two different counter sets for one attempt are a
+contradiction, and the attempt is marked (:attr:`AttemptRecord.conflict`) for the task screen
+(:mod:`mrtune.profiling.task_checks`) to exclude and count.
+
+Times and counters are judged apart: an attempt whose times are unusable (no start event, a
+time that is not a long, a finish before its start) still ran and its output was shuffled, so
+its counters count in the dataflow; it is only left out of what is fitted to task times
+(:attr:`AttemptRecord.untimed`, :meth:`JobHistory.timed`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from mrtune.errors import InputError
@@ -144,6 +153,12 @@ class AttemptRecord:
     container_id: str | None = None
     host: str | None = None
     rack: str | None = None
+    #: why the times cannot be used (no start event, a time that is not a long; the task
+    #: screen adds finish-before-start and phases out of order): counters kept, not timed
+    untimed: str | None = None
+    #: why the attempt contradicts itself across events (two finish events whose counters
+    #: differ): the task screen excludes it and counts it
+    conflict: str | None = None
 
     @property
     def elapsed_ms(self) -> int:
@@ -203,6 +218,7 @@ class JobHistory:
     _by_slot: dict[tuple[str | None, str, int], str] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _by_task: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ attempts
     def add_attempt(self, attempt: AttemptRecord) -> bool:
@@ -212,31 +228,20 @@ class JobHistory:
             self._by_slot = {
                 (a.container_id, a.kind, a.start_ms): a.attempt_id
                 for a in self.attempts
-                if a.container_id
+                if a.container_id and a.untimed is None and a.start_ms > 0
             }
+            self._by_task = {a.task_id: i for i, a in enumerate(self.attempts) if a.task_id}
         i = self._by_id.get(attempt.attempt_id)
         if i is not None:
-            # the same attempt reported twice: keep what the later event adds
-            old = self.attempts[i]
-            self.attempts[i] = AttemptRecord(
-                attempt_id=old.attempt_id,
-                task_id=old.task_id,
-                kind=old.kind,
-                start_ms=old.start_ms or attempt.start_ms,
-                finish_ms=max(old.finish_ms, attempt.finish_ms),
-                map_finish_ms=old.map_finish_ms or attempt.map_finish_ms,
-                shuffle_finish_ms=old.shuffle_finish_ms or attempt.shuffle_finish_ms,
-                sort_finish_ms=old.sort_finish_ms or attempt.sort_finish_ms,
-                counters=old.counters or attempt.counters,
-                container_id=old.container_id or attempt.container_id,
-                host=old.host or attempt.host,
-                rack=old.rack or attempt.rack,
-            )
-            self.duplicates_dropped += 1
-            self.warnings.append(f"{attempt.attempt_id} reported twice: counted once")
+            self._merge(i, attempt)
+            return False
+        j = self._by_task.get(attempt.task_id) if attempt.task_id else None
+        if j is not None:
+            self._second_success(j, attempt)
             return False
         slot = (attempt.container_id, attempt.kind, attempt.start_ms)
-        if not self.uberized and attempt.container_id and slot in self._by_slot:
+        timed = attempt.untimed is None and attempt.start_ms > 0
+        if not self.uberized and attempt.container_id and timed and slot in self._by_slot:
             self.duplicates_dropped += 1
             self.warnings.append(
                 f"{attempt.attempt_id} ran in the same container ({attempt.container_id}) at the "
@@ -244,13 +249,87 @@ class JobHistory:
             )
             return False
         self._by_id[attempt.attempt_id] = len(self.attempts)
-        if attempt.container_id:
+        if attempt.task_id:
+            self._by_task[attempt.task_id] = len(self.attempts)
+        if attempt.container_id and timed:
             self._by_slot[slot] = attempt.attempt_id
         self.attempts.append(attempt)
         return True
 
+    def _merge(self, i: int, attempt: AttemptRecord) -> None:
+        """The same attempt reported twice: keep what the later event adds; counters that
+        disagree make the attempt a contradiction (module doc), not a duplicate."""
+        old = self.attempts[i]
+        differ = sorted(
+            k
+            for k in set(old.counters) | set(attempt.counters)
+            if old.counters.get(k) != attempt.counters.get(k)
+        )
+        conflict = old.conflict
+        if old.counters and attempt.counters and differ:
+            # said once, by the task screen's count of excluded attempts (not a duplicate)
+            k = differ[0]
+            conflict = conflict or (
+                f"finish reported twice with different counters ({len(differ)} differ: {k} "
+                f"{_count(old.counters.get(k))} vs {_count(attempt.counters.get(k))})"
+            )
+        else:
+            self.warnings.append(f"{attempt.attempt_id} reported twice: counted once")
+            self.duplicates_dropped += 1
+        self.attempts[i] = AttemptRecord(
+            attempt_id=old.attempt_id,
+            task_id=old.task_id,
+            kind=old.kind,
+            start_ms=old.start_ms or attempt.start_ms,
+            finish_ms=max(old.finish_ms, attempt.finish_ms),
+            map_finish_ms=old.map_finish_ms or attempt.map_finish_ms,
+            shuffle_finish_ms=old.shuffle_finish_ms or attempt.shuffle_finish_ms,
+            sort_finish_ms=old.sort_finish_ms or attempt.sort_finish_ms,
+            counters=old.counters or attempt.counters,
+            container_id=old.container_id or attempt.container_id,
+            host=old.host or attempt.host,
+            rack=old.rack or attempt.rack,
+            untimed=old.untimed or attempt.untimed,
+            conflict=conflict,
+        )
+
+    def _second_success(self, j: int, attempt: AttemptRecord) -> None:
+        """A second successful attempt of a task already recorded: Hadoop commits one attempt
+        a task (``TaskImpl`` keeps one ``successfulAttempt``; ``canCommit`` refuses the rest,
+        which are killed), so this is the same execution logged twice (counted once), or,
+        when the counters differ, a contradiction the task screen excludes."""
+        old = self.attempts[j]
+        differ = sorted(
+            k
+            for k in set(old.counters) | set(attempt.counters)
+            if old.counters.get(k) != attempt.counters.get(k)
+        )
+        if old.counters and attempt.counters and differ:
+            k = differ[0]
+            self.attempts[j] = replace(
+                old,
+                conflict=old.conflict
+                or (
+                    f"a second successful attempt of its task ({attempt.attempt_id}) with "
+                    f"different counters ({k} {_count(old.counters.get(k))} vs "
+                    f"{_count(attempt.counters.get(k))})"
+                ),
+            )
+            return
+        self.duplicates_dropped += 1
+        self.warnings.append(
+            f"{attempt.attempt_id} is a second successful attempt of {attempt.task_id} "
+            f"(Hadoop commits one attempt a task): counted once ({old.attempt_id} kept)"
+        )
+
     def successful(self, kind: TaskKind) -> list[AttemptRecord]:
+        """Every successful attempt of one kind (what ran: the dataflow counts all of them)."""
         return [a for a in self.attempts if a.kind == kind]
+
+    def timed(self, kind: TaskKind | None = None) -> list[AttemptRecord]:
+        """The successful attempts whose times can be used (not :attr:`AttemptRecord.untimed`):
+        what task timings, peaks and the cost fit are taken from."""
+        return [a for a in self.attempts if a.untimed is None and kind in (None, a.kind)]
 
     @property
     def num_maps(self) -> int:
@@ -294,3 +373,8 @@ def sum_counters(counter_dicts: Iterable[Mapping[str, float]]) -> dict[str, floa
         for k, v in d.items():
             out[k] = out.get(k, 0.0) + float(v)
     return out
+
+
+def _count(v: float | None) -> str:
+    """A counter value for a warning (``none`` when the event did not record it)."""
+    return "none" if v is None else f"{v:.0f}"

@@ -175,9 +175,18 @@ def _int(v: Any) -> int | None:
 
 
 def load_jhist(path: str | Path) -> JobHistory:
-    """Parse one ``.jhist`` file (see the module doc): attempt start events are kept until
-    their attempt finishes (:func:`_attempt_finished`); every other event sets job facts or
-    counts (:func:`_job_event`); the end checks the history is whole (:func:`_check_end`)."""
+    """Parse one ``.jhist`` file (see the module doc) independently of the order of its events.
+
+    ``EventWriter`` appends events as they happen, but a file re-sorted by a tool is the same
+    history, and nothing in an event depends on where it stands: ``JobHistoryParser`` keys
+    each attempt event by its ``attemptId`` (``TaskAttemptInfo``), and the job events set
+    disjoint facts. So the file is read whole first: job facts and failure counts
+    (:func:`_job_event`, before any attempt, since ``JOB_INITED``'s uber mode decides what a
+    duplicate is), every ``*_ATTEMPT_STARTED`` by attempt id, the attempts that failed or were
+    killed (:data:`_UNSUCCESSFUL`), and the finish events; then each
+    finish is paired with its attempt's start (:func:`_attempt_finished`), in attempt-id order,
+    so a reordered file gives the same history; the end checks the history is whole
+    (:func:`_check_end`)."""
     p = Path(path)
     events, warnings = read_events(p)
     if not events:
@@ -185,56 +194,92 @@ def load_jhist(path: str | Path) -> JobHistory:
     h = JobHistory(source=str(p), source_format="jhist", hadoop_version=2)
     h.warnings.extend(warnings)
     starts: dict[str, dict[str, Any]] = {}
+    finishes: list[tuple[str, dict[str, Any]]] = []
+    ended: set[str] = set()  # attempts with a FAILED/KILLED event
     finished_job = False
     for etype, ev in events:
+        if etype in _UNSUCCESSFUL:
+            ended.add(str(ev.get("attemptId")))
         if etype in ("MAP_ATTEMPT_STARTED", "REDUCE_ATTEMPT_STARTED"):
             aid = str(ev.get("attemptId"))
-            starts.setdefault(aid, ev)
+            if aid not in starts or _start_key(ev) < _start_key(starts[aid]):
+                starts[aid] = ev
         elif etype in ("MAP_ATTEMPT_FINISHED", "REDUCE_ATTEMPT_FINISHED"):
-            _attempt_finished(h, etype, ev, starts, p.name)
+            finishes.append((etype, ev))
         elif _job_event(h, etype, ev):
             finished_job = True
+    for etype, ev in sorted(finishes, key=_finish_key):
+        if str(ev.get("attemptId")) not in ended:
+            _attempt_finished(h, etype, ev, starts)
     _check_end(h, finished_job, p.name)
     return h
 
 
+#: Events that end an attempt unsuccessfully. A succeeded attempt can still fail or be killed
+#: (``TaskAttemptImpl``: too many fetch failures, its node lost, and the map runs again), never
+#: the reverse: so an attempt with such an event is not successful, wherever the event stands
+#: (``JobHistoryParser`` lets the later event win, which in a file in order is this one).
+_UNSUCCESSFUL = frozenset(
+    f"{k}_ATTEMPT_{e}" for k in ("MAP", "REDUCE") for e in ("FAILED", "KILLED")
+)
+
+
+def _start_key(ev: dict[str, Any]) -> tuple[int, str]:
+    """Of two start events for one attempt the earlier is kept, whichever comes first."""
+    t = _int(ev.get("startTime"))
+    return (t if t is not None else 2**63, str(ev.get("containerId") or ""))
+
+
+def _finish_key(item: tuple[str, dict[str, Any]]) -> tuple[str, int, str]:
+    """Finish events in attempt-id order (then time): the file's order never decides which
+    of two duplicated executions is kept (:meth:`JobHistory.add_attempt`)."""
+    etype, ev = item
+    t = _int(ev.get("finishTime"))
+    return (str(ev.get("attemptId")), t if t is not None else -1, etype)
+
+
 def _attempt_finished(
-    h: JobHistory, etype: str, ev: dict[str, Any], starts: dict[str, dict[str, Any]], name: str
+    h: JobHistory, etype: str, ev: dict[str, Any], starts: dict[str, dict[str, Any]]
 ) -> None:
     """A successful ``*_ATTEMPT_FINISHED`` with its start event → one :class:`AttemptRecord`
-    (TaskAttemptFinishedEvent / MapAttemptFinishedEvent / ReduceAttemptFinishedEvent)."""
+    (TaskAttemptFinishedEvent / MapAttemptFinishedEvent / ReduceAttemptFinishedEvent).
+
+    Without a start event, or with a time that is not a long, the attempt is kept *untimed*:
+    it ran and its output was shuffled, so its counters are the job's; the task screen
+    (:mod:`mrtune.profiling.task_checks`) leaves it out of the timing and counts it."""
     aid = str(ev.get("attemptId"))
     status = str(ev.get("taskStatus") or "SUCCEEDED").upper()
     if status not in ("SUCCEEDED", "SUCCESS"):
         return
     st = starts.get(aid)
     finish = _int(ev.get("finishTime"))
+    start = _int(st.get("startTime")) if st is not None else None
+    untimed = None
     if st is None:
-        h.warnings.append(f"{name}: {aid} has no ATTEMPT_STARTED event: not timed")
-        return
-    if finish is None or _int(st.get("startTime")) is None:
+        untimed = "no ATTEMPT_STARTED event"
+    elif finish is None or start is None:
         which, raw = (
             ("finishTime", ev.get("finishTime"))
             if finish is None
             else ("startTime", st.get("startTime"))
         )
-        h.warnings.append(f"{name}: {aid}: {which} {raw!r} is not a time (a Java long): not timed")
-        return
-    kind = "map" if etype.startswith("MAP") else "reduce"
+        untimed = f"{which} {raw!r} is not a time (a Java long)"
+    container = st.get("containerId") if st is not None else None
     h.add_attempt(
         AttemptRecord(
             attempt_id=aid,
             task_id=str(ev.get("taskid") or ""),
-            kind=kind,
-            start_ms=_int(st.get("startTime")) or 0,
-            finish_ms=finish,
+            kind="map" if etype.startswith("MAP") else "reduce",
+            start_ms=start or 0,
+            finish_ms=finish or 0,
             map_finish_ms=_int(ev.get("mapFinishTime")),
             shuffle_finish_ms=_int(ev.get("shuffleFinishTime")),
             sort_finish_ms=_int(ev.get("sortFinishTime")),
             counters=_counters(ev.get("counters"), h.source, aid),
-            container_id=str(st.get("containerId")) if st.get("containerId") else None,
+            container_id=str(container) if container else None,
             host=str(ev.get("hostname")) if ev.get("hostname") else None,
             rack=str(ev.get("rackname")) if ev.get("rackname") else None,
+            untimed=untimed,
         )
     )
 

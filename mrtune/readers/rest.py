@@ -284,7 +284,7 @@ def _job_facts(h: JobHistory, job: dict[str, Any] | None, source: str, job_id: s
 
 
 def _add_attempts(h: JobHistory, got: _Responses, *, counted_from_job: bool) -> set[str]:
-    """Each successful attempt with valid times, with its counters (or its task's); failed
+    """Each successful attempt, with its counters (or its task's); failed
     and killed ones are counted here only when no ``job`` response counted them. Returns the
     tasks an attempt covered."""
     covered_tasks: set[str] = set()
@@ -299,8 +299,6 @@ def _add_attempts(h: JobHistory, got: _Responses, *, counted_from_job: bool) -> 
                     h.killed_attempts += 1
             continue
         start, finish = _int(a.get("startTime")), _int(a.get("finishTime"))
-        if start is None or not finish or finish < start:
-            continue
         task_id = _task_of(aid)
         covered_tasks.add(task_id)
         h.add_attempt(
@@ -308,8 +306,9 @@ def _add_attempts(h: JobHistory, got: _Responses, *, counted_from_job: bool) -> 
                 attempt_id=aid,
                 task_id=task_id,
                 kind=kind,  # type: ignore[arg-type]
-                start_ms=start,
-                finish_ms=finish,
+                start_ms=start or 0,
+                finish_ms=finish or 0,
+                untimed=_untimed(start, finish),
                 shuffle_finish_ms=_int(a.get("shuffleFinishTime")) or None,
                 sort_finish_ms=_int(a.get("mergeFinishTime")) or None,
                 counters=got.attempt_counters.get(aid) or got.task_counters.get(task_id, {}),
@@ -329,15 +328,14 @@ def _add_task_level(h: JobHistory, got: _Responses, covered_tasks: set[str]) -> 
         if tid in covered_tasks or str(t.get("state") or "").upper() != "SUCCEEDED":
             continue
         start, finish = _int(t.get("startTime")), _int(t.get("finishTime"))
-        if start is None or not finish or finish < start:
-            continue
         kind = "map" if str(t.get("type") or "").upper() == "MAP" else "reduce"
         rec = AttemptRecord(
             attempt_id=str(t.get("successfulAttempt") or tid),
             task_id=tid,
             kind=kind,  # type: ignore[arg-type]
-            start_ms=start,
-            finish_ms=finish,
+            start_ms=start or 0,
+            finish_ms=finish or 0,
+            untimed=_untimed(start, finish),
             counters=got.task_counters.get(tid, {}),
         )
         h.add_attempt(rec)
@@ -355,6 +353,7 @@ def _lone_reduce_from_averages(h: JobHistory) -> None:
     if (
         len(reds) == 1
         and reds[0].shuffle_finish_ms is None
+        and reds[0].untimed is None
         and "avgShuffleTime" in h.facts
         and "avgMergeTime" in h.facts
         and (h.total_reduces or 1) == 1
@@ -368,6 +367,13 @@ def _lone_reduce_from_averages(h: JobHistory) -> None:
                 f"{r.attempt_id}: shuffle and merge times taken from the job's averages "
                 "(the only reduce)"
             )
+
+
+def _untimed(start: int | None, finish: int | None) -> str | None:
+    """Why a successful attempt's times are unusable (``None`` when the task screen is to
+    judge them): it ran all the same, so it is kept for its counters, untimed
+    (:mod:`mrtune.profiling.task_checks`). A running attempt's ``finishTime`` is 0."""
+    return "no usable start/finish time" if start is None or not finish else None
 
 
 def _task_of(attempt_id: str) -> str:

@@ -251,7 +251,8 @@ def _job_properties(h: JobHistory, obj: dict[str, Any]) -> None:
 
 def _add_task(h: JobHistory, task: dict[str, Any], kind: str) -> None:
     """One ``LoggedTask``: failed tasks and failed or killed attempts are counted; each
-    successful attempt with usable times becomes an :class:`AttemptRecord`."""
+    successful attempt becomes an :class:`AttemptRecord` (untimed when its times are not
+    usable: it ran, so its counters are the job's)."""
     if str(task.get("taskStatus") or "").upper() == "FAILED":
         h.failed_tasks += 1
     attempts = task.get("attempts")
@@ -268,17 +269,17 @@ def _add_task(h: JobHistory, task: dict[str, Any], kind: str) -> None:
         if result != "SUCCESS":
             continue
         start, finish = _num(att.get("startTime")), _num(att.get("finishTime"))
-        if start is None or finish is None or finish < start:
-            h.warnings.append(f"{att.get('attemptID')}: no usable start/finish time")
-            continue
+        # unusable times untime the attempt, its counters still count (profiling.task_checks)
+        untimed = "no usable start/finish time" if start is None or finish is None else None
         sh, so = _num(att.get("shuffleFinished")), _num(att.get("sortFinished"))
         h.add_attempt(
             AttemptRecord(
                 attempt_id=str(att.get("attemptID")),
                 task_id=str(task.get("taskID") or ""),
                 kind=kind,  # type: ignore[arg-type]
-                start_ms=int(start),
-                finish_ms=int(finish),
+                start_ms=int(start or 0),
+                finish_ms=int(finish or 0),
+                untimed=untimed,
                 shuffle_finish_ms=int(sh) if sh is not None else None,
                 sort_finish_ms=int(so) if so is not None else None,
                 counters=_attempt_counters(att, h.source),

@@ -312,7 +312,9 @@ def test_conf_integer_above_a_java_long(tmp_path: Path) -> None:
         assert "99999999999999999999999" not in json.dumps(json.loads(res.stdout)["what_if"])
 
 
-def test_attempt_finishing_before_it_starts_is_excluded(tmp_path: Path) -> None:
+def test_attempt_finishing_before_it_starts_is_untimed(tmp_path: Path) -> None:
+    """Only its times contradict: its counters stay in the dataflow, its times are left out of
+    the observed timings, and one warning counts it (profiling.task_checks)."""
     lines = JHIST.read_text().split("\n")
     for i, ln in enumerate(lines):
         if '"MAP_ATTEMPT_STARTED"' in ln:
@@ -321,13 +323,12 @@ def test_attempt_finishing_before_it_starts_is_excluded(tmp_path: Path) -> None:
     f.write_text("\n".join(lines))
     out = tmp_path / "p.json"
     res = run("profile", f, "-o", out, "--format", "json")
-    if res.exit_code == 2:  # the only map excluded: nothing left to profile is a clean error
-        one_error_line(res)
-        return
+    assert res.exit_code == 0, res.stderr
     prof = json.loads(out.read_text())
-    assert any(
-        "inconsistent task attempt" in w and "finish before start" in w for w in prof["warnings"]
-    )
+    assert any("not timed" in w and "finish before start" in w for w in prof["warnings"])
+    assert not any("inconsistent task attempt" in w for w in prof["warnings"])
+    assert prof["cluster_facts"]["successful_map_attempts"] == 1
+    assert [t["kind"] for t in prof["observed"]] == ["reduce"]
     for t in prof["observed"]:
         assert t["finish_ms"] >= t["start_ms"]
         assert all(v >= 0 for v in t["phases_ms"].values())
@@ -343,10 +344,22 @@ def test_inconsistent_attempts_are_counted_per_task() -> None:
     maps[0].finish_ms = maps[0].start_ms - 346_763
     maps[1].counters["MAP_OUTPUT_RECORDS"] = -5.0
     screened = screen_history(h)
-    assert len(screened.attempts) == len(h.attempts) - 2
+    # a contradicting counter excludes the attempt; a finish before its start only untimes it
+    assert len(screened.attempts) == len(h.attempts) - 1
+    assert maps[0].attempt_id in {a.attempt_id for a in screened.successful("map")}
+    assert maps[0].attempt_id not in {a.attempt_id for a in screened.timed("map")}
+    assert maps[0].untimed is None  # the history as read is left as it was
     w = [x for x in screened.warnings if "inconsistent" in x]
-    assert w and w[0].startswith("2 inconsistent task attempt(s) excluded")
-    assert "finish before start" in w[0] and "negative counter MAP_OUTPUT_RECORDS" in w[0]
+    assert w == [
+        f"1 inconsistent task attempt(s) excluded: 1 negative counter MAP_OUTPUT_RECORDS=-5 "
+        f"({maps[1].attempt_id})"
+    ]
+    (u,) = [x for x in screened.warnings if "not timed" in x]
+    assert u.startswith(
+        f"1 task attempt(s) not timed: 1 finish before start ({maps[0].attempt_id})"
+    )
+    assert screened.facts["untimed_attempts"] == 1
+    assert screened.facts["inconsistent_attempts_excluded"] == 1
 
 
 # ------------------------------------------------------------------- 4. configuration sanity

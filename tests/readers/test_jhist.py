@@ -245,10 +245,14 @@ def test_unusable_finish_time_is_named_not_a_missing_start(tmp_path: Path) -> No
     f = tmp_path / "mut.jhist"
     f.write_text("\n".join(out) + "\n")
     h = load_jhist(f)
-    assert any("finishTime None is not a time" in w for w in h.warnings)
-    assert not any("no ATTEMPT_STARTED" in w for w in h.warnings)
-    with pytest.raises(InputError, match="no successful map attempt.*finishTime"):
-        build_profile(h, load_conf(QMC1_CONF))
+    (m,) = h.successful("map")  # the attempt ran: kept for its counters, untimed
+    assert m.untimed == "finishTime None is not a time (a Java long)"
+    p = build_profile(h, load_conf(QMC1_CONF))
+    (line,) = [w for w in p.warnings if "not timed" in w]
+    assert "1 finishTime None is not a time (a Java long) (attempt_" in line
+    assert not any("no ATTEMPT_STARTED" in w for w in p.warnings)
+    assert p.stats.map_pairs_sel == 2  # its counters still measure the map side
+    assert [t.kind for t in p.observed] == ["reduce"]
 
 
 def test_an_uberized_job_is_said_to_be_one(tmp_path: Path) -> None:
@@ -265,3 +269,169 @@ def test_an_uberized_job_is_said_to_be_one(tmp_path: Path) -> None:
     )
     plain = load_profile_source(src, JHIST / "job_1526555215992_0001_conf.xml")
     assert not any(w.startswith("uberized job") for w in plain.warnings)
+
+
+# ------------------------------------------- event order, missing starts, duplicates (audit §7)
+#: A real YARN history (4 maps, 1 reduce, events in EventWriter's order), packed gzipped.
+R4_RUN = Path(__file__).resolve().parents[2] / "benchmarks/results/yarn-r4/pst-default.r0"
+R4 = next(R4_RUN.glob("*.jhist.gz"))
+R4_CONF = next(R4_RUN.glob("*_conf.xml.gz"))
+
+
+def _r4_events() -> tuple[list[str], list[str]]:
+    """The schema header (2 lines) and the event lines of :data:`R4`."""
+    import gzip
+
+    lines = gzip.decompress(R4.read_bytes()).decode().split("\n")
+    return lines[:2], [ln for ln in lines[2:] if ln.strip()]
+
+
+def _attempt_id(line: str) -> str:
+    return str(next(iter(json.loads(line)["event"].values())).get("attemptId"))
+
+
+def _write_r4(tmp_path: Path, events: list[str], name: str = "mut.jhist") -> Path:
+    head, _ = _r4_events()
+    f = tmp_path / name
+    f.write_text("\n".join(head + events) + "\n")
+    return f
+
+
+def _start_after_its_finish(events: list[str]) -> list[str]:
+    """The first MAP_ATTEMPT_STARTED moved just after its own MAP_ATTEMPT_FINISHED (audit's
+    swap1.jhist): 'has no ATTEMPT_STARTED event', and '4 maps where the job ran 3' before."""
+    i = next(k for k, ln in enumerate(events) if '"MAP_ATTEMPT_STARTED"' in ln)
+    aid = _attempt_id(events[i])
+    rest = events[:i] + events[i + 1 :]
+    j = next(
+        k for k, ln in enumerate(rest) if '"MAP_ATTEMPT_FINISHED"' in ln and aid == _attempt_id(ln)
+    )
+    return rest[: j + 1] + [events[i]] + rest[j + 1 :]
+
+
+def _shuffled(events: list[str]) -> list[str]:
+    import random
+
+    out = list(events)
+    random.Random(7).shuffle(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def r4_profile():
+    return build_profile(load_jhist(R4), load_conf(R4_CONF), calibrate=False)
+
+
+@pytest.mark.parametrize(
+    "reorder",
+    [_start_after_its_finish, lambda ev: ev[::-1], _shuffled],
+    ids=["start-after-finish", "reversed", "shuffled"],
+)
+def test_reordered_events_give_the_same_profile(tmp_path: Path, r4_profile, reorder) -> None:  # noqa: ANN001
+    """Attempt events are paired by attempt id, not by their place in the file: a re-sorted
+    history is the same history (before: a false 'no ATTEMPT_STARTED event' and 3 of 4 maps,
+    'no successful task attempt' for the reversed file, 1 of 4 maps kept for a shuffled one)."""
+    _, events = _r4_events()
+    mutated = reorder(events)
+    assert mutated != events and sorted(mutated) == sorted(events)
+    h = load_jhist(_write_r4(tmp_path, mutated, R4.name.removesuffix(".gz")))
+    p = build_profile(h, load_conf(R4_CONF), calibrate=False)
+    orig = r4_profile
+    assert len(h.successful("map")) == 4 and len(h.successful("reduce")) == 1
+    assert p.cluster_facts["successful_map_attempts"] == 4
+    assert p.cluster_facts["num_maps"] == orig.cluster_facts["num_maps"] == 4
+    assert p.input_bytes == orig.input_bytes
+    assert p.observed_counters == orig.observed_counters
+    assert p.stats == orig.stats
+    assert p.observed == orig.observed  # every attempt timed, with the same phases
+    assert not any("ATTEMPT_STARTED" in w or "not timed" in w for w in p.warnings)
+    assert [w for w in p.warnings if "maps where the job ran" in w] == []
+
+
+def test_missing_start_event_keeps_the_attempts_counters_untimed(
+    tmp_path: Path, r4_profile
+) -> None:  # noqa: ANN001
+    """An attempt without its start event ran all the same: it was dropped with its counters
+    (3 maps, a map side summed without it); now its counters count and only its time is left
+    out, said in one line that counts it."""
+    _, events = _r4_events()
+    i = next(k for k, ln in enumerate(events) if '"MAP_ATTEMPT_STARTED"' in ln)
+    aid = _attempt_id(events[i])
+    h = load_jhist(_write_r4(tmp_path, events[:i] + events[i + 1 :]))
+    assert len(h.successful("map")) == 4
+    p = build_profile(h, load_conf(R4_CONF), calibrate=False)
+    assert p.cluster_facts["successful_map_attempts"] == 4
+    assert p.cluster_facts["untimed_attempts"] == 1
+    assert p.input_bytes == r4_profile.input_bytes and p.stats == r4_profile.stats
+    assert aid not in {t.attempt_id for t in p.observed}
+    assert len([t for t in p.observed if t.kind == "map"]) == 3
+    # peaks from the timed attempts only: a start of 0 (unset) spanned the whole run before
+    assert r4_profile.cluster.peak_maps.value == 4 and p.cluster.peak_maps.value == 3
+    (line,) = [w for w in p.warnings if "not timed" in w]
+    assert line.startswith(f"1 task attempt(s) not timed: 1 no ATTEMPT_STARTED event ({aid})")
+    assert "counters are kept" in line
+
+
+def test_duplicate_finish_with_disagreeing_counters_is_excluded_and_said(tmp_path: Path) -> None:
+    """Two MAP_ATTEMPT_FINISHED events of one attempt whose counters differ were reported as
+    'reported twice: counted once', the disagreement unsaid. Hadoop logs one finish per
+    attempt, so the attempt contradicts itself: excluded and counted (README, Bad input)."""
+    _, events = _r4_events()
+    i = next(k for k, ln in enumerate(events) if '"MAP_ATTEMPT_FINISHED"' in ln)
+    aid = _attempt_id(events[i])
+    ev = json.loads(events[i])
+    groups = next(iter(ev["event"].values()))["counters"]["groups"]
+    count = next(c for g in groups for c in g["counts"] if c["name"] == "MAP_OUTPUT_RECORDS")
+    before = count["value"]
+    count["value"] = before * 3
+    h = load_jhist(_write_r4(tmp_path, [*events, json.dumps(ev, separators=(",", ":"))]))
+    assert not any("counted once" in w for w in h.warnings)
+    assert h.duplicates_dropped == 0
+    p = build_profile(h, load_conf(R4_CONF), calibrate=False)
+    (line,) = [w for w in p.warnings if "inconsistent task attempt" in w]
+    assert line.startswith("1 inconsistent task attempt(s) excluded: 1 finish reported twice")
+    assert f"MAP_OUTPUT_RECORDS {before} vs {before * 3}" in line and aid in line
+    assert p.cluster_facts["inconsistent_attempts_excluded"] == 1
+    assert p.cluster_facts["successful_map_attempts"] == 3
+    assert aid not in {t.attempt_id for t in p.observed}
+
+
+def test_second_successful_attempt_of_a_task_is_counted_once(tmp_path: Path) -> None:
+    """A finish event copied under another attempt id of the same task (the audit's
+    twoatt.jhist): Hadoop commits one attempt a task, so it is one execution, not a 5th map
+    (it was dropped only because it had no start event; now such attempts keep counters)."""
+    _, events = _r4_events()
+    fin = next(ln for ln in events if '"MAP_ATTEMPT_FINISHED"' in ln)
+    aid = _attempt_id(fin)
+    twin = fin.replace(aid, aid[:-1] + "1")
+    h = load_jhist(_write_r4(tmp_path, [*events, twin]))
+    assert len(h.successful("map")) == 4 and h.duplicates_dropped == 1
+    assert any(f"second successful attempt of task_{aid[8:-2]}" in w for w in h.warnings)
+    p = build_profile(h, load_conf(R4_CONF), calibrate=False)
+    assert p.cluster_facts["num_maps"] == 4
+
+
+def test_attempt_killed_after_it_succeeded_is_not_successful(tmp_path: Path) -> None:
+    """A succeeded map can be killed later (its node lost; TaskAttemptImpl) and run again; the
+    KILLED event decides wherever it stands in the file (here before the finish)."""
+    _, events = _r4_events()
+    fin = json.loads(next(ln for ln in events if '"MAP_ATTEMPT_FINISHED"' in ln))
+    body = next(iter(fin["event"].values()))
+    killed = {
+        "type": "MAP_ATTEMPT_KILLED",
+        "event": {
+            "org.apache.hadoop.mapreduce.jobhistory.TaskAttemptUnsuccessfulCompletion": {
+                "taskid": body["taskid"],
+                "taskType": "MAP",
+                "attemptId": body["attemptId"],
+                "finishTime": body["finishTime"] + 1,
+                "hostname": "localhost",
+                "status": "KILLED",
+                "error": "node lost",
+            }
+        },
+    }
+    h = load_jhist(_write_r4(tmp_path, [json.dumps(killed), *events]))
+    assert h.killed_attempts == 1
+    assert body["attemptId"] not in {a.attempt_id for a in h.successful("map")}
+    assert len(h.successful("map")) == 3

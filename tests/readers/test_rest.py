@@ -102,6 +102,31 @@ def test_appmaster_running_job(tmp_path: Path) -> None:
     assert all(a.kind == "map" for a in h.attempts)
 
 
+def test_attempt_finishing_before_it_starts_keeps_its_counters(tmp_path: Path) -> None:
+    """The REST reader skipped such an attempt without a word, and its task's own times (6.8 s,
+    with the wait for a container) were used as the attempt's. It ran: its counters count,
+    its times are left out of the fit, and one warning counts it (profiling.task_checks)."""
+    import shutil
+
+    saved = tmp_path / "rest"
+    shutil.copytree(REST, saved)
+    for name in ("08_taskAttempts.json", "09_taskAttempt.json"):
+        f = saved / name
+        text = f.read_text()
+        assert '"finishTime": 1326381453318' in text
+        f.write_text(text.replace('"finishTime": 1326381453318', '"finishTime": 1326381440000'))
+    h = load_rest_saved(saved)
+    (m,) = h.successful("map")
+    assert m.attempt_id == "attempt_1326381300833_2_2_m_0_0"
+    p = build_profile(h)
+    assert p.stats.map_pairs_sel == 1200
+    assert [t.kind for t in p.observed] == ["reduce"]
+    (line,) = [w for w in p.warnings if "not timed" in w]
+    assert "1 finish before start (attempt_1326381300833_2_2_m_0_0)" in line
+    task_times = [w for w in p.warnings if "task start/finish used" in w]
+    assert not any("_m_0" in w for w in task_times)  # the reduce's task times only
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [("", "empty"), ("{nope", "malformed JSON at line 1"), ('{"x": 1}', "no JobHistory REST")],

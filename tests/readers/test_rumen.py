@@ -214,3 +214,31 @@ def test_declared_reduces_without_attempts_are_said(tmp_path: Path, wc_raw) -> N
     f = _mutated(tmp_path, wc_raw, lambda o: o.__setitem__("reduceTasks", []))
     p = load_profile_source(f)
     assert any("no successful reduce attempt" in w for w in p.warnings)
+
+
+def test_attempt_with_impossible_times_keeps_its_data_untimed(tmp_path: Path, wc_raw, wc) -> None:  # noqa: ANN001
+    """A map attempt finishing before it starts was dropped with its bytes: the input halved
+    (1,445,391 → 741,121 B), shuffle and output shrank, and nothing counted it. Only its times
+    contradict: its counters stay in the dataflow, its times out of the timing fit."""
+
+    def edit(o: dict) -> None:
+        a = o["mapTasks"][0]["attempts"][0]
+        a["finishTime"] = a["startTime"] - 1000
+
+    f = _mutated(tmp_path, wc_raw, edit)
+    aid = wc_raw["mapTasks"][0]["attempts"][0]["attemptID"]
+    p = load_profile_source(f)
+    assert p.input_bytes == wc.input_bytes == 1_445_391
+    assert p.observed_counters == wc.observed_counters
+    assert p.stats == wc.stats and p.map_classes == wc.map_classes
+    assert p.cluster_facts["successful_map_attempts"] == 3
+    assert p.cluster_facts["untimed_attempts"] == 1
+    assert aid not in {t.attempt_id for t in p.observed}
+    assert all(t.finish_ms >= t.start_ms for t in p.observed)
+    (line,) = [w for w in p.warnings if "not timed" in w]
+    assert line.startswith(f"1 task attempt(s) not timed: 1 finish before start ({aid})")
+    assert not any("inconsistent task attempt" in w for w in p.warnings)
+    # the self-check counts the maps the job ran, not the timed ones ("gives 3 maps where the
+    # job ran 2" had followed)
+    assert not any("where the job ran" in w for w in p.warnings)
+    assert p.cluster_facts["self_check.maps.observed"] == 3.0
