@@ -128,7 +128,7 @@ def build_statistics(
     layout = history_classes(job, ms.stored, files_conf)
     classes, packed = layout.classes, layout.packed
     if classes:
-        input_files, files_how = job.n_maps, layout.note
+        input_files, files_how = sum(c.input_files for c in classes), layout.note
     elif packed:  # each map's files one unsplittable unit, of one size
         input_files, files_how = job.n_maps, "one unit a map (CombineFileInputFormat's packing)"
     facts = _job_facts(job, ms, input_files, files_how, files_conf)

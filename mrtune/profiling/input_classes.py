@@ -248,11 +248,65 @@ def history_classes(job: Any, stored: float, files_conf: int | None) -> HistoryL
     sizes = files_of_maps(per_map, stored, split, files_conf)
     classes = file_classes(sizes) if sizes is not None and len(sizes) == job.n_maps else []
     packed = units is not None
+    how = "each map's files as one unit" if packed else "one file a map"
+    if (
+        not classes
+        and not packed
+        and (sizes := files_from_splits(per_map, stored, split, files_conf))
+    ):
+        classes, how = file_classes(sizes), "files rebuilt from the maps' splits"
     if not classes:
         return HistoryLayout([], "", packed, units)
-    how = "each map's files as one unit" if packed else "one file a map"
     note = classes_note(sizes, classes, f"{how} (each map's input bytes)")
     return HistoryLayout(classes, note, packed, units)
+
+
+def files_from_splits(
+    map_bytes: Sequence[float], stored: float, split: float, files_conf: int | None
+) -> list[float] | None:
+    """Input files that give the run's maps at its split, when the job listed fewer files
+    than it ran maps and equal files would not give them; else ``None``.
+
+    A history names no file: a YARN Grep over a 12 MB and a 3 MB file in 4 MiB blocks ran
+    maps of 4, 4, 4 and 3 MiB, which two equal 7.5 MB files cut into 4, 3.5, 4 and 3.5; the
+    combiner's counts of the calibration run itself were then missed. Each map below the
+    split is one file's last split (``getSplits`` leaves a last split of up to
+    :data:`SPLIT_SLOP` splits); the files that ended on a split boundary get one full split
+    each and the first short file the other full splits. Any such files give the run's maps
+    at its split; which file held which full split is not in the history, so other split
+    sizes rest on this reading."""
+    n = len(map_bytes)
+    if not files_conf or n <= files_conf or split <= 0 or stored <= 0:
+        return None
+    total = float(sum(map_bytes))
+    if abs(total - stored) > EQUAL_SHARE * stored:
+        return None
+    full = [b for b in map_bytes if abs(b - split) <= EQUAL_SHARE * split]
+    tails = sorted((b for b in map_bytes if abs(b - split) > EQUAL_SHARE * split), reverse=True)
+    ends = files_conf - len(tails)
+    if any(t > SPLIT_SLOP * split for t in tails) or ends < 0 or ends > len(full):
+        return None
+    if _equal_files_give(map_bytes, stored / files_conf, files_conf, split):
+        return None
+    files = [float(split)] * ends + list(tails)
+    rest = len(full) - ends
+    if rest and tails:
+        files[ends] += rest * split
+    elif rest:
+        return None
+    return [f * stored / sum(files) for f in files]
+
+
+def _equal_files_give(map_bytes: Sequence[float], size: float, files: int, split: float) -> bool:
+    """Whether ``files`` equal files of ``size`` give maps of ``map_bytes``' sizes."""
+    k, rest = 0, size
+    while rest / split > SPLIT_SLOP:
+        k, rest = k + 1, rest - split
+    want = sorted([split] * (k * files) + [rest] * files)
+    got = sorted(map_bytes)
+    return len(want) == len(got) and all(
+        abs(a - b) <= EQUAL_SHARE * split for a, b in zip(want, got, strict=True)
+    )
 
 
 def whole_units(job: Any, stored: float, fmt: str, split: float) -> str | None:

@@ -73,3 +73,28 @@ def test_the_block_is_the_split_in_whole_mib() -> None:
     line = observed_block(props, [134_219_776.0, 134_218_752.0, 5e6], 64 * MIB, 3)
     assert props == {"dfs.blocksize": str(128 * MIB)}
     assert line is not None and "2 of 3 maps" in line
+
+
+def test_files_are_rebuilt_from_the_maps_when_equal_files_do_not_give_them() -> None:
+    """A YARN Grep over a 12 MB and a 3 MB file in 4 MiB blocks: maps of 4, 4, 4 and 3 MiB
+    (plus the bytes a reader reads past its split), which two equal files do not give."""
+    from mrtune.costmodel.map_groups import split_layout
+    from mrtune.costmodel.profile import JobProfile
+    from mrtune.profiling.input_classes import file_classes, files_from_splits
+
+    split = 4 * MIB
+    per_map = [4194349.0, 4198400.0, 4198400.0, 3145752.0]
+    stored = sum(per_map)
+    files = files_from_splits(per_map, stored, split, 2)
+    assert files is not None and len(files) == 2 and sum(files) == pytest.approx(stored)
+    # cut at the run's split they give its maps: three full splits and one of 3 MiB
+    prof = JobProfile(input_bytes=stored, input_files=2, map_classes=file_classes(files))
+    maps = []
+    for cls in prof.map_classes:
+        k, full, tail, n = split_layout(cls.profile_of(prof), float(split))
+        maps += [float(full)] * int(k * n) + ([float(tail)] * int(n) if tail > 0 else [])
+    assert sorted(round(m / MIB, 1) for m in maps) == [3.0, 4.0, 4.0, 4.0]
+    # equal files that give the maps, more files than maps, or a map beyond 1.1 splits: none
+    assert files_from_splits([split, split, split, split], 4.0 * split, split, 2) is None
+    assert files_from_splits(per_map, stored, split, 4) is None
+    assert files_from_splits([5 * MIB, 3 * MIB, 2 * MIB], 10.0 * MIB, split, 2) is None
