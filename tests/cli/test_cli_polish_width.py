@@ -72,6 +72,11 @@ def test_optimize_d_flags_fit_and_paste_as_one_command() -> None:
     assert words[::2] == ["-D"] * len(flags)
     assert all("=" in w for w in words[1::2]) and len(words) == 2 * len(flags)
     assert "io.sort.mb=512" in words or any(w.startswith("io.sort.mb=") for w in words)
+    # each change's effects name their baseline: the optimum found, without and with the
+    # change ("spills per map 13→10" had read as the run's own, which had 2)
+    flat = " ".join(out.split())
+    assert flat.count("in the optimum found, without → with it:") >= 2
+    assert "alone on the current configuration" in flat
 
 
 def test_workflow_jobs_table_fits_without_folding_numbers() -> None:
@@ -82,8 +87,3 @@ def test_workflow_jobs_table_fits_without_folding_numbers() -> None:
     rows = [ln for ln in out.splitlines() if ln.startswith("│ J") and "│ map " in ln]
     assert [r.split("│")[3].strip() for r in rows] == ["256/128", "128/128", "384/128"]
     assert "stage 1" in out  # the stage, once a column of its own, is said under the job
-    # each change's effects name their baseline: the optimum found, without and with the
-    # change ("spills per map 13→10" had read as the run's own, which had 2)
-    flat = " ".join(out.split())
-    assert flat.count("in the optimum found, without → with it:") >= 2
-    assert "alone on the current configuration" in flat
