@@ -164,7 +164,11 @@ def far_option(chosen: Trusted, written: list[str], withheld: list[Any]) -> str 
     (``None`` when no far move was withheld): the low-confidence option's reason.
     ``written``: the names of the changes written; ``withheld``: the optimum's changes not
     written as they are in it (:class:`~mrtune.optimizer.explain.Change`, assessed)."""
-    far = [f"{c.name} {c.current}→{c.recommended}" for c in withheld if getattr(c.trust, "far", 0)]
+    # as the change list shows them: the split knob as "input split size" (its values are the
+    # split, written through split.minsize above the block), not split.maxsize
+    far = [
+        f"{c.label} {c.current}→{c.recommended}" for c in withheld if getattr(c.trust, "far", 0)
+    ]
     if not chosen.far or not far:
         return None
     what = (

@@ -210,3 +210,22 @@ def test_a_pareto_front_is_searched_inside_the_region_unless_asked() -> None:
 
     assert max(splits(False)) <= FAR * 4 * MIB
     assert max(splits(True)) > FAR * 4 * MIB
+
+
+def test_the_far_option_names_the_split_as_the_change_list_does() -> None:
+    """The README's main command said "the optimum moves mapreduce.input.fileinputformat.
+    split.maxsize 64.0 MiB→13.2 GiB": above the block split.maxsize does nothing (the split
+    knob is written through split.minsize there); the change list calls it "input split size"."""
+    from types import SimpleNamespace
+
+    from mrtune.optimizer.choose import far_option
+    from mrtune.optimizer.explain import Change
+
+    split = Change(
+        "mapreduce.input.fileinputformat.split.maxsize", "64.0 MiB", "13.2 GiB", 1.0, 0.1
+    )
+    split.trust = SimpleNamespace(far=64.0)
+    chosen = SimpleNamespace(far=True, in_region=False)
+    line = far_option(chosen, [], [split])
+    assert line is not None and "input split size 64.0 MiB→13.2 GiB" in line
+    assert "split.maxsize" not in line
