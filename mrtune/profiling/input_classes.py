@@ -298,11 +298,15 @@ def files_from_splits(
 
 
 def _equal_files_give(map_bytes: Sequence[float], size: float, files: int, split: float) -> bool:
-    """Whether ``files`` equal files of ``size`` give maps of ``map_bytes``' sizes."""
-    k, rest = 0, size
-    while rest / split > SPLIT_SLOP:
-        k, rest = k + 1, rest - split
-    want = sorted([split] * (k * files) + [rest] * files)
+    """Whether ``files`` equal files of ``size`` give maps of ``map_bytes``' sizes, cut as
+    the model cuts them (:func:`~mrtune.costmodel.map_groups.split_layout`)."""
+    import numpy as np
+
+    from mrtune.costmodel.map_groups import split_layout
+
+    equal = JobProfile(input_bytes=size * files, input_files=files)
+    k, full, tail, _ = (float(x) for x in split_layout(equal, np.array(float(split))))
+    want = sorted([full] * int(k * files) + ([tail] * files if tail > 0 else []))
     got = sorted(map_bytes)
     return len(want) == len(got) and all(
         abs(a - b) <= EQUAL_SHARE * split for a, b in zip(want, got, strict=True)
