@@ -125,7 +125,8 @@ def map_stage_times(j: JobShape, t: TaskTimes) -> tuple[F64, F64, F64]:
     t_map_avg = t.t_map_avg
     map_waves = np.ceil(n_maps / map_slots)
     slow_k = at_least(np.ceil(batch.slowstart * n_maps), 1.0)
-    reduce_start = np.ceil(slow_k / map_slots) * t_map_avg
+    waves_before = np.ceil(slow_k / map_slots)
+    reduce_start = waves_before * t_map_avg
     shared = (~batch.hadoop1) & j.has_red & (not cluster.local_mode)
     map_mb, red_mb = batch.map_container_mb, batch.reduce_container_mb
     if j.slots_shared and shared_value(map_mb) is not None and shared_value(red_mb) is not None:
@@ -139,7 +140,10 @@ def map_stage_times(j: JobShape, t: TaskTimes) -> tuple[F64, F64, F64]:
     lost = np.ceil(early_reds * red_mb / at_least(map_mb, 1.0))
     if not shared.all():
         lost = np.where(shared, lost, 0.0)
-    done_before = np.minimum(np.floor(reduce_start / t_map_avg) * map_slots, n_maps)
+    # the waves done at slow-start, counted, not floor(reduce_start / t_map_avg): that
+    # quotient of k·t by t is k − 1 when it rounds below k, and a fraction of a record in a
+    # tail map had moved a 502-map job's map stage by a third
+    done_before = np.minimum(waves_before * map_slots, n_maps)
     slots_after = at_least(map_slots - lost, 1.0)
     map_stage_plain = map_waves * t_map_avg
     t_after = t_map_avg
