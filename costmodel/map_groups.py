@@ -163,7 +163,8 @@ def file_maps(
 
     Records per split: full splits hold rint(split / width of the profiled run's full
     splits); the tail split holds what the file has left, so every file's records add up
-    exactly (Hadoop's record readers hand each record to the split where it starts). With
+    exactly (Hadoop's record readers hand each record to the split where it starts), and a
+    file holds the input's records over the files, unrounded, so that the job's add up. With
     fixed-width records (``stats.input_record_bytes``) the full splits are exact
     (:func:`fixed_width_records`): a third group holds those with one record fewer than the
     first, so the groups are (first-sized full splits, tail, the other full splits).
@@ -171,30 +172,7 @@ def file_maps(
     if split is None:
         split = split_sizes(profile, batch, cluster)
     k_full, full_bytes, tail_bytes, files = split_layout(profile, split)
-    stats = profile.stats
-    cmp_in = where(profile.input_compressed, stats.input_compress_ratio, 1.0)
-    width = stats.input_pair_width
-    n_files = profile.input_files
-    if not isinstance(n_files, np.ndarray):
-        n_files = float(n_files)
-    file_recs = np.rint(profile.input_bytes / n_files / cmp_in / width)
-    split_w = stats.split_pair_width
-    if split_w is None:
-        split_w = width
-    elif isinstance(split_w, np.ndarray):
-        split_w = np.where(np.isnan(split_w), width, split_w)
-    full_recs = np.rint(full_bytes / cmp_in / split_w)
-    counts = [k_full * files, files.copy()]
-    records = [full_recs, at_least(file_recs - k_full * full_recs, 0.0)]
-    fixed = _fixed_width(profile)
-    if fixed is not None:
-        hi, n_hi, lo = fixed_width_records(file_recs, k_full, full_bytes, fixed)
-        exact = ~np.isnan(np.broadcast_to(fixed, np.shape(hi)))
-        records[0] = np.where(exact, hi, full_recs)
-        records[1] = np.where(exact, file_recs - (hi * n_hi + lo * (k_full - n_hi)), records[1])
-        records.append(np.where(exact, lo, full_recs))
-        counts = [np.where(exact, n_hi, k_full) * files, files.copy()]
-        counts.append(np.where(exact, k_full - n_hi, 0.0) * files)
+    counts, records = _split_records(profile, k_full, full_bytes, files)
     splits = [full_bytes, tail_bytes, full_bytes][: len(records)]
     n = len(batch)
     if not counters and n <= PAIR_MAX_ROWS and not isinstance(profile, StackedProfiles):
@@ -225,6 +203,41 @@ def file_maps(
     return tuple(
         MapGroup(c, split, res) for c, split, res in zip(counts, splits, results, strict=True)
     )
+
+
+def _split_records(
+    profile: JobProfile | StackedProfiles, k_full: F64, full_bytes: F64, files: F64
+) -> tuple[list[F64], list[F64]]:
+    """``(counts, records)`` of :func:`file_maps`'s groups: the full splits, the tails and,
+    with fixed-width records, the full splits holding one record fewer than the first."""
+    stats = profile.stats
+    cmp_in = where(profile.input_compressed, stats.input_compress_ratio, 1.0)
+    width = stats.input_pair_width
+    n_files = profile.input_files
+    if not isinstance(n_files, np.ndarray):
+        n_files = float(n_files)
+    # a file's records: the mean over the files, not rounded per file (20 files of a run's
+    # 264,571 lines are not 20 × rint(13,228.55)); whole with fixed-width records below
+    file_recs = profile.input_bytes / n_files / cmp_in / width
+    split_w = stats.split_pair_width
+    if split_w is None:
+        split_w = width
+    elif isinstance(split_w, np.ndarray):
+        split_w = np.where(np.isnan(split_w), width, split_w)
+    full_recs = np.rint(full_bytes / cmp_in / split_w)
+    counts = [k_full * files, files.copy()]
+    records = [full_recs, at_least(file_recs - k_full * full_recs, 0.0)]
+    fixed = _fixed_width(profile)
+    if fixed is not None:
+        file_recs = np.where(np.isnan(fixed), file_recs, np.rint(file_recs))
+        hi, n_hi, lo = fixed_width_records(file_recs, k_full, full_bytes, fixed)
+        exact = ~np.isnan(np.broadcast_to(fixed, np.shape(hi)))
+        records[0] = np.where(exact, hi, full_recs)
+        records[1] = np.where(exact, file_recs - (hi * n_hi + lo * (k_full - n_hi)), records[1])
+        records.append(np.where(exact, lo, full_recs))
+        counts = [np.where(exact, n_hi, k_full) * files, files.copy()]
+        counts.append(np.where(exact, k_full - n_hi, 0.0) * files)
+    return counts, records
 
 
 def _rows(x: F64 | float, n: int) -> F64:

@@ -855,6 +855,14 @@ class JobProfile(BaseModel):
         "ReduceCopier runs either (CombinerRunner). None: not known, taken as the new API",
     )
     map_only: bool = Field(False, description="the job has no reduce phase (reduces = 0)")
+    map_output_floor: bool = Field(
+        False,
+        description="each map emits floor(n·p) of its n input records, a deterministic share "
+        "(the selectivity job's mapper emits the first floor(n·p/100) records of its split): "
+        "taken when every profiled map's output is within one record of n·p. False: the "
+        "expectation n·p, for a tokenising or filtering mapper whose output per record is "
+        "not a share, so that the maps' outputs add up to the job's",
+    )
     stats: DataflowStats = Field(default_factory=DataflowStats)
     costs: CostFactors = Field(default_factory=CostFactors)
     codecs: dict[str, CodecStats] = Field(default_factory=dict)

@@ -73,6 +73,8 @@ class StackedProfiles:
     #: each row's ``JobProfile.old_api_combiner`` (None as False)
     old_api_combiner: NDArray[np.bool_]
     map_only: NDArray[np.bool_]
+    #: each row's ``JobProfile.map_output_floor``
+    map_output_floor: NDArray[np.bool_]
     #: each row's hot partition share (``PartitionSkew.hot_share``; 0: equal partitions)
     hot_share: F64
     old_api_splits: NDArray[np.bool_]
@@ -203,6 +205,7 @@ class ProfileTable:
             "has_combiner": flag([p.has_combiner for p in profiles]),
             "old_api_combiner": flag([bool(p.old_api_combiner) for p in profiles]),
             "map_only": flag([p.map_only for p in profiles]),
+            "map_output_floor": flag([p.map_output_floor for p in profiles]),
             "old_api_splits": flag([p.old_api_splits for p in profiles]),
             "hot_share": col(
                 [p.partition_skew.hot_share if p.partition_skew else 0.0 for p in profiles]

@@ -21,6 +21,7 @@ from mrtune.costmodel.profile import JobProfile
 from mrtune.profiling.combine_fit import (
     fit_key_law_knots,
     fit_zipf_key_law,
+    knots_on_model_layout,
     record_key_law,
     saturated,
 )
@@ -261,3 +262,20 @@ def combiner_stats(
         (s[3] if s[2] > 0 else s[1]) for s in map(map_combine_split, rec.map_attempts)
     )
     return profile, final_recs
+
+
+def run_knots_on_model_layout(
+    profile: JobProfile, cfg: HadoopConfig, rec: RunRecord, J: dict[str, float]
+) -> JobProfile:
+    """:func:`mrtune.profiling.combine_fit.knots_on_model_layout` for a local run, as for a
+    history: the key law's knots through the maps' summed distinct keys at the model's own
+    map layout (the input's records over its files), so that the calibration run's combined
+    records come out as its own (AggregateWordCount over 20 files: 334,499.85 had been
+    predicted for its 334,510)."""
+    return knots_on_model_layout(
+        profile,
+        cfg,
+        [flat_counters(a.counters) for a in rec.map_attempts],
+        all(a.num_spills <= 1 for a in rec.map_attempts),
+        J.get("REDUCE_INPUT_GROUPS", 0.0),
+    )

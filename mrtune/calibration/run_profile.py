@@ -35,7 +35,7 @@ from mrtune.calibration.run_codecs import (
     ifile_and_codecs,
     probe_codecs,
 )
-from mrtune.calibration.run_combiner import Prov, combiner_stats
+from mrtune.calibration.run_combiner import Prov, combiner_stats, run_knots_on_model_layout
 from mrtune.calibration.run_inputs import (
     ignored_settings_line,
     input_compression_note,
@@ -46,7 +46,6 @@ from mrtune.calibration.run_inputs import (
 )
 from mrtune.calibration.run_record import (
     LOCAL_BLOCK_SIZE,
-    counter_value,
     flat_counters,
     hadoop_memory_limit,
     job_overhead_ms,
@@ -59,12 +58,14 @@ from mrtune.calibration.run_record import (
     run_config,
     run_timings,
 )
+from mrtune.calibration.run_widths import record_width, split_width
 from mrtune.calibration.self_check import with_self_check
 from mrtune.costmodel.config import HadoopConfig
 from mrtune.costmodel.profile import CodecStats, CostFactors, DataflowStats, JobProfile
 from mrtune.errors import InputError
 from mrtune.profiling.combiner_api import run_combiner_api
 from mrtune.profiling.input_classes import old_api
+from mrtune.profiling.map_output_share import run_emits_share
 from mrtune.profiling.partition_skew import partition_skew
 from mrtune.readers.run_records import RunRecord
 
@@ -132,6 +133,7 @@ def profile_from_run(
         combine_class=cfg.combine_class,
         old_api_combiner=run_combiner_api(rec) if has_combiner else None,
         map_only=rec.num_reduces == 0,
+        map_output_floor=run_emits_share(rec),
         stats=DataflowStats(**{k: v for k, v in st.values.items()}),
         fixed_by_job=list(rec.fixed_by_job),
     )
@@ -166,7 +168,20 @@ def profile_from_run(
             "warnings": warnings,
         }
     )
-    built = _calibrate_run(profile, cfg, rec, machine) if calibrate else _uncalibrated(profile)
+    return _fitted(profile, cfg, rec, machine if calibrate else False)
+
+
+def _fitted(
+    profile: JobProfile, cfg: HadoopConfig, rec: RunRecord, machine: MachineCosts | None | bool
+) -> JobProfile:
+    """The dataflow profile's key-law knots on the model's layout, its costs (calibrated on
+    the run unless ``machine`` is ``False``), and the self-check against the run."""
+    if profile.has_combiner and rec.num_reduces > 0:
+        profile = run_knots_on_model_layout(profile, cfg, rec, flat_counters(rec.counters))
+    if machine is False:
+        built, machine = _uncalibrated(profile), None
+    else:
+        built = _calibrate_run(profile, cfg, rec, machine)
     unit = cost_unit_statement(built, machine.source if machine is not None else None, rec)
     built = built.model_copy(update={"provenance": {**built.provenance, COST_UNIT_KEY: unit}})
     # the job model under local mode against the run itself (maps, stages), as for histories
@@ -199,73 +214,6 @@ def _check_run(rec: RunRecord) -> None:
         raise InputError(f"run {rec.run_id} failed: no profile from it", field="success")
     if not rec.map_attempts:
         raise InputError(f"run {rec.run_id} has no map attempts", field="map_attempts")
-
-
-def _split_width(rec: RunRecord, st: Prov) -> None:
-    """``split_pair_width``: bytes per record of the run's full splits (the maps whose split,
-    "Processing split: path:start+length", is the longest), when the run had more than one.
-
-    Text lines vary in width, so a 32 MiB split's mean line is not the file's: the postings
-    input's full split holds 337,507 lines where the file's mean width gives 337,504, and
-    each line emits 12 words, so every map-side counter of the held-out runs was off by 36+
-    records although the model was exact on the run's own splits. The tail split keeps what
-    the file has left (``costmodel/job.py``), so totals do not change.
-    """
-    lengths = [a.split_length for a in rec.map_attempts]
-    if len(lengths) < 2 or any(n is None or n <= 0 for n in lengths):
-        st.defaulted("split_pair_width", "one split or split lengths not logged: file's width")
-        return
-    longest = max(n for n in lengths if n is not None)
-    full = [a for a in rec.map_attempts if a.split_length == longest]
-    sizes = rec.input_file_sizes()
-    if len(sizes) > 1:
-        # several files: a full split is one that is not its file's last (tail) split
-        full = [
-            a
-            for a in full
-            if a.split_path in sizes
-            and int(a.split_start or 0) + int(a.split_length or 0) < sizes[a.split_path]
-        ]
-        if not full:
-            st.defaulted("split_pair_width", "no full split: each map read a file's tail")
-            return
-    recs = sum(counter_value(a.counters, "MAP_INPUT_RECORDS") for a in full)
-    if recs <= 0:
-        st.defaulted("split_pair_width", "MAP_INPUT_RECORDS of the full splits is 0")
-        return
-    st.measured(
-        "split_pair_width",
-        longest * len(full) / recs,
-        f"split length {longest} × {len(full)} full splits / their MAP_INPUT_RECORDS {recs:.0f}",
-    )
-
-
-def _record_width(rec: RunRecord, width_in: float, st: Prov) -> None:
-    """``input_record_bytes``: the input's records are all ``w`` bytes, when the file holds a
-    whole number of them and every map read exactly the records that start in its split,
-    ``ceil(end / w) − ceil(start / w)`` (``RecordInputFormat``; issue 20: with 100-byte
-    records a 32 MiB split's first map reads 335,545, the next 335,544)."""
-    w = round(width_in)
-    maps = [a for a in rec.map_attempts if a.split_length and a.split_start is not None]
-    if abs(width_in - w) > 1e-9 * w or w <= 0 or not maps or len(maps) != len(rec.map_attempts):
-        st.defaulted("input_record_bytes", "records of varying width (or splits not logged)")
-        return
-    total = round(float(rec.input.bytes) / w)
-    for a in maps:
-        start, end = int(a.split_start or 0), int(a.split_start or 0) + int(a.split_length or 0)
-        owned = min(-(-end // w), total) - -(-start // w)
-        if counter_value(a.counters, "MAP_INPUT_RECORDS") != owned:
-            st.defaulted(
-                "input_record_bytes",
-                f"map {a.attempt_id} did not read ceil(end/w) − ceil(start/w)",
-            )
-            return
-    st.measured(
-        "input_record_bytes",
-        float(w),
-        f"input file bytes / MAP_INPUT_RECORDS = {w} B, and each of the {len(maps)} maps read "
-        "the records starting in its split (ceil(end/w) − ceil(start/w))",
-    )
 
 
 #: A split this small (bytes a map) whose map writes :data:`GENERATED_GROWTH` times more is a
@@ -305,8 +253,8 @@ def _map_side_stats(
         )
     width_in = stored / mir
     st.measured("input_pair_width", width_in, "input file bytes / MAP_INPUT_RECORDS")
-    _split_width(rec, st)
-    _record_width(rec, width_in, st)
+    split_width(rec, st)
+    record_width(rec, width_in, st)
     st.measured("map_size_sel", mob / stored, how)
     st.measured("map_pairs_sel", mor / mir, "MAP_OUTPUT_RECORDS / MAP_INPUT_RECORDS")
     st.defaulted("input_compress_ratio", input_compression_note(rec))

@@ -33,7 +33,7 @@ from mrtune.profiling.dataflow import (
     stored_input,
     stored_input_bytes,
 )
-from mrtune.profiling.heap_use import checked_heap_use
+from mrtune.profiling.heap_use import MapHeapUse, checked_heap_use
 from mrtune.profiling.input_classes import (
     anchored_combiner,
     history_classes,
@@ -41,6 +41,7 @@ from mrtune.profiling.input_classes import (
     old_api,
 )
 from mrtune.profiling.job_fixed import fixed_by_code
+from mrtune.profiling.map_output_share import emits_share, map_counter_pairs
 from mrtune.profiling.observed_conf import observed_block, observed_containers
 from mrtune.profiling.partition_skew import partition_skew
 from mrtune.profiling.task_checks import screen_history
@@ -134,12 +135,7 @@ def build_statistics(
     facts = _job_facts(job, ms, input_files, files_how, files_conf)
     cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)
     cfg = job.cfg
-    heap_use, heap_warning = checked_heap_use(
-        (a.counters for a in job.h.successful("map")),
-        cfg,
-        map_only=job.map_only,
-        source_format=job.h.source_format,
-    )
+    heap_use, heap_warning = _heap_use(job)
     observed = _observed_timings(job.h)
     hot, skew_line = partition_skew(observed)
     skew = [skew_line] if skew_line else []
@@ -159,6 +155,7 @@ def build_statistics(
         else None,
         combine_class=cfg.combine_class if cfg.combine_class != UNKNOWN_COMBINER else None,
         map_only=job.map_only,
+        map_output_floor=emits_share(map_counter_pairs(_map_counters(job))),
         stats=stats,
         costs=CostFactors(),
         codecs=codecs,
@@ -178,11 +175,26 @@ def build_statistics(
         partition_skew=hot,
     )
     if ms.has_combiner and not job.map_only:
-        maps = [a.counters for a in job.h.successful("map")]
+        maps = _map_counters(job)
         groups = float(job.R.get("REDUCE_INPUT_GROUPS") or 0.0)
         profile = knots_on_model_layout(profile, cfg, maps, ms.spills <= 1, groups)
         profile = anchored_combiner(profile, cfg, _map_combined(job, ms))
     return profile, cfg
+
+
+def _heap_use(job: JobContext) -> tuple[MapHeapUse | None, str | None]:
+    """The maps' heap in use against the configured heap (:func:`checked_heap_use`)."""
+    return checked_heap_use(
+        (a.counters for a in job.h.successful("map")),
+        job.cfg,
+        map_only=job.map_only,
+        source_format=job.h.source_format,
+    )
+
+
+def _map_counters(job: JobContext) -> list[dict[str, float]]:
+    """Each map's counters (every successful attempt: what ran)."""
+    return [a.counters for a in job.h.successful("map")]
 
 
 def _map_combined(job: JobContext, ms: MapSide) -> float | None:

@@ -47,6 +47,7 @@ def _profile(file_mib: int, pct: float = 1.0, fixed: bool = True) -> JobProfile:
     recs = file_mib * MB // W
     return JobProfile(
         input_bytes=float(recs * W),
+        map_output_floor=True,  # the selectivity job's mapper: the first floor(n·p) records
         stats=DataflowStats(
             input_pair_width=float(W),
             input_record_bytes=float(W) if fixed else None,

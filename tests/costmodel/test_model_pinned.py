@@ -57,7 +57,9 @@ def _case(i: int) -> tuple[JobProfile, ClusterSpec, ConfigBatch, dict[str, np.nd
     # The fixture's combiner profiles predate JobProfile.old_api_combiner: they were modelled
     # with the combiner in the reduce's in-memory merges, which Hadoop 2/3 does for an
     # old-API combiner only (tests/calibration/test_shuffle_combiner.py tests the new API's).
-    profile = {"old_api_combiner": True, **meta["profile"]}
+    # They also predate JobProfile.map_output_floor: every map's output was floor(n·p), the
+    # selectivity job's rule (tests/calibration/test_record_rounding.py tests a tokeniser's).
+    profile = {"old_api_combiner": True, "map_output_floor": True, **meta["profile"]}
     return (
         JobProfile.model_validate(profile),
         ClusterSpec.model_validate(cluster),
