@@ -358,13 +358,10 @@ def on_hdfs(profile: JobProfile, base: HadoopConfig, spec: ClusterSpec) -> Hadoo
         return base
     update: dict[str, int] = {"dfs_blocksize": int(spec.block_size_mb * 2**20)}
     if profile.old_api_splits:
+        from mrtune.profiling.old_api_hint import CLUSTER_MAPS_HINT
+
         update["num_maps_hint"] = CLUSTER_MAPS_HINT
     return base.model_copy(update=update)
-
-
-#: ``mapreduce.job.maps`` in mapred-default.xml: what an old-API job's splits follow on a
-#: cluster unless the job sets it.
-CLUSTER_MAPS_HINT = 2
 
 
 def note_job_chosen(profile: JobProfile, path: Path) -> None:

@@ -148,4 +148,9 @@ def profile_config(profile: JobProfile) -> HadoopConfig:
     n_red = profile.cluster_facts.get("num_reduces")
     if isinstance(n_red, float) and int(n_red) != cfg.num_reducers:
         cfg = cfg.model_copy(update={"num_reducers": int(n_red)})
+    # an old-API history's mapreduce.job.maps is JobSubmitter's split count, not the
+    # driver's hint the splits follow (mrtune.profiling.old_api_hint)
+    hint = profile.cluster_facts.get("old_api_maps_hint")
+    if isinstance(hint, float) and hint >= 1 and int(hint) != cfg.num_maps_hint:
+        cfg = cfg.model_copy(update={"num_maps_hint": int(hint)})
     return cfg

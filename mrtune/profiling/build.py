@@ -43,6 +43,7 @@ from mrtune.profiling.input_classes import (
 from mrtune.profiling.job_fixed import fixed_by_code
 from mrtune.profiling.map_output_share import emits_share, map_counter_pairs
 from mrtune.profiling.observed_conf import observed_block, observed_containers
+from mrtune.profiling.old_api_hint import HINT_FACT, old_api_maps_hint
 from mrtune.profiling.partition_skew import partition_skew
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
@@ -133,6 +134,9 @@ def build_statistics(
     elif packed:  # each map's files one unsplittable unit, of one size
         input_files, files_how = job.n_maps, "one unit a map (CombineFileInputFormat's packing)"
     facts = _job_facts(job, ms, input_files, files_how, files_conf)
+    hint = old_api_maps_hint(job.props, job.cfg, ms.stored, input_files, job.n_maps)
+    if hint is not None:
+        facts[HINT_FACT] = float(hint[0])
     cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)
     cfg = job.cfg
     heap_use, heap_warning = _heap_use(job)
@@ -163,6 +167,7 @@ def build_statistics(
             **st.prov,
             "input_bytes": f"measured: {ms.input_note}",
             "input_files": files_how if classes else f"measured: {files_how}",
+            **({f"cluster_facts.{HINT_FACT}": hint[1]} if hint else {}),
         },
         source_properties={str(k): str(v) for k, v in job.props.items()},
         cluster_facts=facts,
