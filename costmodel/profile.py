@@ -935,18 +935,36 @@ class JobProfile(BaseModel):
     def with_input_bytes(self, size: float) -> JobProfile:
         """This job on ``size`` bytes of input as stored: the same files, each scaled (every map
         class keeps its files and its share of the input, so a what-if of a new input size
-        moves every class, not the total alone)."""
+        moves every class, not the total alone).
+
+        Input the maps read as whole units (``input_splittable`` false: gzip files, packed
+        files, a job's own input format) grows by its number of units instead, each of the
+        profiled size: 100 GB of the same gzip logs is more files, not three 33 GB ones that
+        would each be one map."""
         size = float(size)
-        if not self.map_classes:
-            return self.model_copy(update={"input_bytes": size})
         f = size / self.input_bytes
+        units = not self.input_splittable
+        if not self.map_classes:
+            update: dict[str, object] = {"input_bytes": size}
+            if units:
+                update["input_files"] = max(1, round(self.input_files * f))
+            return self.model_copy(update=update)
         classes = [
-            c.model_copy(update={"input_bytes": c.input_bytes * f}) for c in self.map_classes
+            c.model_copy(
+                update={
+                    "input_bytes": c.input_bytes * f,
+                    "input_files": max(1, round(c.input_files * f)) if units else c.input_files,
+                }
+            )
+            for c in self.map_classes
         ]
         classes[-1] = classes[-1].model_copy(
             update={"input_bytes": size - sum(c.input_bytes for c in classes[:-1])}
         )
-        return self.model_copy(update={"input_bytes": size, "map_classes": classes})
+        files = sum(c.input_files for c in classes) if units else self.input_files
+        return self.model_copy(
+            update={"input_bytes": size, "map_classes": classes, "input_files": files}
+        )
 
     def codec(self, name: str) -> CodecStats:
         """Measured statistics for ``name`` if the profile has them, else the documented prior."""

@@ -341,6 +341,7 @@ def what_if(
             "current": new_profile.input_bytes,
             "what-if": new_profile.input_bytes,
         },
+        "input_files": {"profiled": profile.input_files, "what-if": new_profile.input_files},
         "profiled": rows[2] if input_bytes is not None else None,
         "not_modelled": unread + (unknown_properties(changes, profile) if allow_unknown else []),
         "not_read_by_version": {k: f"{w}; allowed: {a}" for k, (w, a) in by_version.items()},

@@ -167,6 +167,14 @@ def render_whatif(result: dict[str, Any]) -> None:
             f"  input: [bold]{format_bytes(sizes['what-if'])}[/] in both columns; profiled "
             f"{format_bytes(sizes['profiled'])} ({format_ms(profiled['job_ms'])} as configured)"
         )
+        files = result.get("input_files") or {}
+        if files.get("what-if", files.get("profiled")) != files.get("profiled"):
+            console.print(
+                f"  {files['what-if']:,} input files of "
+                f"{format_bytes(sizes['what-if'] / files['what-if'])} (profiled: "
+                f"{files['profiled']:,}): whole units grow in number",
+                highlight=False,
+            )
     t = Table(title=f"What if — {result['job_id']}", show_lines=False)
     t.add_column("")
     t.add_column("current", justify="right")

@@ -72,3 +72,38 @@ def test_split_size_is_neither_searched_nor_answered_silently() -> None:
     assert unmodelled_split_note(prof, {"mapreduce.task.io.sort.mb": "50"}) is None
     plain = profile_from_run(records("examples-wordcount-unequal-files.jsonl.gz")[0])
     assert unmodelled_split_note(plain, {"dfs.blocksize": "1048576"}) is None
+
+
+def test_more_input_of_unsplittable_files_is_more_files() -> None:
+    """Ten times the gzip input is ten such files (ten maps of the run's one), not one 93 MB
+    file read by a single map; a splittable input keeps its files and grows each."""
+    (rec,) = records("examples-wordcount-gzip-input.jsonl.gz")
+    prof = profile_from_run(rec)
+    cfg = profile_config(prof)
+    big = prof.with_input_bytes(10 * prof.input_bytes)
+    assert big.input_files == 10 and big.input_bytes == 10 * prof.input_bytes
+    one, ten = (
+        predict_job(p, ConfigBatch.from_configs([cfg]), ClusterSpec.local()) for p in (prof, big)
+    )
+    assert float(ten.num_maps[0]) == 10
+    assert float(ten.map_full.task_ms[0]) == float(one.map_full.task_ms[0])
+    plain = prof.model_copy(update={"input_splittable": True, "split_units": None})
+    assert plain.with_input_bytes(10 * prof.input_bytes).input_files == 1
+
+
+def test_whatif_says_the_units_grew_in_number(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from typer.testing import CliRunner
+
+    from mrtune.cli import app
+
+    (rec,) = records("examples-wordcount-gzip-input.jsonl.gz")
+    prof = tmp_path / "gz.json"
+    prof.write_text(profile_from_run(rec).model_dump_json())
+    size = f"{10 * rec.input.bytes}B"
+    text = CliRunner().invoke(app, ["whatif", str(prof), "--input-size", size])
+    assert text.exit_code == 0, text.output
+    assert "10 input files of 8.9 MiB (profiled: 1): whole units grow in number" in text.output
+    out = CliRunner().invoke(app, ["whatif", str(prof), "--input-size", size, "--format", "json"])
+    assert json.loads(out.output)["input_files"] == {"profiled": 1, "what-if": 10}
