@@ -13,6 +13,7 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
+from mrtune.cli._yarn_memory import check_job_memory, check_memory
 from mrtune.cli.console import OutputFormat, console, emit_json, err_console, working
 from mrtune.errors import InputError
 
@@ -51,41 +52,8 @@ def _cluster(opts: dict[str, Any]):
         reduce_memory_mb=cmb,
         task_heap_mb=max(64, int(cmb * 0.7)),
     )
-    _check_memory(cluster)
+    check_memory(cluster)
     return cluster
-
-
-def _check_memory(cluster) -> None:  # noqa: ANN001 - a MiniCluster
-    """Refuse, before the mini-cluster starts (~40 CPU-s), containers YARN cannot grant: its
-    largest allocation is a NodeManager's memory (``yarn.scheduler.maximum-allocation-mb``), so
-    a larger task container failed the job only after the start ("The required MAP capability
-    is more than the supported max container capability", in client.log alone); the AM's own
-    container must fit too; and with one NodeManager a task container must fit beside the AM,
-    or no task is ever scheduled. The task heap is 70% of the container, so it always fits."""
-    nm, am, cmb = cluster.nm_memory_mb, cluster.am_memory_mb, cluster.map_memory_mb
-    if am > nm:
-        raise InputError(
-            f"the MapReduce AM's {am} MiB container does not fit in a NodeManager",
-            field="--nm-memory-mb",
-            value=nm,
-            allowed=f"at least {am} (MiB)",
-        )
-    if cmb > nm:
-        raise InputError(
-            "a task container larger than a NodeManager's memory (YARN's maximum allocation)",
-            field="--container-mb",
-            value=cmb,
-            allowed=f"at most {nm} (--nm-memory-mb)",
-        )
-    step = cluster.min_allocation_mb  # YARN rounds a request up to a multiple of it
-    if cluster.nodemanagers == 1 and -(-cmb // step) * step + am > nm:
-        raise InputError(
-            f"with one NodeManager a task container must fit beside the AM's {am} MiB",
-            field="--container-mb",
-            value=cmb,
-            allowed=f"at most {(nm - am) // step * step} (--nm-memory-mb {nm} − {am}), or "
-            "--nodemanagers 2",
-        )
 
 
 def _project_spec(job: str, set_, input_mb, seed, label):
@@ -131,6 +99,8 @@ def run_any(
         if not re.fullmatch(r"[\w.\-]+", name):
             raise InputError("label may hold letters, digits, '.', '_' and '-'", value=name)
         spec = JobSpec(Path(jar), main_class, positional, name, _split_puts(put))
+        if cluster is not None:
+            check_job_memory(cluster, list(positional))
     if mode == "local" and spec.puts:
         raise InputError("--put is for --mode yarn (local mode reads local paths)")
     base = (keep or Path("mrtune-runs")).resolve()

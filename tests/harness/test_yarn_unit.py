@@ -192,3 +192,38 @@ def test_a_container_yarn_cannot_grant_is_refused_before_the_cluster_starts(
     # a container that fits reaches the launcher
     r = CliRunner().invoke(app, ["hadoop-run", *jar, "--mode", "yarn", "--container-mb", "1024"])
     assert r.exit_code == 2 and r.stderr.splitlines()[-1] == "error: launched", r.output
+
+
+def test_a_jobs_own_container_sizes_are_checked_before_the_cluster_starts(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A user job's ``-D mapreduce.map.memory.mb=2048`` on 1024 MiB NodeManagers had started
+    the mini-cluster and then failed on YARN's maximum allocation; now one line names the -D
+    setting, its value and the largest allowed. Sizes that fit reach the launcher."""
+    import mrtune.harness.any_job as any_job
+    from mrtune.errors import InputError
+
+    def launched(*_a, **_k):  # noqa: ANN202
+        raise InputError("launched")
+
+    monkeypatch.setattr(any_job, "run_yarn", launched)
+    jar = ["hadoop-run", "--jar", str(tmp_path / "x.jar"), "--class", "A", "--mode", "yarn"]
+    jar += ["--keep", str(tmp_path / "k")]
+    for args, field, value in (
+        (["-D", "mapreduce.map.memory.mb=2048", "in", "out"], "mapreduce.map.memory.mb", 2048),
+        (["-Dmapreduce.reduce.memory.mb=1500", "in"], "mapreduce.reduce.memory.mb", 1500),
+        (
+            ["-D", "yarn.app.mapreduce.am.resource.mb=4096"],
+            "yarn.app.mapreduce.am.resource.mb",
+            4096,
+        ),
+    ):
+        line = _one_error_line(CliRunner().invoke(app, [*jar, "--", *args]))
+        assert line.startswith(f"error: -D {field}: "), line
+        assert f"(got {value}) allowed: at most 1024 (--nm-memory-mb)" in line, line
+    line = _one_error_line(
+        CliRunner().invoke(app, [*jar, "--", "-D", "mapreduce.map.memory.mb=lots", "in"])
+    )
+    assert "-D mapreduce.map.memory.mb" in line and "not a whole number of MiB" in line
+    r = CliRunner().invoke(app, [*jar, "--", "-D", "mapreduce.map.memory.mb=512", "in", "out"])
+    assert r.exit_code == 2 and r.stderr.splitlines()[-1] == "error: launched", r.output
