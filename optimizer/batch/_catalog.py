@@ -13,7 +13,10 @@ A catalog is any mix of
   skipped silently;
 * files named directly, by the same suffixes (``.json`` is also read as JSONL; a ``.json``
   holding one JSON object, such as a profile written by ``mrtune profile -o``, is one job),
-  and Rumen traces (``.json``, ``.json.gz``; known by their content): one job a ``LoggedJob``.
+  and Rumen traces (``.json``, ``.json.gz``; known by their content): one job a ``LoggedJob``;
+* ``mrtune hadoop-run``'s runs.jsonl, wherever it is met: a local run record is one job
+  (profiled from the run), a YARN index entry its ``.jhist`` (a directory's ``.jhist`` and the
+  index naming it are one job, keyed by the path).
 
 Discovery only lists jobs; reading a job (parsing a history, building a profile) happens in the
 workers, so a bad job fails there, alone, with its reason. A :class:`JobRef` carries what a
@@ -35,6 +38,7 @@ JHIST = "jhist"
 SWIM = "swim"
 PROFILE = "profile"
 RUMEN = "rumen"
+RUN = "run"
 SUFFIX_KIND = {".jhist": JHIST, ".tsv": SWIM, ".jsonl": PROFILE, ".json": PROFILE, ".gz": RUMEN}
 
 
@@ -71,6 +75,10 @@ def _file_refs(path: Path, kind: str) -> list[JobRef]:
                 JobRef(f"{src}:{h.job_id}", RUMEN, src, h.job_id, h.job_id)
                 for h in load_rumen(path)
             ]
+    if kind == PROFILE and path.suffix.lower() in (".jsonl", ".json"):
+        own = _run_refs(path)
+        if own is not None:
+            return own
     try:
         if kind == SWIM:
             return [
@@ -85,6 +93,55 @@ def _file_refs(path: Path, kind: str) -> list[JobRef]:
         # one indented document (``mrtune profile -o``), not one job a line
         return [JobRef(f"{src}:1", PROFILE, src, text.strip())]
     return [JobRef(f"{src}:{n}", PROFILE, src, line) for n, line in lines]
+
+
+def _run_refs(path: Path) -> list[JobRef] | None:
+    """The jobs of ``mrtune hadoop-run``'s runs.jsonl, ``None`` for any other file: a local
+    run record is one job (profiled from the run, as ``mrtune profile runs.jsonl`` does), and
+    an entry of the YARN index names its ``.jhist`` (with its ``_conf.xml`` beside it)."""
+    import json
+
+    from mrtune.readers import holds_run_records
+
+    src = str(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=src) from None
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if holds_run_records(path):
+        if len(lines) > 1 and _one_object(text) is not None:  # one indented record (-o x.json)
+            return [JobRef(f"{src}:1", RUN, src, text.strip())]
+        whole = _json_list(text) if len(lines) > 1 else None
+        if whole is not None:  # a JSON list of records
+            return [JobRef(f"{src}:{i}", RUN, src, json.dumps(r)) for i, r in enumerate(whole, 1)]
+        return [JobRef(f"{src}:{n}", RUN, src, line) for n, line in lines]
+    try:
+        first = json.loads(lines[0][1]) if lines else None
+    except ValueError:
+        return None
+    if not (isinstance(first, dict) and "jhist" in first and "conf_xml" in first):
+        return None
+    refs = []
+    for _, line in lines:
+        try:
+            jhist = json.loads(line).get("jhist")
+        except (ValueError, AttributeError):
+            jhist = None
+        if isinstance(jhist, str) and jhist:  # a failed run's entry names no history
+            refs.append(JobRef(jhist, JHIST, jhist))
+    return refs
+
+
+def _json_list(text: str) -> list | None:
+    """The JSON list ``text`` holds, or ``None``."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, list) else None
 
 
 def _one_object(text: str) -> dict | None:
@@ -109,8 +166,11 @@ def _dir_json_kind(path: Path, skipped: list[str]) -> str | None:
     """The kind of a ``.json`` / ``.json.gz`` found in a catalog directory: a Rumen trace or a
     job profile; anything else gets its line in ``skipped`` (why, and how to include it)."""
     try:
-        if sniff_format(path) == "rumen":
+        kind = sniff_format(path)
+        if kind == "rumen":
             return RUMEN
+        if kind == "run" and path.suffix.lower() == ".json":  # hadoop-run -o record.json
+            return PROFILE
     except InputError as exc:
         skipped.append(f"{path}: skipped: {exc.message}; {INCLUDE_HOW}")
         return None

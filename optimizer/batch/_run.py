@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
-from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, SWIM, JobRef, discover
+from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, RUN, SWIM, JobRef, discover
 from mrtune.optimizer.batch._cluster import ClusterChoice, choose_cluster_config
 from mrtune.optimizer.batch._executors import Executor, make_executor
 from mrtune.optimizer.batch._report import summarize, write_outputs
@@ -29,7 +29,8 @@ from mrtune.optimizer.batch._worker import BatchSettings, tune_chunk
 ProgressFn = Callable[[str, int, int], None]
 #: Jobs per chunk by kind: a SWIM row or profile tunes in milliseconds, a history takes longer
 #: to parse; chunks amortise the inter-process round trip and each is one SQLite commit.
-CHUNK_BY_KIND = {SWIM: 64, PROFILE: 32, JHIST: 2, RUMEN: 2}
+#: a run record is calibrated as a history is (scipy fits): small chunks like theirs
+CHUNK_BY_KIND = {SWIM: 64, PROFILE: 32, JHIST: 2, RUMEN: 2, RUN: 2}
 DB_NAME = "batch.sqlite"
 
 
@@ -80,7 +81,8 @@ class _Lazy:
 def make_chunks(refs: Sequence[JobRef], workers: int) -> list[list[JobRef]]:
     """Chunks of the same kind, sized by :data:`CHUNK_BY_KIND`, at least ~4 per worker."""
     chunks: list[list[JobRef]] = []
-    for kind, size in CHUNK_BY_KIND.items():
+    kinds = {**CHUNK_BY_KIND, **{r.kind: 1 for r in refs if r.kind not in CHUNK_BY_KIND}}
+    for kind, size in kinds.items():  # a kind without a size is never left out
         part = [r for r in refs if r.kind == kind]
         if not part:
             continue

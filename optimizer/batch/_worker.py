@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError, JobDidNotSucceed
-from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, SWIM, JobRef
+from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, RUN, SWIM, JobRef
 from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, tune_jobs
 from mrtune.optimizer.batch._written import (
     Written,
@@ -149,6 +149,11 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
         if row.map_input_bytes == 0:
             raise SkippedJob(ZERO_INPUT)
         profile = swim_profile(row, settings.base_profile(), source=ref.source)
+    elif ref.kind == RUN:
+        from mrtune.calibration.run_profile import profile_from_run
+        from mrtune.readers.run_records import RunRecord
+
+        profile = profile_from_run(RunRecord.model_validate_json(ref.payload))
     elif ref.kind == PROFILE:
         # A profile document with input_bytes 0 breaks the JobProfile schema (input_bytes > 0):
         # that is a failure of the document, unlike a trace row recording a job that read
