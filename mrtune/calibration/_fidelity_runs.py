@@ -61,6 +61,10 @@ class RunComparison:
     codec_source: str | None = None
     """Where the map-output codec's ratio came from (``measured: …`` or a prior), when the run
     compressed its map output."""
+    ignored: dict[str, str | None] = field(default_factory=dict)
+    """The label's ``-D`` settings the job did not run with (key → what its staged job.xml
+    had): a driver that builds its own configuration drops them, and the run is compared at
+    what Hadoop ran."""
 
     @property
     def codec_measured(self) -> bool:
@@ -113,4 +117,5 @@ class RunComparison:
             "phase_errors_ms": self.phase_errors_ms,
             "per_map": [{k: list(v) for k, v in m.items()} for m in self.per_map],
             "codec_source": self.codec_source,
+            "settings_not_applied": self.ignored,
         }

@@ -378,4 +378,5 @@ def _compare(
         deterministic=all(f == figs[0] for f in figs[1:]),
         per_map=per_map_check(profile, first),
         codec_source=_codec_source(profile, first),
+        ignored=first.ignored_settings(),
     )

@@ -24,6 +24,7 @@ from mrtune.profiling.combine_fit import (
     knots_on_model_layout,
     record_key_law,
     saturated,
+    several_per_key,
 )
 from mrtune.readers.run_records import MapAttemptEvents, RunRecord
 
@@ -83,6 +84,10 @@ def _fit_key_law(rec: RunRecord, st: Prov) -> bool:
         if merge_in > 0:
             obs.append(([float(sum(spills))], merge_out))
     if groups <= 0 or total <= 0 or not obs:
+        return False
+    why = several_per_key(obs, groups)
+    if why is not None:
+        st.defaulted("key_vocabulary", why)
         return False
     obs.append(([total], groups))
     got = fit_zipf_key_law(obs, groups)
