@@ -73,7 +73,10 @@ def map_merge(
     else:
         final_recs = final_in_recs
     # With one spill the final output is that spill (rename): the IFile formulas below give its
-    # bytes exactly; only zero-spill rows need the explicit zeros.
+    # bytes exactly. A map that spilled nothing still writes its file: mergeParts "creates
+    # dummy files", one empty IFile segment a partition (EOF marker and checksum), which is
+    # the formulas' value at 0 records (DistributedPentomino's 413 maps emitting nothing
+    # each wrote 6 bytes, MAP_OUTPUT_MATERIALIZED_BYTES 2,478; the model had 0).
     if mi.any_combining:
         # merged without a combine, the spills' records keep their widths; combined in the
         # merge, a record has merged (map output records / final records) raw ones
@@ -88,8 +91,12 @@ def map_merge(
         final_u = fma(final_recs, mi.w_rec, mi.eof_parts)
     final_d = fma(final_u, mi.ratio, mi.chk_parts)
     if w.any_no_spill:
-        final_u = np.where(merging, final_u, w.spill_u_written)
-        final_d = np.where(merging, final_d, final_in_bytes)
+        empty = spills == 0  # a map-only map writes no IFile at all
+        if mi.any_map_only:
+            empty &= ~mi.map_only
+        own = merging | empty
+        final_u = np.where(own, final_u, w.spill_u_written)
+        final_d = np.where(own, final_d, final_in_bytes)
     # np.where(merging, x, 0.0) as x · merging for the finite, non-negative x below
     merge_read = inter_bytes + final_in_bytes
     merge_read *= merging_f

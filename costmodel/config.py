@@ -183,6 +183,19 @@ _FLOAT_FIELDS = (
 )
 
 
+def _one_byte_split(values: dict[str, Any]) -> None:
+    """A ``split.maxsize`` below 1 as the 1 it means: ``FileInputFormat.computeSplitSize`` is
+    ``max(minSize, min(maxSize, blockSize))`` with ``minSize`` at least 1, so 0 (the examples'
+    DistributedPentomino's job.xml holds it, beside its NLineInputFormat) or a negative value
+    cuts 1-byte splits exactly as 1 does; refusing it had refused the run's configuration."""
+    raw = values.get("split_maxsize")
+    try:
+        if raw is not None and int(str(raw).strip()) < 1:
+            values["split_maxsize"] = 1
+    except ValueError:
+        return  # not a number: the field's own validation says so
+
+
 def _alias(info: ValidationInfo) -> str:
     return _property_of(info.field_name or "")
 
@@ -573,6 +586,7 @@ class HadoopConfig(BaseModel):
                 other[key] = str(raw)
         if hadoop_version is not None:
             values["hadoop_version"] = hadoop_version
+        _one_byte_split(values)
         if hadoop_bool(other.get(STARFISH_USE_COMBINER, "true")) is False:
             # Starfish runs the combiner only when the class is set and this flag is not false
             # (MapProfileOracle: combine class != null && getBoolean(starfish.use.combiner, true)).
