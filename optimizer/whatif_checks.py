@@ -104,7 +104,7 @@ def unmodelled_split_note(profile: JobProfile, changes: Mapping[str, str]) -> st
             )
     if reason is None or not keys:
         return None
-    return f"{', '.join(keys)}: {reason}; the answer keeps the run's maps"
+    return f"{', '.join(keys)}: {reason}; the answer keeps the maps as those units"
 
 
 def refuse_map_only(

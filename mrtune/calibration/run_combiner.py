@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import brentq, least_squares
 
 from mrtune.calibration.run_record import counter_value as _c
-from mrtune.calibration.run_record import flat_counters, map_split_bytes
+from mrtune.calibration.run_record import flat_counters, local_cluster, map_split_bytes
 from mrtune.costmodel.batch import ConfigBatch
 from mrtune.costmodel.combiner import knot_factor, zipf_distinct
 from mrtune.costmodel.config import HadoopConfig
@@ -24,8 +24,8 @@ from mrtune.profiling.combine_fit import (
     knots_on_model_layout,
     record_key_law,
     saturated,
-    several_per_key,
 )
+from mrtune.profiling.combine_units import several_per_key
 from mrtune.readers.run_records import MapAttemptEvents, RunRecord
 
 
@@ -283,4 +283,5 @@ def run_knots_on_model_layout(
         [flat_counters(a.counters) for a in rec.map_attempts],
         all(a.num_spills <= 1 for a in rec.map_attempts),
         J.get("REDUCE_INPUT_GROUPS", 0.0),
+        local_cluster(rec),  # the run's own layout: local mode (an old-API job's hint is 1)
     )

@@ -143,10 +143,8 @@ def profile_for_run(profile: JobProfile, calibration: RunRecord, rec: RunRecord)
     """
     n_files, classes, _ = input_files(rec)
     if not rec.input_file_sizes():  # no splits logged: the calibration run's files, scaled
-        n_files, classes = (
-            profile.input_files,
-            profile.with_input_bytes(rec.input.bytes).map_classes,
-        )
+        scaled = profile.with_input_bytes(rec.input.bytes)  # whole units grow in number
+        n_files, classes = scaled.input_files, scaled.map_classes
     update: dict[str, object] = {
         "input_bytes": float(rec.input.bytes),
         "input_files": n_files,

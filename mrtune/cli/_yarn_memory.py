@@ -45,7 +45,16 @@ def check_memory(
             allowed=f"at most {nm} (--nm-memory-mb)",
         )
     step = cluster.min_allocation_mb  # YARN rounds a request up to a multiple of it
-    if cluster.nodemanagers == 1 and -(-cmb // step) * step + am > nm:
+    task = -(-cmb // step) * step
+    if cluster.nodemanagers == 1 and task + am > nm and am_field and task_field == am_field:
+        raise InputError(
+            f"with one NodeManager the AM's container must leave room for a {task} MiB task "
+            "container",
+            field=am_field,
+            value=am,
+            allowed=f"at most {nm - task} (--nm-memory-mb {nm} − {task}), or --nodemanagers 2",
+        )
+    if cluster.nodemanagers == 1 and task + am > nm:
         raise InputError(
             f"with one NodeManager a task container must fit beside the AM's {am} MiB",
             field=task_field,
@@ -55,30 +64,59 @@ def check_memory(
         )
 
 
-def job_memory(args: list[str]) -> dict[str, tuple[int, str]]:
-    """The container sizes a job's ARGS set with ``-D k=v`` or ``-Dk=v`` (as
-    ``GenericOptionsParser`` reads them), by MiniCluster field: ``(MiB, "-D key")``."""
-    sizes: dict[str, tuple[int, str]] = {}
-    for i, arg in enumerate(args):
-        if arg == "-D" and i + 1 < len(args):
-            kv = args[i + 1]
+#: GenericOptionsParser's options that take a value (it stops at the first other argument).
+_GENERIC_WITH_VALUE = frozenset(
+    {"-D", "-conf", "-fs", "-jt", "-files", "-libjars", "-archives", "-tokenCacheFile"}
+)
+
+
+def _generic_d_options(args: list[str]) -> list[str]:
+    """The ``-D`` values Hadoop applies: ``GenericOptionsParser`` stops at the first argument
+    that is not one of its options, so a ``-D`` after the job's own arguments is not read.
+    Hadoop Streaming's ``-jobconf k=v`` (StreamJob's own option) sets the same keys."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _GENERIC_WITH_VALUE and i + 1 < len(args):
+            if arg == "-D":
+                out.append(args[i + 1])
+            i += 2
         elif arg.startswith("-D") and len(arg) > 2:
-            kv = arg[2:]
+            out.append(arg[2:])
+            i += 1
         else:
-            continue
+            break
+    out += [args[j + 1] for j in range(i, len(args) - 1) if args[j] == "-jobconf"]
+    return out
+
+
+def job_memory(args: list[str]) -> dict[str, tuple[int, str]]:
+    """The container sizes a job's ARGS set (:func:`_generic_d_options`; Hadoop 1 names as
+    their Hadoop 2 ones), by MiniCluster field: ``(MiB, "-D key")``. A size of 0 or less is
+    Hadoop 3's "from the heap" (``mapreduce.job.heap.memory-mb.ratio``), not checked, and a
+    job with no reduces requests no reduce container."""
+    from mrtune.costmodel.properties import DEPRECATED_NAMES
+
+    sizes: dict[str, tuple[int, str]] = {}
+    reduces = None
+    for kv in _generic_d_options(args):
         key, _, value = kv.partition("=")
-        key = key.strip()
-        if key not in JOB_MEMORY_KEYS:
+        name = DEPRECATED_NAMES.get(key.strip(), key.strip())
+        if name == "mapreduce.job.reduces":
+            reduces = value.strip()
+        if name not in JOB_MEMORY_KEYS:
             continue
         try:
             mb = int(value.strip())
         except ValueError:
             raise InputError(
-                "not a whole number of MiB", field=f"-D {key}", value=value, allowed="MiB > 0"
+                "not a whole number of MiB", field=f"-D {key}", value=value, allowed="MiB"
             ) from None
-        if mb <= 0:
-            raise InputError("not a container size", field=f"-D {key}", value=mb, allowed="> 0")
-        sizes[JOB_MEMORY_KEYS[key]] = (mb, f"-D {key}")
+        if mb > 0:
+            sizes[JOB_MEMORY_KEYS[name]] = (mb, f"-D {key.strip()}")
+    if reduces == "0":
+        sizes.pop("reduce_memory_mb", None)
     return sizes
 
 
@@ -91,10 +129,12 @@ def check_job_memory(cluster, args: list[str]) -> None:  # noqa: ANN001 - a Mini
         return
     shaped = dataclasses.replace(cluster, **{f: mb for f, (mb, _) in sizes.items()})
     largest = max(shaped.map_memory_mb, shaped.reduce_memory_mb)
-    # the larger task container is what is checked: named by the -D that set it, if one did
+    # the larger task container is what is checked: named by the -D that set it, if one did;
+    # with only the AM's size set, the AM's -D is what a one-NodeManager refusal names
     task = [w for f, (mb, w) in sizes.items() if f != "am_memory_mb" and mb == largest]
     am = sizes.get("am_memory_mb")
-    check_memory(shaped, task[0] if task else "--container-mb", am[1] if am else None)
+    task_field = task[0] if task else (am[1] if am else "--container-mb")
+    check_memory(shaped, task_field, am[1] if am else None)
 
 
 __all__ = ["JOB_MEMORY_KEYS", "check_job_memory", "check_memory", "job_memory"]

@@ -148,6 +148,27 @@ def _delta(a: float, b: float) -> str:
     return f"{pct:+.1f}%"
 
 
+def _input_lines(result: dict[str, Any]) -> None:
+    """The new input size, and for input read as whole units (gzip files, packed maps) how
+    many of them it is: such units change in number, not in size."""
+    sizes, profiled = result["input_bytes"], result.get("profiled")
+    if profiled is None:
+        return
+    console.print(
+        f"  input: [bold]{format_bytes(sizes['what-if'])}[/] in both columns; profiled "
+        f"{format_bytes(sizes['profiled'])} ({format_ms(profiled['job_ms'])} as configured)"
+    )
+    files = result.get("input_files") or {}
+    new, old = files.get("what-if"), files.get("profiled")
+    if new is not None and old is not None and new != old:
+        console.print(
+            f"  input read as whole units: {new:,} of "
+            f"{format_bytes(sizes['what-if'] / new)} each (profiled: {old:,} of "
+            f"{format_bytes(sizes['profiled'] / old)}); their number follows the size",
+            highlight=False,
+        )
+
+
 def render_whatif(result: dict[str, Any]) -> None:
     cur, new = result["current"], result["what_if"]
     if result["changes"]:
@@ -161,20 +182,7 @@ def render_whatif(result: dict[str, Any]) -> None:
         console.print(f"  [yellow]{name}[/]: {why}", highlight=False)
     if len(unread) > 8:
         console.print(f"  … and {len(unread) - 8} more the model does not read (--format json)")
-    sizes, profiled = result["input_bytes"], result.get("profiled")
-    if profiled is not None:
-        console.print(
-            f"  input: [bold]{format_bytes(sizes['what-if'])}[/] in both columns; profiled "
-            f"{format_bytes(sizes['profiled'])} ({format_ms(profiled['job_ms'])} as configured)"
-        )
-        files = result.get("input_files") or {}
-        if files.get("what-if", files.get("profiled")) != files.get("profiled"):
-            console.print(
-                f"  {files['what-if']:,} input files of "
-                f"{format_bytes(sizes['what-if'] / files['what-if'])} (profiled: "
-                f"{files['profiled']:,}): whole units grow in number",
-                highlight=False,
-            )
+    _input_lines(result)
     t = Table(title=f"What if — {result['job_id']}", show_lines=False)
     t.add_column("")
     t.add_column("current", justify="right")

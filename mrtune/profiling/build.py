@@ -43,7 +43,7 @@ from mrtune.profiling.input_classes import (
 from mrtune.profiling.job_fixed import fixed_by_code
 from mrtune.profiling.map_output_share import emits_share, map_counter_pairs
 from mrtune.profiling.observed_conf import observed_block, observed_containers
-from mrtune.profiling.old_api_hint import HINT_FACT, old_api_maps_hint
+from mrtune.profiling.old_api_hint import HINT_FACT, apply_old_api_hint
 from mrtune.profiling.partition_skew import partition_skew
 from mrtune.profiling.task_checks import screen_history
 from mrtune.readers.conf import ConfFile
@@ -126,6 +126,7 @@ def build_statistics(
     job = _job_context(history, conf)
     stats, codecs, ms = dataflow_statistics(job)
     st = job.st
+    hint = apply_old_api_hint(job, ms.stored)  # before the layout: the run's split follows it
     input_files, files_how, files_conf = _input_files(job, ms.stored)
     layout = history_classes(job, ms.stored, files_conf)
     classes, packed = layout.classes, layout.packed
@@ -134,7 +135,6 @@ def build_statistics(
     elif packed:  # each map's files one unsplittable unit, of one size
         input_files, files_how = job.n_maps, "one unit a map (CombineFileInputFormat's packing)"
     facts = _job_facts(job, ms, input_files, files_how, files_conf)
-    hint = old_api_maps_hint(job.props, job.cfg, ms.stored, input_files, job.n_maps)
     if hint is not None:
         facts[HINT_FACT] = float(hint[0])
     cluster = infer_cluster(job.h, job.J, job.props, job.cfg, job.warnings)

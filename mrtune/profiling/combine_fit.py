@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from mrtune.costmodel.combiner import fit_heaps_beta, knot_basis, list_growth_per_record
+from mrtune.profiling.combine_units import several_per_key
 
 if TYPE_CHECKING:
     from mrtune.costmodel import HadoopConfig, JobProfile
+    from mrtune.costmodel.cluster import ClusterSpec
 
 #: ``IFile.Writer``: two 1-byte vint lengths per record whose key and value are < 128 bytes.
 IFILE_SMALL_RECORD_OVERHEAD = 2.0
@@ -198,25 +200,6 @@ SATURATED_NOTE = (
 )
 
 
-def several_per_key(observations: list[tuple[list[float], float]], groups: float) -> str | None:
-    """Why the combiner's output is no count of distinct keys, or ``None``.
-
-    A combiner may emit any number of records a key: Hadoop's ``ValueAggregatorCombiner``
-    (the examples' AggregateWordHistogram) emits one record per histogram entry under the
-    single key ``WORD_HISTOGRAM``. Then a sample's combine output exceeds the job's distinct
-    keys, which no key-collapsing combiner can do (one record a key a spill), and a key law
-    through REDUCE_INPUT_GROUPS would cap it at them: 2 records predicted for 37,426. The
-    combines are then fitted on their own (the Heaps law through the run's combines)."""
-    for ns, y in observations:
-        if ns and y > len(ns) * groups * (1.0 + 1e-9) + 0.5:
-            return (
-                f"the combiner emits several records a key ({y:,.0f} combined records of "
-                f"{len(ns)} sample(s) against REDUCE_INPUT_GROUPS {groups:,.0f}): its output "
-                "counts no distinct keys, so no key law is fitted through the groups"
-            )
-    return None
-
-
 def saturated(observations: list[tuple[list[float], float]], groups: float) -> bool:
     """Whether every observation's samples each held (almost) all ``groups`` keys."""
     return all(y >= SATURATED_SHARE * groups * len(ns) for ns, y in observations)
@@ -353,6 +336,7 @@ def knots_on_model_layout(
     maps: Iterable[Mapping[str, float]],
     one_spill: bool,
     groups: float,
+    cluster: ClusterSpec | None = None,
 ) -> JobProfile:
     """``profile`` with its ``key_law_knots`` refitted on the model's OWN map layout.
 
@@ -381,7 +365,7 @@ def knots_on_model_layout(
         return profile
     batch = ConfigBatch.from_configs([cfg])
     layout = map_groups(
-        profile, batch, ClusterSpec(), MapInputs.build(profile, batch), counters=True
+        profile, batch, cluster or ClusterSpec(), MapInputs.build(profile, batch), counters=True
     )
     sizes = [float(g.result.output_records[0]) for g in layout for _ in range(int(g.count[0]))]
     raw = sum(n for ns, _ in per_map for n in ns)

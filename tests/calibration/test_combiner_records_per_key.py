@@ -24,7 +24,7 @@ from mrtune.calibration._fidelity_figures import measured_figures, predicted_fig
 from mrtune.calibration.run_profile import profile_from_run
 from mrtune.calibration.run_record import run_config
 from mrtune.costmodel import ClusterSpec, ConfigBatch, predict_job
-from mrtune.profiling.combine_fit import several_per_key
+from mrtune.profiling.combine_units import several_per_key
 from tests.calibration.run_fixtures import FIXTURES, by_label
 
 FIXTURE = "examples-aggregatewordhistogram-wordmedian.jsonl.gz"

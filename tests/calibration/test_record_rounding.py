@@ -77,5 +77,7 @@ def test_a_share_is_told_from_a_tokeniser() -> None:
     assert not emits_share([(13_000, 131_410), (13_500, 134_210)])
     assert not emits_share([(20_740, 248_880), (20_743, 248_916)])
     assert not emits_share([(167_772, 134_217)])
+    assert not emits_share([(100_000, 0), (100_000, 1), (100_000, 1), (100_000, 0)])  # grep
+    assert not emits_share([(3_601, 26_425)] * 20)  # maps alike (a 2009 Rumen trace's job)
     runs = by_label(FIXTURE)
     assert not profile_from_run(runs["awc-split4m"]).map_output_floor

@@ -104,6 +104,8 @@ def test_whatif_says_the_units_grew_in_number(tmp_path) -> None:  # noqa: ANN001
     size = f"{10 * rec.input.bytes}B"
     text = CliRunner().invoke(app, ["whatif", str(prof), "--input-size", size])
     assert text.exit_code == 0, text.output
-    assert "10 input files of 8.9 MiB (profiled: 1): whole units grow in number" in text.output
+    assert (
+        "input read as whole units: 10 of 8.9 MiB each (profiled: 1 of 8.9 MiB)" in text.output
+    ), text.output
     out = CliRunner().invoke(app, ["whatif", str(prof), "--input-size", size, "--format", "json"])
     assert json.loads(out.output)["input_files"] == {"profiled": 1, "what-if": 10}

@@ -17,7 +17,7 @@ import pytest
 from mrtune.costmodel import ClusterSpec, HadoopConfig
 from mrtune.optimizer.whatif import what_if
 from mrtune.profiling.baseline import profile_config
-from mrtune.profiling.old_api_hint import old_api_maps, old_api_maps_hint
+from mrtune.profiling.old_api_hint import old_api_maps_hint
 
 RUNS = Path(__file__).parent / "fixtures" / "streaming-yarn-blocks"
 MIB = 1 << 20
@@ -46,12 +46,23 @@ def test_a_block_change_gives_the_maps_hadoop_ran(
     assert out["what_if"]["num_maps"] == other_maps  # the other run's, as Hadoop cut it
 
 
-def test_a_driver_that_asked_for_more_maps_keeps_its_count() -> None:
-    """12 maps of a 6 MiB file in 1 MiB blocks: the default hint gives 6, so the driver
-    asked for about 12; a run the default explains gets the default."""
+def test_the_hint_is_read_off_the_bytes_the_maps_read() -> None:
+    """Maps of 1 MiB (a little more: the line a reader finishes) in 1 MiB blocks are the
+    default hint's splits; twelve half-MiB maps of a 6 MiB file are a driver's 12; a 3.5 and a
+    0.5 MiB file give 5 maps under the default (4 + 1), which equal files would not."""
     props = {"mapred.mapper.new-api": "false"}
-    cfg = HadoopConfig(**{"dfs.blocksize": MIB, "mapreduce.job.maps": 12})
-    assert old_api_maps(6.0 * MIB, 1, 2, cfg) == 6
-    assert old_api_maps_hint(props, cfg, 6.0 * MIB, 1, 12)[0] == 12
-    assert old_api_maps_hint(props, cfg, 6.0 * MIB, 1, 6)[0] == 2
-    assert old_api_maps_hint({}, cfg, 6.0 * MIB, 1, 6) is None  # the new API reads no hint
+    cfg = HadoopConfig(**{"dfs.blocksize": MIB, "mapreduce.job.maps": 6})
+    b1 = [1_052_757.0] * 5 + [757_201.0]
+    assert old_api_maps_hint(props, cfg, 6.0 * MIB, b1, 1)[0] == 2
+    twelve = cfg.model_copy(update={"num_maps_hint": 12})
+    assert old_api_maps_hint(props, twelve, 6.0 * MIB, [MIB / 2] * 12, 1)[0] == 12
+    five = cfg.model_copy(update={"num_maps_hint": 5})
+    unequal = [MIB, MIB, MIB, MIB / 2, MIB / 2]
+    assert old_api_maps_hint(props, five, 4.0 * MIB, unequal, 2)[0] == 2
+    assert old_api_maps_hint(props, five, 4.0 * MIB, unequal, None)[0] == 2
+    # many small files, each one map, are the default's too; one map of a whole file is not
+    small = cfg.model_copy(update={"num_maps_hint": 40, "dfs_blocksize": 128 * MIB})
+    assert old_api_maps_hint(props, small, 40.0 * MIB, [MIB] * 40, 40)[0] == 2
+    one = cfg.model_copy(update={"num_maps_hint": 1})
+    assert old_api_maps_hint(props, one, 0.5 * MIB, [MIB / 2], 1)[0] == 1
+    assert old_api_maps_hint({}, cfg, 6.0 * MIB, b1, 1) is None  # the new API reads no hint
