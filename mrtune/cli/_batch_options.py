@@ -14,7 +14,8 @@ from mrtune.cli.console import OutputFormat
 CATALOG_ARG = typer.Argument(
     ...,
     help="Directories of .jhist (+ _conf.xml beside them), SWIM traces (.tsv), JSONL "
-    "files of profiles, Rumen traces, hadoop-run's runs.jsonl, or a mix.",
+    "files of profiles, Rumen traces, hadoop-run's runs.jsonl, saved REST responses, or a "
+    "mix.",
 )
 OUTDIR_OPT = typer.Option(..., "-o", "--outdir", help="Output directory.")
 WORKERS_OPT = typer.Option(

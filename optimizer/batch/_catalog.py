@@ -14,6 +14,8 @@ A catalog is any mix of
 * files named directly, by the same suffixes (``.json`` is also read as JSONL; a ``.json``
   holding one JSON object, such as a profile written by ``mrtune profile -o``, is one job),
   and Rumen traces (``.json``, ``.json.gz``; known by their content): one job a ``LoggedJob``;
+* saved JobHistory REST responses: a directory of them is one job (as ``mrtune profile
+  DIR``), and so is one such file named directly;
 * ``mrtune hadoop-run``'s runs.jsonl, wherever it is met: a local run record is one job
   (profiled from the run), a YARN index entry its ``.jhist`` (a directory's ``.jhist`` and the
   index naming it are one job, keyed by the path).
@@ -39,6 +41,7 @@ SWIM = "swim"
 PROFILE = "profile"
 RUMEN = "rumen"
 RUN = "run"
+REST = "rest"
 SUFFIX_KIND = {".jhist": JHIST, ".tsv": SWIM, ".jsonl": PROFILE, ".json": PROFILE, ".gz": RUMEN}
 
 
@@ -64,8 +67,8 @@ class JobRef:
 
 def _file_refs(path: Path, kind: str) -> list[JobRef]:
     src = str(path)
-    if kind == JHIST:
-        return [JobRef(src, JHIST, src)]
+    if kind in (JHIST, REST):  # a REST source is a directory of saved responses, or one file
+        return [JobRef(src, kind, src)]
     if kind in (PROFILE, RUMEN):
         if kind == RUMEN or sniff_format(path) == "rumen":  # RUMEN: sniffed by the caller
             # a Rumen trace is one file of many jobs (it was read as JSONL: one failure a line)
@@ -133,6 +136,19 @@ def _run_refs(path: Path) -> list[JobRef] | None:
     return refs
 
 
+def _is_rest(path: Path) -> bool:
+    """Whether ``path`` holds a JobHistory REST response (its payload keys: ``job``,
+    ``tasks``, ``jobCounters`` …), by content."""
+    import json
+
+    from mrtune.readers.rest import is_rest_payload
+
+    try:
+        return is_rest_payload(json.loads(path.read_text(encoding="utf-8", errors="replace")))
+    except (OSError, ValueError):
+        return False
+
+
 def _json_list(text: str) -> list | None:
     """The JSON list ``text`` holds, or ``None``."""
     import json
@@ -157,8 +173,7 @@ def _one_object(text: str) -> dict | None:
 
 #: How to have the job of a skipped ``.json`` tuned (:func:`_dir_json_kind`).
 INCLUDE_HOW = (
-    "to tune its job, write its profile into the catalog (mrtune profile FILE -o JOB.json; "
-    "for a saved JobHistory REST response, mrtune profile DIR)"
+    "to tune its job, write its profile into the catalog (mrtune profile FILE -o JOB.json)"
 )
 
 
@@ -182,6 +197,8 @@ def _dir_json_kind(path: Path, skipped: list[str]) -> str | None:
             return None
         if data is not None and "input_bytes" in data and "stats" in data:
             return PROFILE
+        if _is_rest(path):  # one of a job's saved JobHistory REST responses
+            return REST
     skipped.append(
         f"{path}: skipped: JSON that is neither a Rumen trace nor a job profile (what batch "
         f"takes from a directory's .json files); {INCLUDE_HOW}"
@@ -191,14 +208,17 @@ def _dir_json_kind(path: Path, skipped: list[str]) -> str | None:
 
 def _dir_files(root: Path, skipped: list[str]) -> list[tuple[Path, str]]:
     """A catalog directory's job files with their kinds (sorted, recursive)."""
-    out = []
+    out: list[tuple[Path, str]] = []
     for f in sorted(f for f in root.rglob("*") if f.is_file()):
         name = f.name.lower()
         if name.endswith((".json", ".json.gz")):
             kind = _dir_json_kind(f, skipped)
         else:
             kind = None if f.suffix.lower() == ".gz" else SUFFIX_KIND.get(f.suffix.lower())
-        if kind is not None:
+        if kind == REST:  # a directory of saved REST responses is one job, as profile DIR
+            if (f.parent, REST) not in out:
+                out.append((f.parent, REST))
+        elif kind is not None:
             out.append((f, kind))
     return out
 
@@ -233,6 +253,8 @@ def discover(paths: Iterable[str | Path], skipped: list[str] | None = None) -> l
             kind = SUFFIX_KIND[p.suffix.lower()]
             if kind == RUMEN and sniff_format(p) != "rumen":
                 raise InputError("a .gz catalog file must be a Rumen trace", path=str(raw))
+            if kind == PROFILE and p.suffix.lower() == ".json" and sniff_format(p) != "run":
+                kind = REST if _is_rest(p) else kind
             files = [(p, kind)]
         for f, kind in files:
             for ref in _file_refs(f, kind):

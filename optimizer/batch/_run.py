@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from mrtune.errors import InputError
-from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, RUN, SWIM, JobRef, discover
+from mrtune.optimizer.batch._catalog import (
+    JHIST,
+    PROFILE,
+    REST,
+    RUMEN,
+    RUN,
+    SWIM,
+    JobRef,
+    discover,
+)
 from mrtune.optimizer.batch._cluster import ClusterChoice, choose_cluster_config
 from mrtune.optimizer.batch._executors import Executor, make_executor
 from mrtune.optimizer.batch._report import summarize, write_outputs
@@ -30,7 +39,7 @@ ProgressFn = Callable[[str, int, int], None]
 #: Jobs per chunk by kind: a SWIM row or profile tunes in milliseconds, a history takes longer
 #: to parse; chunks amortise the inter-process round trip and each is one SQLite commit.
 #: a run record is calibrated as a history is (scipy fits): small chunks like theirs
-CHUNK_BY_KIND = {SWIM: 64, PROFILE: 32, JHIST: 2, RUMEN: 2, RUN: 2}
+CHUNK_BY_KIND = {SWIM: 64, PROFILE: 32, JHIST: 2, RUMEN: 2, RUN: 2, REST: 2}
 DB_NAME = "batch.sqlite"
 
 

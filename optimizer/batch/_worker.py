@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from mrtune.costmodel import ClusterSpec, HadoopConfig, JobProfile
 from mrtune.errors import InputError, JobDidNotSucceed
-from mrtune.optimizer.batch._catalog import JHIST, PROFILE, RUMEN, RUN, SWIM, JobRef
+from mrtune.optimizer.batch._catalog import JHIST, PROFILE, REST, RUMEN, RUN, SWIM, JobRef
 from mrtune.optimizer.batch._tune import DEFAULT_BATCH_STRATEGY, MIN_GAIN, tune_jobs
 from mrtune.optimizer.batch._written import (
     Written,
@@ -134,7 +134,7 @@ def load_ref(ref: JobRef, settings: BatchSettings) -> tuple[JobProfile, HadoopCo
     """
     from mrtune.profiling import profile_config
 
-    if ref.kind == JHIST:
+    if ref.kind in (JHIST, REST):
         # Imported here: calibration pulls in scipy (~1 s of CPU per worker), which SWIM rows
         # and profile documents never need.
         from mrtune.calibration import load_profile_source

@@ -65,3 +65,24 @@ def test_every_kind_is_chunked(tmp_path: Path) -> None:
     refs = [JobRef("a", "other", "x"), JobRef("b", RUN, "y"), JobRef("c", "other", "z")]
     chunks = make_chunks(refs, 2)
     assert sorted(r.key for c in chunks for r in c) == ["a", "b", "c"]
+
+
+def test_a_directory_of_saved_rest_responses_is_one_job(shared_data: Path, tmp_path: Path) -> None:
+    """The Hadoop documentation's saved JobHistory REST responses (``../shared/data/rest``,
+    copied here): each directory of them is one job, as ``mrtune profile DIR`` reads it,
+    where batch had skipped every file with a note; one such file named directly too."""
+    from mrtune.optimizer.batch._catalog import REST
+
+    rest = tmp_path / "cat" / "job"
+    rest.mkdir(parents=True)
+    for f in sorted((shared_data / "rest").glob("*.json")):
+        (rest / f.name).write_bytes(f.read_bytes())
+    skipped: list[str] = []
+    refs = discover([tmp_path / "cat"], skipped)
+    assert [(r.kind, r.key) for r in refs] == [(REST, str(rest))]
+    assert skipped == []
+    out = tune_chunk(refs, BatchSettings(cluster=ClusterSpec()))
+    assert out[0]["status"] == "tuned", out[0].get("reason")
+    assert out[0]["job_id"].startswith("job_")
+    one = discover([rest / "07_jobTaskCounters.json"])
+    assert [r.kind for r in one] == [REST]
