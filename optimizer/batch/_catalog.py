@@ -34,6 +34,7 @@ from pathlib import Path
 
 from mrtune.errors import InputError
 from mrtune.readers import sniff_format
+from mrtune.readers.rest import is_rest_payload
 from mrtune.readers.swim import iter_swim
 
 JHIST = "jhist"
@@ -92,7 +93,8 @@ def _file_refs(path: Path, kind: str) -> list[JobRef]:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=src) from None
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    if len(lines) > 1 and path.suffix.lower() == ".json" and _one_object(text):
+    doc = _json_value(text) if len(lines) > 1 and path.suffix.lower() == ".json" else None
+    if isinstance(doc, dict) and doc:
         # one indented document (``mrtune profile -o``), not one job a line
         return [JobRef(f"{src}:1", PROFILE, src, text.strip())]
     return [JobRef(f"{src}:{n}", PROFILE, src, line) for n, line in lines]
@@ -113,10 +115,10 @@ def _run_refs(path: Path) -> list[JobRef] | None:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=src) from None
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
     if holds_run_records(path):
-        if len(lines) > 1 and _one_object(text) is not None:  # one indented record (-o x.json)
+        whole = _json_value(text) if len(lines) > 1 else None
+        if isinstance(whole, dict):  # one indented record (-o x.json)
             return [JobRef(f"{src}:1", RUN, src, text.strip())]
-        whole = _json_list(text) if len(lines) > 1 else None
-        if whole is not None:  # a JSON list of records
+        if isinstance(whole, list):  # a JSON list of records
             return [JobRef(f"{src}:{i}", RUN, src, json.dumps(r)) for i, r in enumerate(whole, 1)]
         return [JobRef(f"{src}:{n}", RUN, src, line) for n, line in lines]
     try:
@@ -139,36 +141,21 @@ def _run_refs(path: Path) -> list[JobRef] | None:
 def _is_rest(path: Path) -> bool:
     """Whether ``path`` holds a JobHistory REST response (its payload keys: ``job``,
     ``tasks``, ``jobCounters`` …), by content."""
-    import json
-
-    from mrtune.readers.rest import is_rest_payload
-
     try:
-        return is_rest_payload(json.loads(path.read_text(encoding="utf-8", errors="replace")))
-    except (OSError, ValueError):
+        data = _json_value(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
         return False
+    return data is not None and is_rest_payload(data)
 
 
-def _json_list(text: str) -> list | None:
-    """The JSON list ``text`` holds, or ``None``."""
+def _json_value(text: str) -> object | None:
+    """The JSON value ``text`` holds, or ``None`` (not JSON); callers ask for its type."""
     import json
 
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except ValueError:
         return None
-    return data if isinstance(data, list) else None
-
-
-def _one_object(text: str) -> dict | None:
-    """The JSON object ``text`` holds, or ``None`` (not JSON, or not one object)."""
-    import json
-
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 #: How to have the job of a skipped ``.json`` tuned (:func:`_dir_json_kind`).
@@ -191,13 +178,13 @@ def _dir_json_kind(path: Path, skipped: list[str]) -> str | None:
         return None
     if path.suffix.lower() == ".json":
         try:
-            data = _one_object(path.read_text(encoding="utf-8", errors="replace"))
+            data = _json_value(path.read_text(encoding="utf-8", errors="replace"))
         except OSError as exc:
             skipped.append(f"{path}: skipped: cannot read: {exc.strerror or exc}")
             return None
-        if data is not None and "input_bytes" in data and "stats" in data:
+        if isinstance(data, dict) and "input_bytes" in data and "stats" in data:
             return PROFILE
-        if _is_rest(path):  # one of a job's saved JobHistory REST responses
+        if data is not None and is_rest_payload(data):  # a job's saved REST response
             return REST
     skipped.append(
         f"{path}: skipped: JSON that is neither a Rumen trace nor a job profile (what batch "
